@@ -1,0 +1,9 @@
+#!/usr/bin/env python3
+"""Build the solved tic-tac-toe database: ``python build_db.py [--db PATH_OR_URL] [--force]``."""
+
+import sys
+
+from ttt_solver.build import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,257 @@
+"""Boards: text and array notation, legality, and the rules of play.
+
+A board is ``variant.cells`` cells numbered row-major from the top-left (0-8 on 3x3).
+Text form: one character per cell, ``X``, ``O`` or ``.`` (``x``/``o`` and ``-``/``_`` are
+accepted; ``/``, ``|`` and white space between rows are ignored). Array form: +1 for X,
+-1 for O, 0 for empty. X moves first.
+
+Values follow one convention everywhere in ttt-solver: +1 win, 0 draw, -1 loss, always for
+the side to move. A finished game is worth -1 to the side to move when the previous player
+just made k in a row (+1 in misère, where making the line loses) and 0 on a full board.
+
+The hot functions work on normalised text (plain ``str``); :class:`Board` wraps one for
+callers who like objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .errors import InvalidBoardError
+from .variant import STANDARD, Variant
+
+X, O, EMPTY = "X", "O", "."
+_CHARS = {"X": X, "x": X, "O": O, "o": O, ".": EMPTY, "-": EMPTY, "_": EMPTY}
+_SEPARATORS = frozenset("/| \t\r\n")
+_FROM_NUMBER = {1: X, -1: O, 0: EMPTY}
+_TO_NUMBER = {X: 1, O: -1, EMPTY: 0}
+
+
+def normalize(text: str, variant: Variant = STANDARD) -> str:
+    """Text in any accepted spelling -> canonical spelling; checks characters and length only."""
+    if not isinstance(text, str):
+        raise InvalidBoardError(f"invalid board {text!r}: expected text")
+    cells = []
+    for position, char in enumerate(text):
+        if char in _SEPARATORS:
+            continue
+        mark = _CHARS.get(char)
+        if mark is None:
+            raise InvalidBoardError(
+                f"invalid board {text!r}: bad character {char!r} at position {position}"
+                " (use X, O and . for empty)"
+            )
+        cells.append(mark)
+    if len(cells) != variant.cells:
+        raise InvalidBoardError(
+            f"invalid board {text!r}: expected {variant.cells} cells, got {len(cells)}"
+        )
+    return "".join(cells)
+
+
+def line_owners(text: str, variant: Variant = STANDARD) -> dict[str, list[tuple[int, ...]]]:
+    """The completed lines of each player that has one."""
+    owners: dict[str, list[tuple[int, ...]]] = {}
+    for line in variant.lines:
+        first = text[line[0]]
+        if first != EMPTY and all(text[cell] == first for cell in line):
+            owners.setdefault(first, []).append(line)
+    return owners
+
+
+def legality_error(text: str, variant: Variant = STANDARD) -> str | None:
+    """Why a normalised board cannot arise in a real game, or None if it can."""
+    xs, os = text.count(X), text.count(O)
+    if xs - os not in (0, 1):
+        return (
+            f"wrong piece counts: X has {xs} and O has {os}, but X moves first so X must have"
+            " as many marks as O or one more"
+        )
+    owners = line_owners(text, variant)
+    if len(owners) == 2:
+        return f"both X and O have {variant.k} in a row"
+    if not owners:
+        return None
+    (owner, lines), = owners.items()
+    last_mover = X if xs > os else O
+    if owner != last_mover:
+        return (
+            f"{owner} has {variant.k} in a row but {last_mover} moved last"
+            f" (X has {xs}, O has {os}): the game was already over"
+        )
+    shared = set(lines[0]).intersection(*lines[1:])
+    if not shared:
+        return f"{owner} has two separate lines: a move was made after the game ended"
+    return None
+
+
+def parse(text: str, variant: Variant = STANDARD) -> str:
+    """Normalise and check a text board; raise InvalidBoardError naming what is wrong."""
+    board = normalize(text, variant)
+    reason = legality_error(board, variant)
+    if reason is not None:
+        raise InvalidBoardError(f"illegal board {board!r}: {reason}")
+    return board
+
+
+def from_array(cells: Iterable[int], variant: Variant = STANDARD) -> str:
+    """+1/-1/0 numbers (a list, tuple or numpy array) -> legal normalised text."""
+    try:
+        numbers = [int(value) for value in cells]
+    except (TypeError, ValueError):
+        raise InvalidBoardError(f"invalid board {cells!r}: expected numbers +1, -1 or 0") from None
+    marks = [_FROM_NUMBER.get(number) for number in numbers]
+    if None in marks:
+        bad = numbers[marks.index(None)]
+        raise InvalidBoardError(f"invalid board {numbers!r}: bad value {bad!r} (use +1, -1 or 0)")
+    if len(marks) != variant.cells:
+        raise InvalidBoardError(
+            f"invalid board {numbers!r}: expected {variant.cells} cells, got {len(marks)}"
+        )
+    return parse("".join(marks), variant)  # type: ignore[arg-type]
+
+
+def to_array(text: str) -> list[int]:
+    return [_TO_NUMBER[mark] for mark in text]
+
+
+def to_move(text: str) -> str:
+    """Whose turn it is (on a finished board: who would have moved next)."""
+    return O if text.count(X) > text.count(O) else X
+
+
+def ply(text: str) -> int:
+    return len(text) - text.count(EMPTY)
+
+
+def terminal_value(text: str, variant: Variant = STANDARD) -> int | None:
+    """The value of a finished game for the side to move, or None while play goes on."""
+    if line_owners(text, variant):
+        return 1 if variant.misere else -1
+    if EMPTY not in text:
+        return 0
+    return None
+
+
+def winner(text: str, variant: Variant = STANDARD) -> str | None:
+    """Who won a finished game (None for a draw or a game still going)."""
+    value = terminal_value(text, variant)
+    if not value:
+        return None
+    mover = to_move(text)
+    return mover if value > 0 else (O if mover == X else X)
+
+
+def legal_moves(text: str, variant: Variant = STANDARD) -> list[int]:
+    if terminal_value(text, variant) is not None:
+        return []
+    return [cell for cell, mark in enumerate(text) if mark == EMPTY]
+
+
+def play(text: str, cell: int, variant: Variant = STANDARD) -> str:
+    """The board after the side to move plays ``cell``; raise InvalidBoardError if illegal."""
+    if not isinstance(cell, int) or not 0 <= cell < variant.cells:
+        raise InvalidBoardError(f"invalid move {cell!r}: cells are 0 to {variant.cells - 1}")
+    if terminal_value(text, variant) is not None:
+        raise InvalidBoardError(f"invalid move {cell}: the game on {text!r} is already over")
+    if text[cell] != EMPTY:
+        raise InvalidBoardError(f"invalid move {cell}: cell {cell} of {text!r} is taken")
+    return text[:cell] + to_move(text) + text[cell + 1:]
+
+
+def from_moves(moves: Iterable[int], variant: Variant = STANDARD) -> str:
+    """The board reached by playing ``moves`` (cells) from the empty board."""
+    board = EMPTY * variant.cells
+    for cell in moves:
+        board = play(board, cell, variant)
+    return board
+
+
+def parse_moves(spec: str, variant: Variant = STANDARD) -> str:
+    """``"4,0,8"`` -> the board after those moves from the empty board."""
+    try:
+        cells = [int(part) for part in spec.replace(" ", "").split(",") if part]
+    except ValueError:
+        raise InvalidBoardError(
+            f"invalid moves {spec!r}: expected cell numbers separated by commas, e.g. 4,0,8"
+        ) from None
+    return from_moves(cells, variant)
+
+
+def all_boards(variant: Variant = STANDARD) -> list[str]:
+    """Every legal board, in order of ply (by walking the game from the empty board)."""
+    layer = [EMPTY * variant.cells]
+    found = []
+    while layer:
+        found.extend(layer)
+        layer = sorted({play(board, cell, variant) for board in layer for cell in legal_moves(board, variant)})
+    return found
+
+
+def pretty(text: str, variant: Variant = STANDARD) -> str:
+    """Rows on separate lines, e.g. ``X..\\n.O.\\n...``."""
+    c = variant.cols
+    return "\n".join(text[row * c:(row + 1) * c] for row in range(variant.rows))
+
+
+@dataclass(frozen=True)
+class Board:
+    """A legal position: normalised text plus its variant."""
+
+    text: str
+    variant: Variant = STANDARD
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", parse(self.text, self.variant))
+
+    @classmethod
+    def from_text(cls, text: str, variant: Variant = STANDARD) -> Board:
+        return cls(text, variant)
+
+    @classmethod
+    def from_array(cls, cells: Sequence[int], variant: Variant = STANDARD) -> Board:
+        return cls(from_array(cells, variant), variant)
+
+    @classmethod
+    def from_moves(cls, moves: Iterable[int], variant: Variant = STANDARD) -> Board:
+        return cls(from_moves(moves, variant), variant)
+
+    @classmethod
+    def empty(cls, variant: Variant = STANDARD) -> Board:
+        return cls(EMPTY * variant.cells, variant)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        extra = "" if self.variant == STANDARD else f", Variant.parse({self.variant.name!r})"
+        return f"Board({self.text!r}{extra})"
+
+    def to_array(self) -> list[int]:
+        return to_array(self.text)
+
+    @property
+    def to_move(self) -> str:
+        return to_move(self.text)
+
+    @property
+    def ply(self) -> int:
+        return ply(self.text)
+
+    @property
+    def is_over(self) -> bool:
+        return terminal_value(self.text, self.variant) is not None
+
+    @property
+    def winner(self) -> str | None:
+        return winner(self.text, self.variant)
+
+    def legal_moves(self) -> list[int]:
+        return legal_moves(self.text, self.variant)
+
+    def play(self, cell: int) -> Board:
+        return Board(play(self.text, cell, self.variant), self.variant)
+
+    def pretty(self) -> str:
+        return pretty(self.text, self.variant)

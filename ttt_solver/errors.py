@@ -1,0 +1,38 @@
+"""The one exception hierarchy of ttt-solver.
+
+Every error the library raises on purpose is a :class:`TTTError`, so callers (and the
+command line, which turns them into one ``Error: ...`` line) can catch them in one place.
+"""
+
+from __future__ import annotations
+
+
+class TTTError(Exception):
+    """Base class of every error ttt-solver raises on purpose."""
+
+
+class InvalidBoardError(TTTError, ValueError):
+    """A board (text, array or move list) that cannot arise in a real game."""
+
+
+class GameOverError(TTTError, ValueError):
+    """A move was asked of a finished game."""
+
+
+class InvalidVariantError(TTTError, ValueError):
+    """A variant name or geometry that ttt-solver does not support."""
+
+
+class InvalidTargetError(TTTError, ValueError):
+    """A ``--db`` argument that names no usable database location."""
+
+
+class DatabaseError(TTTError):
+    """The solved-game database is missing, foreign or corrupt.
+
+    The message always says how to rebuild it.
+    """
+
+
+class BuildError(TTTError):
+    """The database could not be built at the requested target."""

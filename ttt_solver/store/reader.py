@@ -1,0 +1,139 @@
+"""Read and check a database: meta first, then rows, then the content digest.
+
+SQLite files are read with the standard library's ``sqlite3`` (read-only, no SQLAlchemy
+import); other URLs through SQLAlchemy. Every failure is a :class:`DatabaseError` whose
+message says how to rebuild.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from contextlib import closing
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import DatabaseError
+from .content import GENERATOR, MOVE_COLUMNS, POSITION_COLUMNS, SCHEMA_VERSION, content_digest, rebuild_hint
+from .target import Target
+
+Query = Callable[[str, Sequence[Any]], list[tuple]]
+
+
+@dataclass(frozen=True)
+class Contents:
+    meta: dict[str, str]
+    positions: list[tuple]  # rows in POSITION_COLUMNS order
+    moves: list[tuple]  # rows in MOVE_COLUMNS order
+
+
+def read(target: Target, variant_name: str | None = None, verify: bool = True) -> Contents:
+    """Load every row, checking the meta table (and, with ``verify``, the digest)."""
+    return _with_query(target, lambda query: _read_all(target, query, variant_name, verify))
+
+
+def read_meta(target: Target, variant_name: str | None = None) -> dict[str, str]:
+    """Only the checked meta table (for callers that then fetch single rows)."""
+    return _with_query(target, lambda query: _checked_meta(target, query, variant_name))
+
+
+def run_query(target: Target, sql: str, params: dict[str, Any]) -> tuple[list[str], list[tuple]]:
+    """Run one read-only SQL statement with bound parameters; return column names and rows."""
+    if target.path is not None:
+        conn = _connect_sqlite(target)
+        try:
+            with closing(conn):
+                cursor = conn.execute(sql, params)
+                return [d[0] for d in cursor.description or ()], cursor.fetchall()
+        except sqlite3.Error as error:
+            raise DatabaseError(f"query failed on {target.spec!r}: {error}") from None
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.exc import SQLAlchemyError
+
+    engine = create_engine(target.url, execution_options={"postgresql_readonly": True})
+    try:
+        with engine.connect() as conn:
+            result = conn.execute(text(sql), params)
+            return list(result.keys()), [tuple(row) for row in result]
+    except SQLAlchemyError as error:
+        raise DatabaseError(f"query failed on {target.spec!r}: {error}") from None
+    finally:
+        engine.dispose()
+
+
+def _with_query(target: Target, work: Callable[[Query], Any]) -> Any:
+    if target.path is not None:
+        conn = _connect_sqlite(target)
+        try:
+            with closing(conn):
+                return work(lambda sql, params=(): conn.execute(sql, params).fetchall())
+        except sqlite3.Error as error:
+            raise _corrupt(target, str(error)) from None
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.exc import SQLAlchemyError
+
+    try:
+        engine = create_engine(target.url)
+        with engine.connect() as conn:
+            def query(sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+                names = {f"p{i}": value for i, value in enumerate(params)}
+                for name in names:
+                    sql = sql.replace("?", f":{name}", 1)
+                return [tuple(row) for row in conn.execute(text(sql), names)]
+
+            return work(query)
+    except SQLAlchemyError as error:
+        raise DatabaseError(f"cannot read database {target.spec!r}: {error}; {rebuild_hint(target.spec)}") from None
+
+
+def _connect_sqlite(target: Target) -> sqlite3.Connection:
+    path = target.path
+    assert path is not None
+    if not path.is_file():
+        raise DatabaseError(
+            f"no database at {target.spec!r}: build it with: python -m ttt_solver.build --db {target.spec}"
+        )
+    try:
+        return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error as error:
+        raise _corrupt(target, str(error)) from None
+
+
+def _corrupt(target: Target, why: str, variant_name: str = "3x3") -> DatabaseError:
+    return DatabaseError(f"database {target.spec!r} is corrupt ({why}); {rebuild_hint(target.spec, variant_name)}")
+
+
+def _checked_meta(target: Target, query: Query, variant_name: str | None) -> dict[str, str]:
+    tables = {row[0] for row in query("SELECT name FROM sqlite_master WHERE type = 'table'", ())} if target.path else None
+    if tables is not None and "meta" not in tables:
+        raise DatabaseError(
+            f"{target.spec!r} is not a ttt-solver database (no meta table); {rebuild_hint(target.spec, variant_name or '3x3')}"
+        )
+    meta = dict(query("SELECT key, value FROM meta", ()))
+    hint = rebuild_hint(target.spec, variant_name or meta.get("variant", "3x3"))
+    if meta.get("generator") != GENERATOR:
+        raise DatabaseError(f"{target.spec!r} is not a ttt-solver database; {hint}")
+    if meta.get("schema_version") != SCHEMA_VERSION:
+        raise DatabaseError(
+            f"database {target.spec!r} has schema version {meta.get('schema_version')!r},"
+            f" this ttt-solver reads version {SCHEMA_VERSION!r}; {hint}"
+        )
+    if variant_name is not None and meta.get("variant") != variant_name:
+        raise DatabaseError(
+            f"database {target.spec!r} holds variant {meta.get('variant')!r}, not {variant_name!r}; {hint}"
+        )
+    return meta
+
+
+def _read_all(target: Target, query: Query, variant_name: str | None, verify: bool) -> Contents:
+    meta = _checked_meta(target, query, variant_name)
+    positions = query(f"SELECT {', '.join(POSITION_COLUMNS)} FROM positions", ())
+    moves = query(f"SELECT {', '.join(MOVE_COLUMNS)} FROM moves", ())
+    variant = meta["variant"]
+    if (str(len(positions)), str(len(moves))) != (meta.get("positions"), meta.get("moves")):
+        raise _corrupt(
+            target, f"{len(positions)} positions and {len(moves)} moves, meta says {meta.get('positions')} and {meta.get('moves')}", variant
+        )
+    if verify and content_digest(variant, positions, moves) != meta.get("digest"):
+        raise _corrupt(target, "content digest does not match", variant)
+    return Contents(meta, positions, moves)

@@ -1,0 +1,34 @@
+"""Where a database lives: a SQLite file path, a ``sqlite:///`` URL, or another SQLAlchemy URL."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InvalidTargetError
+
+
+@dataclass(frozen=True)
+class Target:
+    """A parsed ``--db`` argument."""
+
+    spec: str  # as the user gave it
+    path: Path | None  # the SQLite file, when there is one
+    url: str  # what SQLAlchemy connects to
+
+    @classmethod
+    def parse(cls, spec: str | Path) -> Target:
+        text = str(spec)
+        if "://" not in text:
+            path = Path(text).expanduser()
+            return cls(text, path, f"sqlite:///{path}")
+        scheme, _, rest = text.partition("://")
+        if scheme.split("+")[0] == "sqlite":
+            if not rest.startswith("/") or rest == "/" or ":memory:" in rest:
+                raise InvalidTargetError(
+                    f"invalid database {text!r}: a SQLite URL must name a file, e.g. sqlite:///data/ttt.sqlite")
+            return cls(text, Path(rest[1:]).expanduser(), text)
+        return cls(text, None, text)
+
+    def __str__(self) -> str:
+        return self.spec

@@ -1,0 +1,114 @@
+"""Board geometry as data: rows, columns, k in a row, normal or misère.
+
+Everything that depends on the shape of the board (its cells, its winning lines, its
+symmetries) is derived here from a :class:`Variant`, so the rest of the code never bakes in
+3x3. Variant names: ``RxC`` with optional ``kK`` and ``-misere``, e.g. ``3x3``, ``4x4k3``,
+``3x3-misere``; k defaults to ``max(R, C)`` and is written out only when it differs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+from .errors import InvalidVariantError
+
+Cell = int
+Line = tuple[Cell, ...]
+Permutation = tuple[Cell, ...]
+
+MAX_CELLS = 16
+_NAME = re.compile(r"(\d+)x(\d+)(?:k(\d+))?(-misere)?")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """An m x n board, k in a row wins (or, misère, loses)."""
+
+    rows: int = 3
+    cols: int = 3
+    k: int = 3
+    misere: bool = False
+
+    def __post_init__(self) -> None:
+        if self.rows < 1 or self.cols < 1 or self.rows * self.cols > MAX_CELLS:
+            raise InvalidVariantError(
+                f"invalid variant {self.name!r}: the board must have 1 to {MAX_CELLS} cells"
+            )
+        if not 3 <= self.k <= max(self.rows, self.cols):
+            raise InvalidVariantError(
+                f"invalid variant {self.name!r}: k must be from 3 to {max(self.rows, self.cols)}"
+            )
+
+    @classmethod
+    def parse(cls, name: str) -> Variant:
+        """Parse ``3x3``, ``4x4``, ``4x4k3``, ``3x3-misere``, ...; raise InvalidVariantError."""
+        match = _NAME.fullmatch(name.strip().lower())
+        if match is None:
+            raise InvalidVariantError(
+                f"invalid variant {name!r}: expected RxC with optional kK and -misere, e.g. 4x4k3"
+            )
+        rows, cols = int(match[1]), int(match[2])
+        k = int(match[3]) if match[3] else max(rows, cols)
+        return cls(rows, cols, k, bool(match[4]))
+
+    @property
+    def name(self) -> str:
+        k = "" if self.k == max(self.rows, self.cols) else f"k{self.k}"
+        return f"{self.rows}x{self.cols}{k}{'-misere' if self.misere else ''}"
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def cells(self) -> int:
+        return self.rows * self.cols
+
+    @cached_property
+    def lines(self) -> tuple[Line, ...]:
+        """Every run of k cells in a row, column or diagonal."""
+        r, c, k = self.rows, self.cols, self.k
+        found = []
+        for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+            for row in range(r):
+                for col in range(c):
+                    end_r, end_c = row + dr * (k - 1), col + dc * (k - 1)
+                    if 0 <= end_r < r and 0 <= end_c < c:
+                        found.append(tuple((row + dr * i) * c + col + dc * i for i in range(k)))
+        return tuple(found)
+
+    @cached_property
+    def lines_through(self) -> tuple[tuple[Line, ...], ...]:
+        """For each cell, the lines that contain it (a move can only complete these)."""
+        return tuple(tuple(line for line in self.lines if cell in line) for cell in range(self.cells))
+
+    @cached_property
+    def symmetries(self) -> tuple[Permutation, ...]:
+        """The symmetries of the board as permutations: ``image[i] = board[perm[i]]``.
+
+        The 8 of the square for square boards, the 4 of the rectangle otherwise; the
+        identity comes first.
+        """
+        r, c = self.rows, self.cols
+
+        def perm(f) -> Permutation:  # f maps an image (row, col) to its source (row, col)
+            return tuple(f(i // c, i % c)[0] * c + f(i // c, i % c)[1] for i in range(r * c))
+
+        maps = [
+            lambda y, x: (y, x),
+            lambda y, x: (y, c - 1 - x),
+            lambda y, x: (r - 1 - y, x),
+            lambda y, x: (r - 1 - y, c - 1 - x),
+        ]
+        if r == c:
+            maps += [
+                lambda y, x: (x, y),
+                lambda y, x: (c - 1 - x, y),
+                lambda y, x: (x, r - 1 - y),
+                lambda y, x: (c - 1 - x, r - 1 - y),
+            ]
+        return tuple(perm(f) for f in maps)
+
+
+STANDARD = Variant()
