@@ -1,0 +1,159 @@
+"""The vectorised backward solver against the recursive solver and published facts."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from ttt_solver import board as rules
+from ttt_solver.backward import canonical_codes, decode, encode, find, move_results, solve_tables
+from ttt_solver.errors import InvalidBoardError
+from ttt_solver.solver import solve
+from ttt_solver.symmetry import canonical_text, images
+from ttt_solver.variant import Variant
+
+# Small enough for the recursive solver (about a second each at most).
+CROSS_CHECKED = ["3x3", "3x3-misere", "3x4k3", "4x3k3", "3x4", "3x4k3-misere", "2x5k3", "1x7k3"]
+
+
+def random_boards(variant: Variant, count: int, seed: int = 0) -> list[str]:
+    """Arbitrary (not necessarily legal) boards."""
+    rng = random.Random(seed)
+    return ["".join(rng.choice("XO.") for _ in range(variant.cells)) for _ in range(count)]
+
+
+@pytest.fixture(scope="module")
+def tables_3x3():
+    return solve_tables(Variant())
+
+
+@pytest.fixture(scope="module")
+def tables_4x4():
+    return solve_tables(Variant.parse("4x4"))
+
+
+# --- encoding -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["3x3", "3x4k3", "4x4"])
+def test_encode_decode_round_trip_and_order(name):
+    variant = Variant.parse(name)
+    boards = random_boards(variant, 500)
+    codes = encode(boards)
+    assert codes.dtype == np.int64
+    assert decode(codes, variant) == boards
+    assert [boards[i] for i in np.argsort(codes, kind="stable")] == sorted(boards)
+
+
+def test_encode_weights_cell_zero_most():
+    assert encode(["X........", "........O", "........."]).tolist() == [2 * 3**8, 1, 0]
+    assert encode([]).shape == (0,)
+    with pytest.raises(InvalidBoardError):
+        encode(["X..", "X...."])
+    with pytest.raises(InvalidBoardError):
+        encode(["x........"])
+
+
+@pytest.mark.parametrize("name", ["3x3", "3x4k3", "4x3", "4x4", "2x5k3"])
+def test_canonical_codes_match_symmetry_module(name):
+    variant = Variant.parse(name)
+    boards = random_boards(variant, 500, seed=1)
+    expected = [canonical_text(board, variant) for board in boards]
+    assert decode(canonical_codes(encode(boards), variant), variant) == expected
+
+
+# --- cross-check against the recursive solver ---------------------------------------------
+
+
+@pytest.mark.parametrize("name", CROSS_CHECKED)
+def test_agrees_with_recursive_solver(name):
+    variant = Variant.parse(name)
+    expected = solve(variant)
+    tables = solve_tables(variant)
+    texts = decode(tables.codes, variant)
+    assert texts == sorted(expected)
+    assert np.all(np.diff(tables.codes) > 0)
+    solutions = [expected[text] for text in texts]
+    assert tables.value.tolist() == [s.value for s in solutions]
+    assert tables.remoteness.tolist() == [s.remoteness for s in solutions]
+    assert tables.orbit.tolist() == [s.orbit for s in solutions]
+    assert tables.ply.tolist() == [rules.ply(text) for text in texts]
+    rng = random.Random(2)
+    for text in rng.sample(texts, min(len(texts), 1500)):
+        moves = [(m.cell, m.value, m.remoteness) for m in expected[text].moves]
+        assert move_results(tables, text) == moves
+
+
+def test_move_results_on_every_3x3_board_in_its_own_numbering(tables_3x3):
+    table = solve()
+    for text in rules.all_boards():
+        expected = []
+        for cell in rules.legal_moves(text):
+            child = table[canonical_text(rules.play(text, cell))]
+            expected.append((cell, -child.value, child.remoteness + 1))
+        assert move_results(tables_3x3, text) == expected
+
+
+def test_move_results_rejects_illegal_boards(tables_3x3):
+    with pytest.raises(InvalidBoardError):
+        move_results(tables_3x3, "XXX......")
+    with pytest.raises(InvalidBoardError):
+        find(tables_3x3, encode(["XX......."]))
+
+
+# --- published facts ----------------------------------------------------------------------
+
+
+def test_3x3_has_765_canonical_positions_standing_for_5478(tables_3x3):
+    assert len(tables_3x3.codes) == 765
+    assert int(tables_3x3.orbit.sum()) == 5478
+    assert (tables_3x3.value[0], tables_3x3.remoteness[0]) == (0, 9)  # code 0: the empty board
+
+
+def test_3x3_misere_is_a_draw_only_with_the_centre():
+    tables = solve_tables(Variant.parse("3x3-misere"))
+    assert tables.value[0] == 0
+    results = move_results(tables, ".........")
+    assert [cell for cell, value, _ in results if value == 0] == [4]
+    assert all(value == -1 for cell, value, _ in results if cell != 4)
+
+
+def test_4x4k3_is_a_first_player_win():
+    variant = Variant.parse("4x4k3")
+    tables = solve_tables(variant)
+    assert tables.value[0] == 1
+    check_self_consistent(tables, seed=3)
+
+
+def test_4x4_has_9722011_legal_positions_and_is_a_draw(tables_4x4):
+    assert int(tables_4x4.orbit.astype(np.int64).sum()) == 9_722_011
+    assert (tables_4x4.value[0], tables_4x4.remoteness[0]) == (0, 16)
+    assert set(np.unique(tables_4x4.ply).tolist()) == set(range(17))
+    check_self_consistent(tables_4x4, seed=4)
+
+
+def check_self_consistent(tables, seed: int, count: int = 300) -> None:
+    """Each sampled position's value is the best of its moves, every child is in the tables,
+    and its orbit is the number of distinct images."""
+    variant = tables.variant
+    rng = np.random.default_rng(seed)
+    picks = rng.choice(len(tables.codes), size=count, replace=False)
+    for index, text in zip(picks, decode(tables.codes[picks], variant)):
+        assert tables.orbit[index] == len(set(images(text, variant)))
+        assert rules.legality_error(text, variant) is None
+        results = move_results(tables, text)
+        if not results:
+            assert tables.remoteness[index] == 0
+            assert tables.value[index] == (rules.terminal_value(text, variant) or 0)
+            continue
+        best = min(results, key=lambda m: (-m[1], m[2] if m[1] > 0 else -m[2]))
+        assert (tables.value[index], tables.remoteness[index]) == best[1:]
+
+
+def test_progress_reports_each_layer():
+    messages: list[str] = []
+    solve_tables(Variant(), progress=messages.append)
+    assert len(messages) == 11  # plies 0 to 9, then the backing up
+    assert messages[0] == "3x3: ply 0: 1 positions"
