@@ -1,0 +1,103 @@
+"""Agents: the seeds' tic-tac-toe players and the database, behind one protocol.
+
+``make_agent(spec)`` builds one from the name the command line takes:
+
+=============  ==============================================================================
+``random``     a uniformly random legal move
+``think1``     seed 001 ``AI_think1``: take a win, else random
+``think2``     seed 001 ``AI_think2``: take a win, else block, else random
+``think3``     seed 001 ``AI_think3``: win, block, else the move winning most often in 3 plies
+``heuristic``  seed 003 ``heuristic_ai``: win, block, middle, a corner, a side
+``onestep``    seed 003 ``one_step_ai``: a win, else a block, else random (ties uniform)
+``nstep:D``    seed 003 ``n_step_ai``: depth-D minimax, +-100 for a win (default D = 3)
+``minimax:D``  seed 000 ``get_optimal_move``: depth-D minimax over window counts (default 3)
+``mc:N``       seed 002 ``mc_move``: N random playouts (default 1000); sampled only
+``perfect``    the database: keep the value, win fastest / lose slowest, ties uniform
+``perfect:P``  perfect with probability P, else a uniformly random move
+=============  ==============================================================================
+
+Every agent has ``name``, ``enumerable`` and ``variant``, ``policy(board) -> {cell: p}``
+(NotEnumerableError for ``mc:N``) and ``choose(board, rng) -> cell`` with a
+``numpy.random.Generator``. Boards are normalised text of unfinished legal positions.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..errors import InvalidAgentError
+from ..variant import STANDARD, Variant
+from .base import Agent, Policy
+
+if TYPE_CHECKING:
+    from ..oracle import Oracle
+
+__all__ = ["AGENT_NAMES", "Agent", "Policy", "make_agent"]
+
+AGENT_NAMES = (
+    "random", "think1", "think2", "think3", "heuristic", "onestep",
+    "nstep:D", "minimax:D", "mc:N", "perfect", "perfect:P",
+)
+_DEFAULT_ARGUMENT = {"nstep": "3", "minimax": "3", "mc": "1000", "perfect": "1"}
+_ANY_VARIANT = {"random", "perfect"}  # the rule players assume the normal (not misère) game
+
+
+def make_agent(spec: str, oracle: Oracle | None = None, variant: Variant = STANDARD) -> Agent:
+    """The agent named by ``spec`` (see the module docstring); raise InvalidAgentError."""
+    if not isinstance(spec, str):
+        raise _invalid(spec, "expected a name such as 'random' or 'nstep:3'")
+    family, colon, argument = spec.strip().lower().partition(":")
+    if family not in _DEFAULT_ARGUMENT:
+        if colon or family not in AGENT_NAMES:
+            raise _invalid(spec, "unknown agent" if family not in AGENT_NAMES else f"{family!r} takes no argument")
+    elif not colon:
+        argument = _DEFAULT_ARGUMENT[family]
+    if variant.misere and family not in _ANY_VARIANT:
+        raise _invalid(spec, f"the seed players play the normal game, not {variant.name}; use random or perfect")
+    try:
+        return _build(family, argument, oracle, variant)
+    except ValueError as error:  # a bad number: say which and why
+        raise _invalid(spec, str(error)) from None
+
+
+def _build(family: str, argument: str, oracle: Oracle | None, variant: Variant) -> Agent:
+    if family == "random":
+        from .random_agent import RandomAgent
+
+        return RandomAgent(variant)
+    if family.startswith("think"):
+        from .think import ThinkAgent
+
+        return ThinkAgent(int(family[-1]), variant)
+    if family in ("heuristic", "onestep"):
+        from .heuristic import HeuristicAgent, OneStepAgent
+
+        return HeuristicAgent(variant) if family == "heuristic" else OneStepAgent(variant)
+    if family == "perfect":
+        from .perfect import PerfectAgent
+
+        return PerfectAgent(_number(float, argument, "perfect probability"), oracle, variant)
+    number = _number(int, argument, f"{family} {'trials' if family == 'mc' else 'depth'}")
+    if family == "nstep":
+        from .nstep import NStepAgent
+
+        return NStepAgent(number, variant)
+    if family == "minimax":
+        from .minimax import MinimaxAgent
+
+        return MinimaxAgent(number, variant)
+    from .montecarlo import MonteCarloAgent
+
+    return MonteCarloAgent(number, variant)
+
+
+def _number(kind: type, text: str, what: str) -> int | float:
+    try:
+        return kind(text)  # type: ignore[no-any-return]
+    except ValueError:
+        expected = "a number from 0 to 1" if kind is float else "a positive integer"
+        raise ValueError(f"{what} must be {expected}, got {text!r}") from None
+
+
+def _invalid(spec: object, reason: str) -> InvalidAgentError:
+    return InvalidAgentError(f"invalid agent {spec!r}: {reason}; valid agents: {', '.join(AGENT_NAMES)}")

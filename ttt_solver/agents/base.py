@@ -1,0 +1,139 @@
+"""The agent protocol and the small rules every seed player shares.
+
+An agent plays one side of a position: :meth:`Agent.policy` gives its move distribution
+``{cell: probability}`` where that can be enumerated, :meth:`Agent.choose` picks one move
+with an injected ``numpy.random.Generator``. Boards are normalised text of an unfinished
+legal position (see :mod:`ttt_solver.board`). Policies are deterministic functions of the
+board, so they are worked out once per board and memoised.
+
+``choose`` samples the memoised policy (cells in the policy's order) with at most one draw
+``u = rng.random()``: a single move takes no draw; equally likely cells give
+``cells[int(u * n)]``; otherwise the first cell whose cumulative probability exceeds
+``u * total``. The vectorised environments replay exactly this rule, so keep it stable.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from functools import lru_cache
+from itertools import accumulate
+from typing import TYPE_CHECKING
+
+from .. import board as rules
+from ..errors import GameOverError, InvalidBoardError, NotEnumerableError
+from ..variant import Variant
+
+if TYPE_CHECKING:
+    from numpy.random import Generator
+
+Cell = int
+Policy = dict[Cell, float]
+
+
+class Agent(ABC):
+    """A player: ``policy(board)`` where enumerable, ``choose(board, rng)`` always."""
+
+    enumerable: bool = True
+
+    def __init__(self, name: str, variant: Variant) -> None:
+        self.name = name
+        self.variant = variant
+        self._policies: dict[str, Policy] = {}
+        # board -> (cells, cumulative probabilities, or None when the cells are equally likely)
+        self._samplers: dict[str, tuple[tuple[Cell, ...], tuple[float, ...] | None]] = {}
+
+    def policy(self, board: str) -> Policy:
+        """The move distribution on ``board``; raise NotEnumerableError if there is none."""
+        return dict(self._policy_of(board))
+
+    def choose(self, board: str, rng: Generator) -> Cell:
+        """One move on ``board``, drawn from the policy with ``rng``."""
+        try:
+            sampler = self._samplers.get(board)
+        except TypeError:  # not a string: _policy_of says why
+            sampler = None
+        if sampler is None:
+            sampler = self._samplers[board] = _sampler(self._policy_of(board))
+        cells, cumulative = sampler
+        if len(cells) == 1:
+            return cells[0]
+        if cumulative is None:
+            return cells[int(rng.random() * len(cells))]
+        u = rng.random() * cumulative[-1]
+        for cell, edge in zip(cells, cumulative):
+            if u < edge:
+                return cell
+        return cells[-1]
+
+    def _policy_of(self, board: str) -> Policy:
+        try:
+            found = self._policies.get(board)
+        except TypeError:
+            found = None
+        if found is None:
+            if not self.enumerable:
+                raise NotEnumerableError(
+                    f"agent {self.name!r} has no enumerable move distribution: it only samples moves"
+                )
+            found = self._policies[board] = self._policy(check_board(board, self.variant))
+        return found
+
+    @abstractmethod
+    def _policy(self, board: str) -> Policy:
+        """The policy on a checked, normalised, unfinished board."""
+
+    def __repr__(self) -> str:
+        extra = "" if self.variant.name == "3x3" else f", variant=Variant.parse({self.variant.name!r})"
+        return f"make_agent({self.name!r}{extra})"
+
+
+def check_board(board: str, variant: Variant) -> str:
+    """Normalise a board and check that it is legal and unfinished."""
+    if not isinstance(board, str):
+        raise InvalidBoardError(f"invalid board {board!r}: agents take text boards such as 'X...O....'")
+    return _checked(board, variant)
+
+
+@lru_cache(maxsize=1 << 20)  # shared by every agent: each board is parsed once per process
+def _checked(board: str, variant: Variant) -> str:
+    text = rules.parse(board, variant)
+    if rules.terminal_value(text, variant) is not None:
+        raise GameOverError(f"no move on {board!r}: the game is over")
+    return text
+
+
+def uniform(cells: list[Cell] | tuple[Cell, ...]) -> Policy:
+    share = 1.0 / len(cells)
+    return {cell: share for cell in cells}
+
+
+def empty_cells(board: str) -> list[Cell]:
+    return [cell for cell, mark in enumerate(board) if mark == rules.EMPTY]
+
+
+def place(board: str, cell: Cell, mark: str) -> str:
+    """``board`` with ``mark`` on ``cell`` (no checks: for searches over checked boards)."""
+    return board[:cell] + mark + board[cell + 1:]
+
+
+def opponent(mark: str) -> str:
+    return rules.O if mark == rules.X else rules.X
+
+
+def winning_cells(board: str, mark: str, variant: Variant) -> list[Cell]:
+    """Ascending empty cells where ``mark`` would complete a line at once."""
+    found = []
+    for cell, here in enumerate(board):
+        if here == rules.EMPTY and any(
+            all(board[other] == mark for other in line if other != cell) for line in variant.lines_through[cell]
+        ):
+            found.append(cell)
+    return found
+
+
+def _sampler(policy: Policy) -> tuple[tuple[Cell, ...], tuple[float, ...] | None]:
+    cells = tuple(policy)
+    shares = tuple(policy.values())
+    if all(share == shares[0] for share in shares):
+        return cells, None
+    return cells, tuple(accumulate(shares))

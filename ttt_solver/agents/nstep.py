@@ -1,0 +1,59 @@
+"""``nstep:D``: ``n_step_ai`` of seed 003, a depth-D minimax scored +100 / -100 for a win / loss.
+
+Each own move is scored by a minimax over the next ``D - 1`` plies (the seed's
+``get_minimax(n_steps, ...)``): a finished game or the depth limit scores +100 if the agent has
+three in a row, -100 if the opponent has, else 0. The agent plays uniformly among the
+best-scored moves, so ``nstep:1`` takes a win when it has one and otherwise plays at random.
+
+Deviation from the seed's code (its text is followed): the seed's ``check_stalemate`` compares
+``check_winning(...) == ''`` with a boolean, so a full drawn board is never terminal; with depth
+left it falls through to ``max``/``min`` over no moves and scores -inf or +inf. Here a full board
+is a finished game worth 0, as the text says.
+
+The score is symmetric, so the search is a negamax memoised on (board, depth) per agent.
+"""
+
+from __future__ import annotations
+
+from .. import board as rules
+from ..variant import STANDARD, Variant
+from .base import Agent, Cell, Policy, check_board, empty_cells, place, uniform
+
+WIN = 100
+
+
+class NStepAgent(Agent):
+    def __init__(self, depth: int, variant: Variant = STANDARD) -> None:
+        if not isinstance(depth, int) or depth < 1:
+            raise ValueError(f"nstep depth must be a positive integer, got {depth!r}")
+        super().__init__(f"nstep:{depth}", variant)
+        self.depth = depth
+        self._memo: dict[tuple[str, int], int] = {}
+
+    def _policy(self, board: str) -> Policy:
+        scores = self.scores(board)
+        best = max(scores.values())
+        return uniform([cell for cell, score in scores.items() if score == best])
+
+    def scores(self, board: str) -> dict[Cell, int]:
+        """The seed's ``n_step_ai_temp``: each empty cell's score for the side to move."""
+        board = check_board(board, self.variant)
+        me = rules.to_move(board)
+        return {cell: -self._negamax(place(board, cell, me), self.depth - 1) for cell in empty_cells(board)}
+
+    def _negamax(self, board: str, depth: int) -> int:
+        """The score for the side to move on ``board`` with ``depth`` plies left to search."""
+        key = (board, depth)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        terminal = rules.terminal_value(board, self.variant)
+        if terminal is not None:
+            value = WIN * terminal
+        elif depth == 0:
+            value = 0
+        else:
+            me = rules.to_move(board)
+            value = max(-self._negamax(place(board, cell, me), depth - 1) for cell in empty_cells(board))
+        self._memo[key] = value
+        return value

@@ -1,0 +1,72 @@
+"""``perfect`` and ``perfect:P``: the database as a player.
+
+``perfect`` plays uniformly among the oracle's ``preferred`` moves: those that keep the
+game-theoretic value, winning as fast or losing as slowly as possible. ``perfect:P`` plays
+like that with probability P and otherwise makes a uniformly random legal move (``perfect:0``
+is ``random``). The oracle is loaded on first use (``Oracle.load()``) unless one is given.
+
+``choose`` is meant for hot loops: after the first visit of a board it is one dictionary
+lookup and at most two ``rng.random()`` draws, with no allocation.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..errors import GameOverError
+from ..variant import STANDARD, Variant
+from .base import Agent, Cell, Policy, check_board, empty_cells
+
+if TYPE_CHECKING:
+    from numpy.random import Generator
+
+    from ..oracle import Oracle
+
+
+class PerfectAgent(Agent):
+    def __init__(self, probability: float = 1.0, oracle: Oracle | None = None, variant: Variant = STANDARD) -> None:
+        if not 0.0 <= probability <= 1.0:
+            raise ValueError(f"perfect probability must be from 0 to 1, got {probability!r}")
+        if oracle is not None and oracle.variant != variant:
+            raise ValueError(f"the oracle solves {oracle.variant}, the agent plays {variant}")
+        super().__init__("perfect" if probability == 1.0 else f"perfect:{probability:g}", variant)
+        self.probability = float(probability)
+        self._oracle = oracle
+        self._choices: dict[str, tuple[tuple[Cell, ...], tuple[Cell, ...]]] = {}  # board -> (preferred, legal)
+
+    @property
+    def oracle(self) -> Oracle:
+        if self._oracle is None:
+            from ..oracle import Oracle
+
+            self._oracle = Oracle.load(variant=self.variant)
+        return self._oracle
+
+    def choose(self, board: str, rng: Generator) -> Cell:
+        try:
+            choices = self._choices.get(board)
+        except TypeError:  # not a string: _choices_on says why
+            choices = None
+        if choices is None:
+            choices = self._choices[board] = self._choices_on(board)
+        preferred, legal = choices
+        if self.probability < 1.0 and rng.random() >= self.probability:
+            preferred = legal
+        if len(preferred) == 1:
+            return preferred[0]
+        return preferred[int(rng.random() * len(preferred))]
+
+    def _policy(self, board: str) -> Policy:
+        preferred, legal = self._choices_on(board)
+        p = self.probability
+        policy = dict.fromkeys(legal, (1.0 - p) / len(legal))
+        for cell in preferred:
+            policy[cell] += p / len(preferred)
+        return {cell: share for cell, share in policy.items() if share > 0.0}
+
+    def _choices_on(self, board: str) -> tuple[tuple[Cell, ...], tuple[Cell, ...]]:
+        text = check_board(board, self.variant)
+        preferred = self.oracle.probe(text).preferred
+        if not preferred:  # the board is checked unfinished, so this is a broken oracle
+            raise GameOverError(f"no move on {board!r}: the oracle knows none")
+        return preferred, tuple(empty_cells(text))

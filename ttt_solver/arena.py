@@ -1,0 +1,171 @@
+"""Games between agents: sampled, or exact by recursion over the game tree.
+
+A comparison of A and B plays A as X in half of the games and as O in the other half, as the
+seeds do (game i has A as X when i is even). Sampled comparisons count outcomes and are
+reproducible from ``seed``; exact ones give the probability of each outcome, walking every
+position both agents can reach with their move distributions (memoised on the board, so
+each position is visited once per seating).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Union
+
+from . import board as rules
+from .errors import NotEnumerableError
+
+if TYPE_CHECKING:
+    from numpy.random import Generator, SeedSequence
+
+    from .agents import Agent
+
+Number = Union[int, float]
+Seed = Union[int, "SeedSequence", None]
+
+
+@dataclass(frozen=True)
+class Outcomes:
+    """How games with fixed seats ended: counts when sampled, probabilities when exact."""
+
+    x_wins: Number
+    draws: Number
+    o_wins: Number
+
+    def to_json(self) -> dict[str, Number]:
+        return {"x_wins": self.x_wins, "draws": self.draws, "o_wins": self.o_wins}
+
+
+@dataclass(frozen=True)
+class Totals:
+    """A comparison over both seats, from A's side."""
+
+    a_wins: Number
+    draws: Number
+    b_wins: Number
+
+    def to_json(self) -> dict[str, Number]:
+        return {"a_wins": self.a_wins, "draws": self.draws, "b_wins": self.b_wins}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    a: str
+    b: str
+    exact: bool
+    games: int | None  # None when exact
+    a_as_x: Outcomes
+    a_as_o: Outcomes
+
+    @property
+    def total(self) -> Totals:
+        """Counts summed over both seats, or (exact) probabilities averaged over them."""
+        x, o = self.a_as_x, self.a_as_o
+        a_wins, draws, b_wins = x.x_wins + o.o_wins, x.draws + o.draws, x.o_wins + o.x_wins
+        if self.exact:
+            return Totals(a_wins / 2, draws / 2, b_wins / 2)
+        return Totals(a_wins, draws, b_wins)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "exact": self.exact,
+            "games": self.games,
+            "a_as_x": self.a_as_x.to_json(),
+            "a_as_o": self.a_as_o.to_json(),
+            "total": self.total.to_json(),
+        }
+
+
+def play_game(agent_x: Agent, agent_o: Agent, rng: Generator) -> str | None:
+    """Play one game from the empty board; the winner ``'X'``/``'O'``, or None for a draw."""
+    variant = _same_variant(agent_x, agent_o)
+    board = rules.EMPTY * variant.cells
+    mover, waiting = agent_x, agent_o
+    while True:
+        board = rules.play(board, mover.choose(board, rng), variant)  # raises on an illegal move
+        if rules.terminal_value(board, variant) is not None:
+            return rules.winner(board, variant)
+        mover, waiting = waiting, mover
+
+
+def compare_sampled(
+    a: Agent, b: Agent, games: int = 1000, seed: Seed = None, progress: Callable[[int], Any] | None = None
+) -> Comparison:
+    """Play ``games`` games, A as X in the even-numbered ones; ``progress(n)`` after every n games."""
+    import numpy as np
+
+    if not isinstance(games, int) or games < 1:
+        raise ValueError(f"games must be a positive integer, got {games!r}")
+    _same_variant(a, b)
+    rng = np.random.default_rng(seed)
+    tallies = {True: {"X": 0, None: 0, "O": 0}, False: {"X": 0, None: 0, "O": 0}}  # a_is_x -> winner -> count
+    step = max(1, games // 200)
+    for game in range(games):
+        a_is_x = game % 2 == 0
+        winner = play_game(a, b, rng) if a_is_x else play_game(b, a, rng)
+        tallies[a_is_x][winner] += 1
+        if progress is not None and (game + 1) % step == 0:
+            progress(step)
+    if progress is not None and games % step:
+        progress(games % step)
+    return Comparison(a.name, b.name, False, games, _outcomes(tallies[True]), _outcomes(tallies[False]))
+
+
+def compare_exact(a: Agent, b: Agent) -> Comparison:
+    """The exact outcome probabilities of A against B; raise NotEnumerableError for a sampled-only agent."""
+    for agent in (a, b):
+        if not agent.enumerable:
+            raise NotEnumerableError(
+                f"agent {agent.name!r} cannot be enumerated (it only samples moves), so there is no exact result;"
+                " compare it by sampling"
+            )
+    _same_variant(a, b)
+    return Comparison(a.name, b.name, True, None, outcome_probabilities(a, b), outcome_probabilities(b, a))
+
+
+def outcome_probabilities(agent_x: Agent, agent_o: Agent, board: str | None = None) -> Outcomes:
+    """Exact probabilities of X win / draw / O win when these agents play on from ``board``."""
+    variant = _same_variant(agent_x, agent_o)
+    start = rules.EMPTY * variant.cells if board is None else rules.parse(board, variant)
+    memo: dict[str, tuple[float, float, float]] = {}
+    policy_x, policy_o = agent_x.policy, agent_o.policy
+
+    def visit(text: str) -> tuple[float, float, float]:
+        found = memo.get(text)
+        if found is not None:
+            return found
+        found = _finished(text, variant)
+        if found is None:
+            mark = rules.to_move(text)
+            x = d = o = 0.0
+            for cell, p in (policy_x if mark == rules.X else policy_o)(text).items():
+                cx, cd, co = visit(text[:cell] + mark + text[cell + 1:])
+                x, d, o = x + p * cx, d + p * cd, o + p * co
+            found = (x, d, o)
+        memo[text] = found
+        return found
+
+    return Outcomes(*visit(start))
+
+
+@lru_cache(maxsize=1 << 20)
+def _finished(board: str, variant: Any) -> tuple[float, float, float] | None:
+    """(X win, draw, O win) of a finished board as certainties, or None while play goes on."""
+    if rules.terminal_value(board, variant) is None:
+        return None
+    winner = rules.winner(board, variant)
+    return (1.0, 0.0, 0.0) if winner == rules.X else (0.0, 0.0, 1.0) if winner == rules.O else (0.0, 1.0, 0.0)
+
+
+def _outcomes(tally: dict[str | None, int]) -> Outcomes:
+    return Outcomes(tally["X"], tally[None], tally["O"])
+
+
+def _same_variant(a: Agent, b: Agent) -> Any:
+    if a.variant != b.variant:
+        raise ValueError(f"agents play different variants: {a.name!r} {a.variant}, {b.name!r} {b.variant}")
+    return a.variant

@@ -1,0 +1,215 @@
+"""A round robin of agents, and each agent's accuracy against the database.
+
+Accuracy is measured on every unfinished legal position (4,520 on 3x3), whoever's turn it
+is: the share of positions where the agent's move keeps the game-theoretic value, expected
+over its move distribution, split by the side to move and the position's value (+1 / 0 / -1
+for the side to move). A move's *drop* is the value it throws away (position value minus move
+value: 1 for a win to a draw or a draw to a loss, 2 for a win to a loss); the worst blunders
+are the positions with the largest expected drop. Agents that only sample (``mc:N``) are
+measured from ``samples`` drawn moves per position instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from . import board as rules
+from .arena import Comparison, Seed, compare_exact, compare_sampled
+from .errors import InvalidAgentError, NotEnumerableError
+from .variant import Variant
+
+if TYPE_CHECKING:
+    from .agents import Agent
+    from .oracle import Oracle
+
+DEFAULT_AGENTS = (
+    "random", "think1", "think2", "think3", "heuristic", "onestep",
+    "nstep:3", "minimax:3", "perfect:0.5", "perfect",
+)
+
+
+@dataclass(frozen=True)
+class Group:
+    side: str  # the agent's side: the side to move
+    value: int  # the position's value for the side to move
+    positions: int
+    keep: float  # expected share of these positions where the agent keeps the value
+
+    def to_json(self) -> dict[str, Any]:
+        return {"side": self.side, "value": self.value, "positions": self.positions, "keep": self.keep}
+
+
+@dataclass(frozen=True)
+class Blunder:
+    board: str
+    value: int  # of the position, for the side to move
+    keep: float  # probability that the agent keeps the value here
+    drop: float  # expected value thrown away
+    moves: tuple[tuple[int, float, int], ...]  # (cell, probability, value after it) of the moves that drop
+
+    def to_json(self) -> dict[str, Any]:
+        moves = [{"cell": cell, "probability": p, "value": value} for cell, p, value in self.moves]
+        return {"board": self.board, "value": self.value, "keep": self.keep, "drop": self.drop, "moves": moves}
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    agent: str
+    positions: int
+    keep: float  # expected share of all positions where the agent keeps the value
+    blundering: int  # positions where it throws the value away with positive probability
+    groups: tuple[Group, ...]
+    blunders: tuple[Blunder, ...]  # worst first
+    samples: int | None  # moves drawn per position; None when exact
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "agent": self.agent, "positions": self.positions, "keep": self.keep, "blundering": self.blundering,
+            "samples": self.samples, "groups": [g.to_json() for g in self.groups],
+            "blunders": [b.to_json() for b in self.blunders],
+        }
+
+
+@dataclass(frozen=True)
+class Standing:
+    agent: str
+    wins: float  # mean share over its opponents, both seats
+    draws: float
+    losses: float
+
+    @property
+    def score(self) -> float:
+        return self.wins + self.draws / 2
+
+    def to_json(self) -> dict[str, Any]:
+        return {"agent": self.agent, "wins": self.wins, "draws": self.draws, "losses": self.losses, "score": self.score}
+
+
+@dataclass(frozen=True)
+class Tournament:
+    agents: tuple[str, ...]
+    exact: bool
+    games: int | None
+    pairs: tuple[Comparison, ...]
+    accuracy: tuple[Accuracy, ...]
+
+    def shares(self, agent: str, other: str) -> tuple[float, float, float]:
+        """``agent``'s (wins, draws, losses) against ``other`` as shares of their games."""
+        for pair in self.pairs:
+            if {pair.a, pair.b} == {agent, other}:
+                total = pair.total
+                won, drawn, lost = (total.a_wins, total.draws, total.b_wins) if pair.a == agent else (
+                    total.b_wins, total.draws, total.a_wins)
+                n = 1 if self.exact else pair.games
+                return won / n, drawn / n, lost / n  # type: ignore[operator]
+        raise KeyError(f"no game between {agent!r} and {other!r}")
+
+    def standings(self) -> list[Standing]:
+        """Every agent's mean result over its opponents, best score first."""
+        rows = []
+        for agent in self.agents:
+            results = [self.shares(agent, other) for other in self.agents if other != agent]
+            n = len(results) or 1
+            rows.append(Standing(agent, *(sum(r[i] for r in results) / n for i in range(3))))
+        return sorted(rows, key=lambda s: -s.score)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "agents": list(self.agents), "exact": self.exact, "games": self.games,
+            "standings": [s.to_json() for s in self.standings()],
+            "pairs": [p.to_json() for p in self.pairs],
+            "accuracy": [a.to_json() for a in self.accuracy],
+        }
+
+
+def round_robin(
+    agents: Sequence[Agent], games: int = 1000, seed: Seed = None, exact: bool = False,
+    progress: Callable[[int], Any] | None = None,
+) -> tuple[Comparison, ...]:
+    """Every pair once (each seat half the time): exact, or ``games`` sampled games per pair.
+
+    Sampled pairs draw from independent streams spawned from ``seed``, so a run is reproducible.
+    """
+    _distinct(agents)
+    pairs = [(a, b) for i, a in enumerate(agents) for b in agents[i + 1:]]
+    if exact:
+        for agent in agents:  # fail before any work, not at the first pair that needs the agent
+            if not agent.enumerable:
+                raise NotEnumerableError(
+                    f"agent {agent.name!r} cannot be enumerated (it only samples moves), so there is no exact"
+                    " round robin with it; run it sampled"
+                )
+        return tuple(compare_exact(a, b) for a, b in pairs)
+    import numpy as np
+
+    seeds = np.random.SeedSequence(seed).spawn(len(pairs))
+    return tuple(compare_sampled(a, b, games, s, progress) for (a, b), s in zip(pairs, seeds))
+
+
+def accuracy(agent: Agent, oracle: Oracle, blunders: int = 5, samples: int = 1, seed: Seed = None) -> Accuracy:
+    """How often ``agent`` keeps the value over every unfinished position (see the module docstring)."""
+    import numpy as np
+
+    if oracle.variant != agent.variant:
+        raise ValueError(f"the oracle solves {oracle.variant}, agent {agent.name!r} plays {agent.variant}")
+    if not isinstance(samples, int) or samples < 1:
+        raise ValueError(f"samples must be a positive integer, got {samples!r}")
+    rng = None if agent.enumerable else np.random.default_rng(seed)
+    groups: dict[tuple[str, int], list[float]] = {}
+    found: list[tuple[float, int, str, Blunder]] = []
+    for board in unfinished_boards(agent.variant):
+        position = oracle.probe(board)
+        values = {move.cell: move.value for move in position.moves}
+        policy = agent.policy(board) if rng is None else _sampled_policy(agent, board, samples, rng)
+        keep = sum(p for cell, p in policy.items() if values[cell] == position.value)
+        groups.setdefault((rules.to_move(board), position.value), []).append(keep)
+        drop = sum(p * (position.value - values[cell]) for cell, p in policy.items())
+        if drop > 1e-12:
+            moves = tuple(sorted((cell, p, values[cell]) for cell, p in policy.items()
+                                 if values[cell] < position.value))
+            found.append((-drop, rules.ply(board), board, Blunder(board, position.value, keep, drop, moves)))
+    found.sort(key=lambda item: item[:3])
+    every = [keep for keeps in groups.values() for keep in keeps]
+    return Accuracy(
+        agent.name, len(every), sum(every) / len(every), len(found),
+        tuple(Group(side, value, len(groups[side, value]), sum(groups[side, value]) / len(groups[side, value]))
+              for side in (rules.X, rules.O) for value in (1, 0, -1) if (side, value) in groups),
+        tuple(item[3] for item in found[:blunders]),
+        None if rng is None else samples,
+    )
+
+
+def run(
+    agents: Sequence[Agent], oracle: Oracle, games: int = 1000, seed: Seed = None, exact: bool = False,
+    progress: Callable[[int], Any] | None = None, blunders: int = 5, samples: int = 1,
+) -> Tournament:
+    """The round robin and every agent's accuracy."""
+    pairs = round_robin(agents, games, seed, exact, progress)
+    scores = tuple(accuracy(agent, oracle, blunders, samples, seed) for agent in agents)
+    return Tournament(tuple(a.name for a in agents), exact, None if exact else games, pairs, scores)
+
+
+@cache
+def unfinished_boards(variant: Variant) -> tuple[str, ...]:
+    """Every legal board where the game goes on, in order of ply."""
+    return tuple(board for board in rules.all_boards(variant) if rules.terminal_value(board, variant) is None)
+
+
+def _sampled_policy(agent: Agent, board: str, samples: int, rng: Any) -> dict[int, float]:
+    counts: dict[int, float] = {}
+    for _ in range(samples):
+        cell = agent.choose(board, rng)
+        counts[cell] = counts.get(cell, 0.0) + 1.0 / samples
+    return counts
+
+
+def _distinct(agents: Sequence[Agent]) -> None:
+    names = [agent.name for agent in agents]
+    if len(agents) < 2:
+        raise InvalidAgentError(f"a round robin needs at least two agents, got {names}")
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise InvalidAgentError(f"each agent may play once in a round robin; repeated: {', '.join(duplicates)}")
