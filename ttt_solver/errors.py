@@ -36,3 +36,15 @@ class DatabaseError(TTTError):
 
 class BuildError(TTTError):
     """The database could not be built at the requested target."""
+
+
+class InvalidAgentError(TTTError, ValueError):
+    """An agent spec (``random``, ``nstep:3``, ``perfect:0.5``, ...) that names no agent."""
+
+
+class NotEnumerableError(TTTError, ValueError):
+    """An exact computation needs an agent's move distribution, and it has none (e.g. ``mc:N``)."""
+
+
+class MissingExtraError(TTTError, ImportError):
+    """An optional dependency is not installed; the message names the extra to install."""
