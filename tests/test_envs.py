@@ -1,0 +1,263 @@
+"""The Gymnasium environment: the checker, seeds, masks on every position, rewards, illegal moves."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections import Counter
+
+import numpy as np
+import pytest
+
+gym = pytest.importorskip("gymnasium", reason="needs the [rl] extra: pip install -e '.[rl]'")
+
+from gymnasium.utils.env_checker import check_env
+
+from ttt_solver import Oracle
+from ttt_solver import board as rules
+from ttt_solver.agents import make_agent
+from ttt_solver.envs import ENV_ID, TicTacToeEnv, VectorTicTacToe
+from ttt_solver.envs.observation import PLAYING, board_tables
+from ttt_solver.errors import GameOverError, InvalidAgentError, InvalidBoardError
+from ttt_solver.solver import solve
+
+LEGAL = rules.all_boards()
+PLAYABLE = [b for b in LEGAL if rules.terminal_value(b) is None]
+
+
+@pytest.fixture(scope="module")
+def oracle() -> Oracle:
+    return Oracle.from_solutions(solve())
+
+
+def play_out(env: TicTacToeEnv, choose, seed: int | None = None) -> tuple[float, list[int]]:
+    """One episode with the learner's ``choose(env, info)``; (final reward, actions)."""
+    _, info = env.reset(seed=seed)
+    actions = []
+    while True:
+        action = choose(env, info)
+        actions.append(action)
+        _, reward, terminated, truncated, info = env.step(action)
+        assert not truncated
+        if terminated:
+            return reward, actions
+
+
+def random_legal(rng):
+    return lambda env, info: int(rng.choice(np.flatnonzero(info["action_mask"])))
+
+
+def test_importing_the_package_does_not_import_gymnasium():
+    code = "import ttt_solver, sys; ttt_solver.Board('X...O....'); print('gymnasium' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("side", ["random", "X", "O"])
+@pytest.mark.parametrize("opponent", ["perfect", "perfect:0.5", "heuristic", "random"])
+def test_check_env_passes(oracle, side, opponent):
+    check_env(TicTacToeEnv(opponent, side, oracle=oracle), skip_render_check=True)
+
+
+def test_check_env_passes_through_gymnasium_make_with_every_render_mode(oracle, capsys):
+    for mode in (None, "ansi", "human"):
+        env = gym.make(ENV_ID, oracle=oracle, render_mode=mode)
+        check_env(env.unwrapped)
+    assert "learner:" in capsys.readouterr().out
+
+
+def test_registered_for_make_and_make_vec(oracle):
+    env = gym.make(ENV_ID, opponent="heuristic", side="O", oracle=oracle)
+    assert isinstance(env.unwrapped, TicTacToeEnv) and env.unwrapped.opponent.name == "heuristic"
+    vector = gym.make_vec(ENV_ID, num_envs=3, oracle=oracle)
+    assert isinstance(vector.unwrapped, VectorTicTacToe) and vector.num_envs == 3
+
+
+def test_spaces_and_first_observation(oracle):
+    env = TicTacToeEnv(oracle=oracle, side="X")
+    assert env.observation_space == gym.spaces.Box(0, 1, (3, 3, 2), np.int8)
+    assert env.action_space == gym.spaces.Discrete(9)
+    obs, info = env.reset(seed=0)
+    assert obs.dtype == np.int8 and not obs.any()
+    assert info["action_mask"].dtype == np.int8 and info["action_mask"].tolist() == [1] * 9
+    assert env.action_masks().dtype == bool and env.action_masks().all()
+
+
+def test_seeded_runs_repeat_exactly(oracle):
+    def trajectory(seed):
+        env = TicTacToeEnv("perfect:0.7", oracle=oracle)
+        learner = np.random.default_rng(99)
+        env.reset(seed=seed)
+        return [play_out(env, random_legal(learner)) + (env.board, env.side) for _ in range(30)]
+
+    assert trajectory(5) == trajectory(5)
+    assert trajectory(5) != trajectory(6)
+
+
+def test_the_opponent_draws_from_the_env_generator(oracle):
+    env = TicTacToeEnv("perfect", "O", oracle=oracle)
+    env.reset(seed=3)
+    state = env.np_random.bit_generator.state
+    agent = make_agent("perfect", oracle=oracle)
+    expected = agent.choose("." * 9, np.random.default_rng(3))
+    assert env.board == rules.play("." * 9, expected)
+    assert state == env.np_random.bit_generator.state
+
+
+def test_random_side_is_drawn_per_episode(oracle):
+    env = TicTacToeEnv("heuristic", oracle=oracle)
+    env.reset(seed=0)
+    sides = Counter()
+    for _ in range(400):
+        env.reset()
+        sides[env.side] += 1
+    assert 150 < sides["X"] < 250 and sides["X"] + sides["O"] == 400
+
+
+def test_mask_and_observation_on_every_legal_position(oracle):
+    env = TicTacToeEnv(oracle=oracle)
+    for board in PLAYABLE:
+        obs, info = env.reset(options={"board": board})
+        me = rules.to_move(board)
+        assert env.side == me and env.board == board
+        assert np.flatnonzero(info["action_mask"]).tolist() == rules.legal_moves(board), board
+        assert np.flatnonzero(env.action_masks()).tolist() == rules.legal_moves(board), board
+        assert np.flatnonzero(obs[:, :, 0]).tolist() == [c for c in range(9) if board[c] == me], board
+        assert np.flatnonzero(obs[:, :, 1]).tolist() == [c for c in range(9) if board[c] not in (me, ".")], board
+
+
+def test_tables_on_every_legal_board():
+    tables = board_tables()
+    assert len(tables.texts) == len(LEGAL) == 5478
+    for board in LEGAL:
+        index = tables.index_of(board)
+        assert tables.texts[index] == board
+        value = rules.terminal_value(board)
+        assert tables.final[index] == (PLAYING if value is None else value)
+        assert np.flatnonzero(tables.masks[index]).tolist() == rules.legal_moves(board)
+        x = [c for c in range(9) if board[c] == "X"]
+        assert np.flatnonzero(tables.planes[index, 0, :, :, 0]).tolist() == x
+        assert np.flatnonzero(tables.planes[index, 1, :, :, 1]).tolist() == x
+    assert tables.index_array(np.array([rules.to_array(b) for b in LEGAL])).tolist() == [tables.index_of(b) for b in LEGAL]
+
+
+def test_the_perfect_opponent_never_loses(oracle):
+    env = TicTacToeEnv(oracle=oracle)
+    env.reset(seed=1)
+    rewards = Counter(play_out(env, random_legal(np.random.default_rng(1)))[0] for _ in range(2000))
+    assert set(rewards) <= {0.0, -1.0} and rewards[-1.0] > 1500
+
+
+def test_perfect_against_perfect_always_draws(oracle):
+    env = TicTacToeEnv(oracle=oracle)
+    env.reset(seed=2)
+    learner = np.random.default_rng(2)
+    assert {play_out(env, lambda e, _: oracle.best_move(e.board, learner))[0] for _ in range(300)} == {0.0}
+
+
+@pytest.mark.parametrize(
+    "board, action, reward",
+    [
+        ("XX.OO....", 2, 1.0),  # X completes the top row
+        ("XX.OO.X..", 5, 1.0),  # O completes the middle row
+        ("XX.O.O...", 8, -1.0),  # X misses the win on 2; the perfect O completes 3-4-5
+        ("XOXXOOOX.", 8, 0.0),  # X fills the board with no line
+    ],
+)
+def test_rewards_at_the_end(oracle, board, action, reward):
+    env = TicTacToeEnv("perfect", oracle=oracle)
+    env.reset(seed=0, options={"board": board})
+    _, got, terminated, truncated, info = env.step(action)
+    assert (got, terminated, truncated) == (reward, True, False) and not info["action_mask"].any()
+
+
+def test_a_taken_cell_ends_the_episode_with_minus_one(oracle):
+    env = TicTacToeEnv(oracle=oracle, side="O")
+    obs, _ = env.reset(seed=0)
+    taken = int(np.flatnonzero(obs[:, :, 1].reshape(-1))[0])
+    before = env.board
+    obs2, reward, terminated, truncated, info = env.step(taken)
+    assert (reward, terminated, truncated) == (-1.0, True, False)
+    assert env.board == before and (obs2 == obs).all() and not info["action_mask"].any()
+    with pytest.raises(GameOverError, match="call reset"):
+        env.step(0)
+
+
+def test_step_before_reset_raises(oracle):
+    with pytest.raises(GameOverError, match="call reset"):
+        TicTacToeEnv(oracle=oracle).step(0)
+
+
+def test_illegal_modes(oracle):
+    env = TicTacToeEnv(oracle=oracle, side="O", illegal="penalize", illegal_reward=-0.25)
+    obs, info = env.reset(seed=0)
+    taken = int(np.argmin(info["action_mask"]))
+    obs2, reward, terminated, _, info2 = env.step(taken)
+    assert (reward, terminated) == (-0.25, False) and (obs2 == obs).all() and (info2["action_mask"] == info["action_mask"]).all()
+    env.step(int(np.argmax(info2["action_mask"])))  # play goes on
+    env = TicTacToeEnv(oracle=oracle, side="O", illegal="raise")
+    env.reset(seed=0)
+    before = env.board
+    with pytest.raises(InvalidBoardError, match="is taken"):
+        env.step(before.index("X"))
+    assert env.board == before
+    env.step(before.index("."))
+
+
+@pytest.mark.parametrize("action", [-1, 9, 2.5, "4", None, True, np.array([1, 2])])
+def test_actions_outside_the_space_raise(oracle, action):
+    env = TicTacToeEnv(oracle=oracle)
+    env.reset(seed=0)
+    with pytest.raises(InvalidBoardError, match="invalid action"):
+        env.step(action)
+
+
+def test_numpy_actions_are_accepted(oracle):
+    env = TicTacToeEnv(oracle=oracle, side="X", opponent="heuristic")
+    env.reset(seed=0)
+    env.step(np.int64(0))
+    env.step(np.array(env.board.index(".")))
+
+
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        ({"side": "Z"}, ValueError),
+        ({"illegal": "ignore"}, ValueError),
+        ({"render_mode": "rgb_array"}, ValueError),
+        ({"opponent": "grandmaster"}, InvalidAgentError),
+        ({"opponent": 42}, TypeError),
+    ],
+)
+def test_bad_arguments(oracle, kwargs, error):
+    with pytest.raises(error):
+        TicTacToeEnv(oracle=oracle, **kwargs)
+
+
+def test_reset_options_errors(oracle):
+    env = TicTacToeEnv(oracle=oracle)
+    with pytest.raises(GameOverError):
+        env.reset(options={"board": "XXXOO...."})
+    with pytest.raises(InvalidBoardError):
+        env.reset(options={"board": "XXXXX...."})
+    env.reset(seed=0, options={"side": "O"})
+    assert env.side == "O" and env.board.count("X") == 1
+
+
+def test_an_agent_object_as_opponent(oracle):
+    agent = make_agent("think2")
+    env = TicTacToeEnv(agent, oracle=oracle)
+    assert env.opponent is agent
+    env.reset(seed=0)
+    play_out(env, random_legal(np.random.default_rng(0)))
+
+
+def test_render(oracle, capsys):
+    env = TicTacToeEnv(oracle=oracle, side="X", render_mode="ansi")
+    env.reset(seed=0, options={"board": "XX.OO...."})
+    assert env.render() == "XX.\nOO.\n...\nlearner: X, to move\n"
+    env.step(2)
+    assert env.render().endswith("learner: X, won\n")
+    human = TicTacToeEnv(oracle=oracle, side="X", render_mode="human")
+    human.reset(seed=0)
+    assert capsys.readouterr().out == "...\n...\n...\nlearner: X, to move\n\n"

@@ -1,0 +1,200 @@
+"""``TicTacToeEnv``: one game against an agent of the project, as a Gymnasium environment.
+
+The learner plays one side (``"X"``, ``"O"`` or ``"random"`` per episode) against
+``opponent`` (default ``"perfect"``; ``"perfect:P"`` and the seed players give a curriculum).
+One ``step`` is the learner's move followed by the opponent's reply.
+
+- Observation: int8 ``(3, 3, 2)``, plane 0 the learner's marks, plane 1 the opponent's, cells
+  row-major (see :mod:`.observation`). Actions: ``Discrete(9)``, the cell to mark.
+- ``info["action_mask"]``: int8, 1 on the legal cells (all 0 once the game is over), ready for
+  ``action_space.sample(mask=...)``; :meth:`TicTacToeEnv.action_masks` gives it as bool for
+  sb3-contrib's MaskablePPO.
+- Reward at the end only: +1 win, 0 draw, -1 loss (for the learner). A cell that is taken
+  (``illegal="lose"``, the default) ends the episode with ``illegal_reward`` (-1);
+  ``illegal="penalize"`` gives ``illegal_reward`` and lets the learner move again;
+  ``illegal="raise"`` raises InvalidBoardError. An action outside 0-8 always raises. With
+  ``"penalize"`` an episode can last forever: ``gymnasium.make(..., max_episode_steps=20)``.
+- Every random choice (the side, the opponent's moves) is drawn from ``self.np_random``, the
+  generator that ``reset(seed=...)`` seeds, in this order: at reset one draw for the side
+  (``random() < 0.5`` -> X) when it is random, then the opponent's opening move if it plays
+  X; at each step the opponent's reply. The opponent draws as ``agent.choose(board, rng)``.
+- ``reset(options={"board": "X...O...."})`` starts from that position with the learner on
+  the move; ``options={"side": "O"}`` fixes the side for one episode.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..agents import Agent
+from ..errors import GameOverError, InvalidBoardError
+from ..oracle import Oracle
+from ..variant import STANDARD, Variant
+from ._gym import gym, spaces
+from .observation import PLAYING, board_tables, perspective
+from .opponent import resolve_opponent
+
+SIDES = {"x": 1, "o": -1, "random": 0}
+ILLEGAL_MODES = ("lose", "penalize", "raise")
+
+
+def parse_side(side: str) -> int:
+    """``"X"`` -> +1, ``"O"`` -> -1, ``"random"`` -> 0 (drawn per episode)."""
+    found = SIDES.get(side.lower()) if isinstance(side, str) else None
+    if found is None:
+        raise ValueError(f"invalid side {side!r}: expected 'X', 'O' or 'random'")
+    return found
+
+
+def check_illegal(illegal: str) -> str:
+    if illegal not in ILLEGAL_MODES:
+        raise ValueError(f"invalid illegal {illegal!r}: expected one of {', '.join(ILLEGAL_MODES)}")
+    return illegal
+
+
+def as_variant(variant: Variant | str) -> Variant:
+    return Variant.parse(variant) if isinstance(variant, str) else variant
+
+
+class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
+    """The learner against one agent; see the module docstring."""
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+
+    def __init__(
+        self,
+        opponent: str | Agent = "perfect",
+        side: str = "random",
+        *,
+        oracle: Oracle | None = None,
+        variant: Variant | str = STANDARD,
+        illegal: str = "lose",
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+    ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"invalid render_mode {render_mode!r}: expected 'ansi', 'human' or None")
+        self.variant = as_variant(variant)
+        self._side_choice = parse_side(side)
+        self.illegal = check_illegal(illegal)
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = render_mode
+        self.opponent = resolve_opponent(opponent, oracle, self.variant)
+        self._tables = board_tables(self.variant)
+        rows, cols = self.variant.rows, self.variant.cols
+        self.observation_space = spaces.Box(0, 1, (rows, cols, 2), np.int8)
+        self.action_space = spaces.Discrete(self.variant.cells)
+        self._index = self._tables.empty_index
+        self._side = 1
+        self._over = True  # until reset
+        self._last_reward = 0.0
+
+    # -- the Gymnasium API --------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        rng = self.np_random  # the property: creates an unseeded generator on first use
+        tables = self._tables
+        options = options or {}
+        if "board" in options:
+            self._index, self._side = self._start_from(options["board"])
+        else:
+            side = parse_side(options["side"]) if "side" in options else self._side_choice
+            if side == 0:
+                side = 1 if rng.random() < 0.5 else -1
+            self._side, self._index = side, tables.empty_index
+            if side < 0:
+                self._index += tables.powers[self.opponent.choose(tables.texts[self._index], rng)]
+        self._over = False
+        self._last_reward = 0.0
+        if self.render_mode == "human":
+            print(self._text())
+        return self._observation(), {"action_mask": tables.mask_rows[self._index].copy()}  # type: ignore[union-attr]
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if self._over:
+            raise GameOverError("no game in progress (never started, or over): call reset() before step()")
+        tables = self._tables
+        cell = action if action.__class__ is int else _cell(action)
+        index = self._index
+        if not 0 <= cell < len(tables.powers):
+            raise InvalidBoardError(f"invalid action {action!r}: cells are 0 to {len(tables.powers) - 1}")
+        if tables.texts[index][cell] != ".":
+            return self._illegal_step(cell)
+        side = self._side
+        index += side * tables.powers[cell]
+        result = tables.final_list[index]
+        if result == PLAYING:
+            index -= side * tables.powers[self.opponent.choose(tables.texts[index], self._np_random)]  # type: ignore[arg-type]
+            result = tables.final_list[index]
+            outcome = 0 if result == PLAYING else result
+        else:
+            outcome = -result
+        self._index = index
+        self._over = over = result != PLAYING
+        self._last_reward = reward = float(outcome)
+        if self.render_mode == "human":
+            print(self._text())
+        obs = tables.plane_rows[0 if side > 0 else 1][index].copy()  # type: ignore[union-attr]
+        return obs, reward, over, False, {"action_mask": tables.mask_rows[index].copy()}  # type: ignore[union-attr]
+
+    def render(self) -> str | None:
+        if self.render_mode == "ansi":
+            return self._text()
+        if self.render_mode == "human":
+            print(self._text())
+        return None
+
+    # -- extras ---------------------------------------------------------------------------------
+    def action_masks(self) -> np.ndarray:
+        """The legal cells as a bool array (what sb3-contrib's MaskablePPO asks the env for)."""
+        mask: np.ndarray = self._tables.masks[self._index].astype(bool)
+        return mask
+
+    @property
+    def board(self) -> str:
+        """The current position as text (``X``, ``O``, ``.``, row-major)."""
+        return self._tables.texts[self._index]
+
+    @property
+    def side(self) -> str:
+        """The learner's mark this episode."""
+        return "X" if self._side > 0 else "O"
+
+    # -- internals ------------------------------------------------------------------------------
+    def _observation(self) -> np.ndarray:
+        return self._tables.plane_rows[perspective(self._side)][self._index].copy()  # type: ignore[union-attr]
+
+    def _illegal_step(self, cell: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if self.illegal == "raise":
+            raise InvalidBoardError(f"illegal action {cell}: cell {cell} of {self.board!r} is taken")
+        self._over = self.illegal == "lose"
+        self._last_reward = self.illegal_reward
+        mask = self._tables.masks[self._index] * (not self._over)
+        return self._observation(), self.illegal_reward, self._over, False, {"action_mask": mask}
+
+    def _start_from(self, board: str) -> tuple[int, int]:
+        from .. import board as rules
+
+        text = rules.parse(board, self.variant)
+        if rules.terminal_value(text, self.variant) is not None:
+            raise GameOverError(f"cannot start from {board!r}: the game is over")
+        return self._tables.index_of(text), 1 if rules.to_move(text) == rules.X else -1
+
+    def _text(self) -> str:
+        from .. import board as rules
+
+        status = "to move"
+        if self._over:
+            status = {1.0: "won", 0.0: "drawn", -1.0: "lost"}.get(self._last_reward, f"over ({self._last_reward:+g})")
+        return f"{rules.pretty(self.board, self.variant)}\nlearner: {self.side}, {status}\n"
+
+
+def _cell(action: Any) -> int:
+    """An action as a Python int (numpy integers and 0-d arrays too); reject non-integers."""
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer, np.ndarray)):
+        raise InvalidBoardError(f"invalid action {action!r}: expected a cell number")
+    if isinstance(action, np.ndarray) and (action.shape not in ((), (1,)) or action.dtype.kind not in "iu"):
+        raise InvalidBoardError(f"invalid action {action!r}: expected a cell number")
+    return int(action.item() if isinstance(action, np.ndarray) else action)

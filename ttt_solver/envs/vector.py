@@ -1,0 +1,196 @@
+"""``VectorTicTacToe``: N games against one agent, stepped together in numpy.
+
+It follows Gymnasium's vector API (``gymnasium.vector.VectorEnv``): batched observations
+``(N, 3, 3, 2)``, actions ``(N,)``, rewards, terminations and truncations ``(N,)``, and
+``infos["action_mask"]`` ``(N, 9)`` int8. The rules, observations, rewards and illegal-move
+handling are those of :class:`~ttt_solver.envs.single.TicTacToeEnv`.
+
+Autoreset is Gymnasium's default, next-step (``metadata["autoreset_mode"]``): the step that
+ends a game returns its final observation; the next ``step`` ignores that game's action and
+starts a new game, returning reward 0 and ``terminated=False``. Because any action is fine
+there, a finished game's ``action_mask`` is all ones (the single environment's is all zeros),
+so masked samplers never see an empty mask.
+
+Seeds: ``reset(seed=s)`` gives game ``i`` the generator of a single environment reset with
+``seed=s + i`` (a list gives one seed per game), and game ``i`` draws from it exactly what
+that single environment draws, in the same order. So game ``i`` agrees move for move with
+``TicTacToeEnv(...).reset(seed=s + i)`` fed the same actions, with ``reset()`` (no seed)
+where the vector environment autoresets. The opponent's moves are replayed in numpy from the
+oracle's batch tables or the agent's policy tables (see :mod:`.opponent`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from ..agents import Agent
+from ..errors import GameOverError, InvalidBoardError
+from ..oracle import Oracle
+from ..variant import STANDARD, Variant
+from ._gym import spaces
+from .observation import PLAYING, board_tables
+from .opponent import Draws, batch_moves, resolve_opponent
+from .single import as_variant, check_illegal, parse_side
+
+_MOST_DRAWS = 3  # per game and step: side, then the opponent's mixing draw and pick
+
+
+class VectorTicTacToe(VectorEnv):
+    """``num_envs`` games of the learner against ``opponent``; see the module docstring."""
+
+    metadata = {"render_modes": ["ansi"], "autoreset_mode": AutoresetMode.NEXT_STEP}
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        opponent: str | Agent = "perfect",
+        side: str = "random",
+        *,
+        oracle: Oracle | None = None,
+        variant: Variant | str = STANDARD,
+        illegal: str = "lose",
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+    ) -> None:
+        if not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"invalid num_envs {num_envs!r}: expected a positive integer")
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"invalid render_mode {render_mode!r}: expected 'ansi' or None")
+        self.variant = as_variant(variant)
+        self.num_envs = num_envs
+        self._side_choice = parse_side(side)
+        self.illegal = check_illegal(illegal)
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = render_mode
+        self.opponent = resolve_opponent(opponent, oracle, self.variant)
+        self._tables = tables = board_tables(self.variant)
+        self._moves = batch_moves(self.opponent, tables)
+        self.single_observation_space = spaces.Box(0, 1, (self.variant.rows, self.variant.cols, 2), np.int8)
+        self.single_action_space = spaces.Discrete(self.variant.cells)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self._powers = np.array(tables.powers, dtype=np.intp)
+        self._final = tables.final.astype(np.intp)
+        self._masks = tables.masks.astype(bool)
+        # One row per (index, perspective): a single gather builds the observations.
+        self._planes = tables.planes.reshape(-1, *self.single_observation_space.shape)
+        self._finished_mask = np.ones(self.variant.cells, dtype=np.int8)
+        self._index = np.full(num_envs, tables.empty_index, dtype=np.intp)
+        self._side = np.ones(num_envs, dtype=np.intp)
+        self._done = np.zeros(num_envs, dtype=bool)
+        self._draws: Draws | None = None
+
+    def reset(
+        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        if options:
+            raise ValueError(f"invalid options {options!r}: the vector environment takes none")
+        if seed is not None or self._draws is None:
+            seeds = self._seeds(seed)
+            generators = [seeding.np_random(s)[0] for s in seeds]
+            self._draws = Draws(generators, buffered=self._moves.buffered)
+            self._np_random, self._np_random_seed = seeding.np_random(seeds[0])
+        self._draws.prepare(_MOST_DRAWS)
+        self._start(np.arange(self.num_envs))
+        self._done[:] = False
+        return self._observations(), self._infos()
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        if self._draws is None:
+            raise GameOverError("the games have not started: call reset() before step()")
+        cells = self._check(actions)
+        self._draws.prepare(_MOST_DRAWS)
+        rewards = np.zeros(self.num_envs)
+        terminated = np.zeros(self.num_envs, dtype=bool)
+        playing = np.flatnonzero(~self._done)
+        index, side, cell = self._index[playing], self._side[playing], cells[playing]
+        legal = self._masks[index, cell]
+        if not legal.all():
+            bad = playing[~legal]
+            if self.illegal == "raise":
+                game = int(bad[0])
+                raise InvalidBoardError(f"illegal action {int(cells[game])} in game {game}: the cell is taken")
+            rewards[bad] = self.illegal_reward
+            terminated[bad] = self.illegal == "lose"
+            playing, index, side, cell = playing[legal], index[legal], side[legal], cell[legal]
+        index = index + side * self._powers[cell]
+        result = self._final[index]
+        over = result != PLAYING
+        ended = playing[over]
+        rewards[ended] = -result[over]
+        terminated[ended] = True
+        self._index[ended] = index[over]
+        going = ~over
+        games, index, side = playing[going], index[going], side[going]
+        if len(games):
+            index = index - side * self._powers[self._moves(index, games, self._draws)]
+            result = self._final[index]
+            over = result != PLAYING
+            rewards[games[over]] = result[over]
+            terminated[games[over]] = True
+            self._index[games] = index
+        restart = np.flatnonzero(self._done)
+        if len(restart):
+            self._start(restart)
+        self._done = terminated
+        return self._observations(), rewards, terminated, np.zeros(self.num_envs, dtype=bool), self._infos()
+
+    def render(self) -> tuple[str, ...] | None:
+        if self.render_mode != "ansi":
+            return None
+        from .. import board as rules
+
+        return tuple(rules.pretty(self._tables.texts[i], self.variant) for i in self._index.tolist())
+
+    def action_masks(self) -> np.ndarray:
+        """``infos["action_mask"]`` of the current observations, as bool ``(N, cells)``."""
+        masks: np.ndarray = self._infos()["action_mask"].astype(bool)
+        return masks
+
+    # -- internals ------------------------------------------------------------------------------
+    def _seeds(self, seed: int | list[int | None] | None) -> list[int | None]:
+        if seed is None:
+            return [None] * self.num_envs
+        if isinstance(seed, int):
+            return [seed + i for i in range(self.num_envs)]
+        seeds = list(seed)
+        if len(seeds) != self.num_envs:
+            raise ValueError(f"invalid seed: expected {self.num_envs} seeds, got {len(seeds)}")
+        return seeds
+
+    def _check(self, actions: Any) -> np.ndarray:
+        cells = np.asarray(actions)
+        if cells.shape != (self.num_envs,) or cells.dtype.kind not in "iu":
+            raise InvalidBoardError(
+                f"invalid actions: expected {self.num_envs} cell numbers, got shape {cells.shape} of {cells.dtype}"
+            )
+        out = (cells < 0) | (cells >= len(self._powers))
+        if out.any():
+            game = int(np.argmax(out))
+            raise InvalidBoardError(f"invalid action {int(cells[game])} in game {game}: cells are 0 to {len(self._powers) - 1}")
+        return cells.astype(np.intp, copy=False)
+
+    def _start(self, games: np.ndarray) -> None:
+        """New games: the side (one draw when random), then the opponent's opening if it is X."""
+        assert self._draws is not None
+        self._index[games] = self._tables.empty_index
+        if self._side_choice:
+            self._side[games] = self._side_choice
+        else:
+            self._side[games] = np.where(self._draws.take(games) < 0.5, 1, -1)
+        second = games[self._side[games] < 0]
+        if len(second):
+            self._index[second] += self._powers[self._moves(self._index[second], second, self._draws)]
+
+    def _observations(self) -> np.ndarray:
+        return self._planes[2 * self._index + (self._side < 0)]
+
+    def _infos(self) -> dict[str, Any]:
+        masks = self._tables.masks[self._index]
+        masks[self._done] = self._finished_mask
+        return {"action_mask": masks, "_action_mask": np.ones(self.num_envs, dtype=bool)}
