@@ -1,0 +1,484 @@
+"""``ttt-lookup``: the JSON contract, the human output, every error path and its exit code."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+from contextlib import closing
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner, Result
+
+from ttt_solver import __version__
+from ttt_solver.cli import COMMAND_MODULES, cli
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+@pytest.fixture
+def run(db_path):
+    """Invoke ``ttt-lookup`` on the session database (TTT_DB unset, so --db is what counts)."""
+
+    def invoke(*args: str, db: str | Path | None = db_path, input: str | None = None) -> Result:
+        extra = [] if db is None else ["--db", str(db)]
+        return CliRunner(env={"TTT_DB": None}).invoke(cli, [*args, *extra], input=input)
+
+    return invoke
+
+
+@pytest.fixture
+def db_copy(db_path, tmp_path) -> Path:
+    """A private copy of the database, to tamper with."""
+    return Path(shutil.copy(db_path, tmp_path / "copy.sqlite"))
+
+
+def sql(path: Path, statement: str) -> None:
+    with closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute(statement)
+
+
+def assert_error(result: Result, code: int, message: str) -> None:
+    """Exactly one ``Error:`` line on stderr, nothing on stdout."""
+    assert (result.exit_code, result.stdout, result.stderr) == (code, "", f"Error: {message}\n")
+
+
+# -- analyze: the JSON contract ---------------------------------------------------------------
+def test_analyze_json_corner_then_centre(run):
+    result = run("analyze", "X...O....", "--json")
+    assert result.exit_code == 0 and result.stderr == ""
+    assert json.loads(result.stdout) == {
+        "board": "X...O....",
+        "to_move": "X",
+        "value": 0,
+        "outcome": "draw",
+        "remoteness": 7,
+        "best_moves": [1, 2, 3, 5, 6, 7, 8],
+        "moves": [{"cell": cell, "value": 0, "remoteness": 7} for cell in (1, 2, 3, 5, 6, 7, 8)],
+        "line": [1, 2, 6, 3, 5, 7, 8],
+    }
+
+
+def test_analyze_json_empty_board(run):
+    data = json.loads(run("analyze", ".........", "--json").stdout)
+    assert list(data) == ["board", "to_move", "value", "outcome", "remoteness", "best_moves", "moves", "line"]
+    assert (data["board"], data["to_move"], data["value"], data["outcome"], data["remoteness"]) == (
+        ".........", "X", 0, "draw", 9)
+    assert data["best_moves"] == list(range(9))
+    assert data["moves"] == [{"cell": cell, "value": 0, "remoteness": 9} for cell in range(9)]
+    assert data["line"] == [0, 4, 1, 2, 6, 3, 5, 7, 8]
+
+
+def test_analyze_json_win_lists_moves_best_first(run):
+    data = json.loads(run("analyze", "XX.OO....", "--json").stdout)
+    assert (data["value"], data["outcome"], data["remoteness"], data["best_moves"], data["line"]) == (
+        1, "win", 1, [2], [2])
+    assert [(m["cell"], m["value"], m["remoteness"]) for m in data["moves"]] == [
+        (2, 1, 1), (5, 0, 5), (6, -1, 2), (7, -1, 2), (8, -1, 2)]
+    assert "winner" not in data
+
+
+def test_analyze_json_won_board(run):
+    assert json.loads(run("analyze", "XXXOO....", "--json").stdout) == {
+        "board": "XXXOO....",
+        "to_move": "O",
+        "value": -1,
+        "outcome": "loss",
+        "remoteness": 0,
+        "best_moves": [],
+        "moves": [],
+        "line": [],
+        "winner": "X",
+    }
+
+
+def test_analyze_json_drawn_full_board(run):
+    data = json.loads(run("analyze", "XOX/XOO/OXX", "--json").stdout)
+    assert data == {
+        "board": "XOXXOOOXX",
+        "to_move": "O",
+        "value": 0,
+        "outcome": "draw",
+        "remoteness": 0,
+        "best_moves": [],
+        "moves": [],
+        "line": [],
+        "winner": None,
+    }
+
+
+def test_analyze_moves_gives_the_same_answer_as_the_board(run):
+    assert run("analyze", "--moves", "0,4", "--json").stdout == run("analyze", "X...O....", "--json").stdout
+
+
+# -- analyze: the human form ------------------------------------------------------------------
+def test_analyze_human_output(run):
+    result = run("analyze", "X...O....")
+    assert result.exit_code == 0
+    assert result.stdout == """\
+X...O....: X to move at ply 2, a draw, 7 plies to the end
+
+  X  | D7 | D7
+  ---+----+---
+  D7 | O  | D7
+  ---+----+---
+  D7 | D7 | D7
+
+(each empty cell: W/D/L for X after moving there, then plies to the end)
+best moves:  1 2 3 5 6 7 8
+moves:       1:D7  2:D7  3:D7  5:D7  6:D7  7:D7  8:D7
+line:        X1 O2 X6 O3 X5 O7 X8
+"""
+
+
+def test_analyze_human_output_mixed_results(run):
+    lines = run("analyze", "--moves", "0,3,1,4").stdout.splitlines()
+    assert lines[0] == "XX.OO....: X to move at ply 4, X wins in 1 ply"
+    assert lines[2:7] == ["  X  | X  | W1", "  ---+----+---", "  O  | O  | D5", "  ---+----+---", "  L2 | L2 | L2"]
+
+
+def test_analyze_human_output_finished_board(run):
+    assert run("analyze", "XXXOO....").stdout == """\
+XXXOO....: game over at ply 5, X won
+
+  X | X | X
+  --+---+--
+  O | O | .
+  --+---+--
+  . | . | .
+"""
+
+
+def test_analyze_colours_results_on_a_terminal(db_path):
+    result = CliRunner(env={"TTT_DB": None}).invoke(cli, ["analyze", "XX.OO....", "--db", str(db_path)], color=True)
+    assert click.style("W1", fg="green", bold=True) in result.stdout
+    assert click.style("L2", fg="red", bold=False) in result.stdout
+
+
+def test_db_from_environment(db_path):
+    result = CliRunner(env={"TTT_DB": str(db_path)}).invoke(cli, ["best", "X...O...."])
+    assert (result.exit_code, result.stdout) == (0, "1\n")
+
+
+# -- best -------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "args, move",
+    [(["X...O...."], "1"), (["XX.OO...."], "2"), (["--moves", "0,3,1"], "2"), ([".........",], "0")],
+)
+def test_best(run, args, move):
+    result = run("best", *args)
+    assert (result.exit_code, result.stdout, result.stderr) == (0, f"{move}\n", "")
+
+
+def test_best_on_a_finished_board(run):
+    assert_error(run("best", "XXXOO...."), 2, "no move on 'XXXOO....': the game is over")
+
+
+# -- board errors: exit 2, one line ---------------------------------------------------------------
+@pytest.mark.parametrize("command", ["analyze", "best"])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["X..?O...."], "invalid board 'X..?O....': bad character '?' at position 3 (use X, O and . for empty)"),
+        (["XO"], "invalid board 'XO': expected 9 cells, got 2"),
+        (["XXX......"], ("illegal board 'XXX......': wrong piece counts: X has 3 and O has 0, but X moves first"
+                         " so X must have as many marks as O or one more")),
+        (["XXXOOO..."], "illegal board 'XXXOOO...': both X and O have 3 in a row"),
+        (["X........", "--moves", "4"], "give either BOARD or --moves, not both"),
+        ([], "no board given: pass BOARD (e.g. X...O....) or --moves (e.g. 4,0,8)"),
+        (["--moves", "4,a"], "invalid moves '4,a': expected cell numbers separated by commas, e.g. 4,0,8"),
+        (["--moves", "4,4"], "invalid move 4: cell 4 of '....X....' is taken"),
+        (["--moves", "4,9"], "invalid move 9: cells are 0 to 8"),
+    ],
+)
+def test_bad_board(run, command, args, message):
+    assert_error(run(command, *args), 2, message)
+
+
+def test_bad_variant(run):
+    assert_error(run("analyze", "X........", "--variant", "9x9"), 2,
+                 "invalid variant '9x9': the board must have 1 to 16 cells")
+
+
+def test_bad_db_url(run):
+    assert_error(run("best", "X........", db="sqlite://"), 2,
+                 "invalid database 'sqlite://': a SQLite URL must name a file, e.g. sqlite:///data/ttt.sqlite")
+
+
+# -- database errors: exit 1, one line --------------------------------------------------------
+@pytest.mark.parametrize("command", [["analyze", "X........"], ["stats"], ["query", "ply_counts"]])
+def test_missing_db(run, tmp_path, command):
+    missing = tmp_path / "nowhere.sqlite"
+    assert_error(run(*command, db=missing), 1,
+                 f"no database at '{missing}': build it with: python -m ttt_solver.build --db {missing}")
+
+
+@pytest.mark.parametrize("command", [["analyze", "X........"], ["stats"], ["query", "ply_counts"]])
+def test_foreign_db(run, tmp_path, command):
+    foreign = tmp_path / "foreign.sqlite"
+    sql(foreign, "CREATE TABLE notes (text TEXT)")
+    assert_error(run(*command, db=foreign), 1,
+                 f"'{foreign}' is not a ttt-solver database (no meta table);"
+                 f" rebuild it with: python -m ttt_solver.build --db {foreign} --force")
+
+
+@pytest.mark.parametrize("command", [["analyze", "X........"], ["stats"]])
+def test_corrupt_db(run, db_copy, command):
+    sql(db_copy, "UPDATE positions SET value = 1 WHERE board = '.........'")
+    assert_error(run(*command, db=db_copy), 1,
+                 f"database '{db_copy}' is corrupt (content digest does not match);"
+                 f" rebuild it with: python -m ttt_solver.build --db {db_copy} --force")
+
+
+@pytest.mark.parametrize("command", [["analyze", "X........"], ["stats"], ["query", "ply_counts"]])
+def test_schema_version_mismatch(run, db_copy, command):
+    sql(db_copy, "UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    assert_error(run(*command, db=db_copy), 1,
+                 f"database '{db_copy}' has schema version '99', this ttt-solver reads version '1';"
+                 f" rebuild it with: python -m ttt_solver.build --db {db_copy} --force")
+
+
+def test_wrong_variant_db(run):
+    result = run("analyze", "X...............", "--variant", "4x4")
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.startswith("Error: database ") and "holds variant '3x3', not '4x4'" in result.stderr
+
+
+# -- query ------------------------------------------------------------------------------------
+def test_query_list(run):
+    result = run("query", "--list", db=None)
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["name", "description"]
+    names = [line.split()[0] for line in lines[2:]]
+    assert names == sorted(names) and len(names) >= 6
+    assert "traps             Traps: positions not lost where most moves (and at least :min_losing) lose." in lines
+
+
+def test_query_table(run):
+    result = run("query", "ply_counts")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[:3] == [
+        "ply  to_move  boards  wins  draws  losses  finished  canonical",
+        "---  -------  ------  ----  -----  ------  --------  ---------",
+        "  0  X             1     0      1       0         0          1",
+    ]
+    assert lines[-1] == "  9  O            78     0     16      62        78         15"
+
+
+def test_query_params_csv_and_json(run):
+    csv = run("query", "opening", "--param", "first=0", "--csv")
+    assert csv.exit_code == 0
+    lines = csv.stdout.splitlines()
+    assert lines[0] == "first,first_outcome,first_remoteness,reply,reply_outcome,reply_remoteness,best_reply"
+    assert lines[4] == "0,draw,9,4,draw,8,1" and len(lines) == 9
+    data = json.loads(run("query", "longest_wins", "-p", "limit=2", "--json").stdout)
+    assert data == [
+        {"board": ".......OX", "ply": 2, "to_move": "X", "remoteness": 5, "best_moves": "2,4,5", "orbit": 8},
+        {"board": "......O.X", "ply": 2, "to_move": "X", "remoteness": 5, "best_moves": "0,2,5", "orbit": 8},
+    ]
+
+
+def test_unknown_query(run):
+    assert_error(run("query", "nope"), 2, "unknown query 'nope': see ttt-lookup query --list")
+
+
+def test_missing_query_param(run):
+    assert_error(run("query", "positions_at_ply"), 2,
+                 "query 'positions_at_ply' needs parameter 'ply': pass --param ply=VALUE")
+
+
+def test_unknown_query_param(run):
+    assert_error(run("query", "traps", "--param", "min_lose=2"), 2,
+                 "unknown parameter 'min_lose' for query 'traps' (it takes: min_losing)")
+
+
+def test_malformed_query_param(run):
+    assert_error(run("query", "traps", "--param", "min_losing"), 2,
+                 "invalid --param 'min_losing': expected KEY=VALUE, e.g. min_losing=3")
+
+
+def test_query_without_name(run):
+    assert_error(run("query"), 2, "no query given: pass a NAME (see ttt-lookup query --list)")
+
+
+def test_query_list_with_name(run):
+    assert_error(run("query", "traps", "--list"), 2, "--list takes no query NAME or --param")
+
+
+# -- stats ------------------------------------------------------------------------------------
+def test_stats_json(run):
+    data = json.loads(run("stats", "--json").stdout)
+    assert data["boards"]["total"] == 5478 and data["canonical"]["total"] == 765
+    assert data["boards"]["by_value"] == {"win": 2836, "draw": 1068, "loss": 1574}
+    assert data["canonical"]["by_value"] == {"win": 390, "draw": 151, "loss": 224}
+    assert data["boards"]["by_remoteness"] == {
+        "0": 958, "1": 2438, "2": 708, "3": 556, "4": 388, "5": 258, "6": 138, "7": 24, "8": 9, "9": 1}
+    assert data["longest_win"] == {"remoteness": 5, "boards": 122, "canonical": 18, "example": ".......OX"}
+
+
+def test_stats_human(run):
+    lines = run("stats").stdout.splitlines()
+    assert lines[:7] == [
+        "3x3: values are for the side to move",
+        "",
+        "                boards  canonical",
+        "positions        5,478        765",
+        "win              2,836        390",
+        "draw             1,068        151",
+        "loss             1,574        224",
+    ]
+    assert lines[-1] == "longest forced win: 5 plies (122 boards, 18 canonical), e.g. .......OX"
+
+
+# -- play -------------------------------------------------------------------------------------
+def test_play_a_lost_game(run):
+    result = run("play", "--as", "O", "--seed", "2", input="4\n8\n")
+    assert result.exit_code == 0
+    assert result.output == """\
+You are O; the computer plays perfectly.
+The computer plays 0.
+
+X | 1 | 2
+--+---+--
+3 | 4 | 5
+--+---+--
+6 | 7 | 8
+Your move (a free cell 0-8, q to quit): 4
+The computer plays 3.
+
+X | 1 | 2
+--+---+--
+X | O | 5
+--+---+--
+6 | 7 | 8
+Your move (a free cell 0-8, q to quit): 8
+The computer plays 6.
+
+X | . | .
+--+---+--
+X | O | .
+--+---+--
+X | . | O
+The computer wins.
+"""
+
+
+def test_play_reprompts_on_bad_input_and_quits(run):
+    result = run("play", input="9\nb2\n0\nq\n")
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines[7:11] == [
+        "Your move (a free cell 0-8, q to quit): 9",
+        "'9' is not a free cell; choose one of 0 1 2 3 4 5 6 7 8, or q to quit.",
+        "Your move (a free cell 0-8, q to quit): b2",
+        "'b2' is not a free cell; choose one of 0 1 2 3 4 5 6 7 8, or q to quit.",
+    ]
+    assert lines[-3:] == ["6 | 7 | 8", "Your move (a free cell 0-8, q to quit): q", "You quit."]
+    assert "The computer plays 4." in lines  # the only reply to a corner that holds the draw
+
+
+def test_play_against_a_random_opponent_can_be_won(run):
+    result = run("play", "--skill", "0", "--seed", "3", input="0\n1\n2\n")
+    assert result.exit_code == 0
+    assert result.output.splitlines()[-1] == "You win!"
+
+
+def test_play_rejects_a_taken_cell(run):
+    result = run("play", "--as", "O", "--seed", "2", input="0\nq\n")
+    assert "'0' is not a free cell; choose one of 1 2 3 4 5 6 7 8, or q to quit." in result.output
+
+
+def test_play_skill_out_of_range(run):
+    result = run("play", "--skill", "1.5")
+    assert result.exit_code == 2 and result.stdout == ""
+
+
+# -- help, version, README --------------------------------------------------------------------
+def commands() -> list[str]:
+    with click.Context(cli) as ctx:
+        return cli.list_commands(ctx)
+
+
+def test_every_listed_command_exists():
+    assert set(commands()) >= {"analyze", "best", "play", "stats", "query"}
+    for name in commands():
+        with click.Context(cli) as ctx:
+            assert cli.get_command(ctx, name) is not None, name
+
+
+def test_command_modules_declare_what_they_define():
+    from importlib import import_module
+
+    for module, names in COMMAND_MODULES.items():
+        defined = [command.name for command in import_module(f"ttt_solver.cli.{module}").COMMANDS]
+        assert sorted(defined) == sorted(names), module
+
+
+@pytest.mark.parametrize("args", [[], *([name] for name in commands())])
+def test_help_has_an_example(args):
+    result = CliRunner().invoke(cli, [*args, "--help"])
+    assert result.exit_code == 0
+    assert "Example:\n" in result.stdout
+
+
+def test_every_command_is_in_the_readme():
+    readme = README.read_text(encoding="utf-8")
+    missing = [name for name in commands() if f"ttt-lookup {name}" not in readme]
+    assert missing == []
+
+
+def test_version():
+    result = CliRunner().invoke(cli, ["--version"])
+    assert (result.exit_code, result.stdout) == (0, f"ttt-lookup {__version__}\n")
+
+
+def test_python_dash_m(db_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "ttt_solver.cli", "best", "--moves", "0", "--db", str(db_path)],
+        capture_output=True, text=True, check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "4\n", "")
+
+
+def test_error_in_a_real_process_is_one_line_without_traceback(db_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "ttt_solver.cli", "analyze", "XXX......", "--db", str(db_path)],
+        capture_output=True, text=True, check=False,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("Error: illegal board 'XXX......'")
+
+
+def test_analyze_imports_neither_sqlalchemy_nor_numpy_nor_other_commands(db_path):
+    code = f"""
+import sys
+from click.testing import CliRunner
+from ttt_solver.cli import cli
+result = CliRunner().invoke(cli, ["analyze", "X...O....", "--json", "--db", {str(db_path)!r}])
+assert result.exit_code == 0, result.output
+heavy = ("sqlalchemy", "numpy", "ttt_solver.cli.arena", "ttt_solver.cli.query", "ttt_solver.build")
+print(" ".join(name for name in heavy if name in sys.modules))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == []
+
+
+def test_every_package_is_listed_for_installation():
+    """A non-editable install ships only the packages pyproject lists (ttt-lookup needs ttt_solver.cli)."""
+    import tomllib
+
+    root = README.parent
+    config = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    on_disk = {
+        ".".join(path.parent.relative_to(root).parts)
+        for path in (root / "ttt_solver").rglob("__init__.py")
+        if "__pycache__" not in path.parts
+    }
+    assert on_disk | {"ttt_solver.queries"} <= set(config["packages"])
+    assert config["package-dir"]["ttt_solver.queries"] == "queries"

@@ -1,0 +1,77 @@
+"""Counts over the database, checked against every real board the oracle knows."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from ttt_solver.oracle import Oracle
+from ttt_solver.stats import Counts, compute, load_stats
+from ttt_solver.store import Target
+from ttt_solver.store.reader import read
+
+OUTCOME = {1: "win", 0: "draw", -1: "loss"}
+
+
+@pytest.fixture(scope="module")
+def stats(db_path):
+    return load_stats(db_path)
+
+
+@pytest.fixture(scope="module")
+def real(db_path):
+    """Every legal board with its answer."""
+    return Oracle.load(db_path).all_positions()
+
+
+def test_orbit_weighted_counts_equal_counts_over_real_boards(stats, real):
+    assert stats.boards.total == len(real) == 5478
+    assert stats.boards.by_value == dict(Counter(OUTCOME[p.value] for p in real.values()))
+    assert stats.boards.by_remoteness == dict(Counter(p.remoteness for p in real.values()))
+
+
+def test_canonical_counts(stats):
+    assert stats.canonical.total == 765
+    assert stats.canonical.by_value == {"win": 390, "draw": 151, "loss": 224}
+    assert sum(stats.canonical.by_remoteness.values()) == 765
+
+
+def test_published_facts(stats):
+    assert stats.boards.by_value == {"win": 2836, "draw": 1068, "loss": 1574}
+    assert stats.boards.by_remoteness[0] == 958  # finished games
+    assert stats.boards.by_remoteness[9] == 1  # only the empty board lasts 9 plies
+
+
+def test_longest_forced_win(stats, real):
+    win = stats.longest_win
+    assert win is not None
+    wins = [p for p in real.values() if p.value == 1]
+    assert win.remoteness == max(p.remoteness for p in wins) == 5
+    assert win.boards == sum(p.remoteness == 5 for p in wins) == 122
+    assert win.canonical == 18
+    assert win.example == ".......OX" and real[win.example].value == 1 and real[win.example].remoteness == 5
+
+
+def test_to_dict_shape(stats):
+    data = stats.to_dict()
+    assert list(data) == ["variant", "boards", "canonical", "longest_win"]
+    assert list(data["boards"]) == ["total", "by_value", "by_remoteness"]
+    assert list(data["boards"]["by_remoteness"]) == [str(r) for r in range(10)]
+
+
+def test_compute_from_rows_matches_load(db_path, stats):
+    assert compute(read(Target.parse(db_path)).positions, "3x3") == stats
+
+
+def test_no_win_gives_no_longest_win():
+    found = compute([(".........", 0, "X", 0, 9, "0", 1, None)])
+    assert found.longest_win is None
+    assert "longest forced win: none" in found.report()
+
+
+def test_counts_add():
+    counts = Counts()
+    counts.add(1, 3, 8)
+    counts.add(-1, 0, 1)
+    assert (counts.total, counts.by_value, counts.by_remoteness) == (9, {"win": 8, "draw": 0, "loss": 1}, {3: 8, 0: 1})

@@ -1,0 +1,85 @@
+"""``ttt-lookup``: the command line over the solved database.
+
+The library does the work; these modules only parse arguments, call it and format the
+result. Each command module lists its commands in ``COMMANDS``; to add a module, name it and
+its commands in ``COMMAND_MODULES``. A module is imported only when one of its commands runs
+(or for the command list in ``--help``), so ``analyze`` never pays for ``arena``; still keep
+module-level imports light (numpy and SQLAlchemy stay inside the commands that need them).
+
+Errors: any TTTError raised while a command runs becomes one ``Error: ...`` line on stderr,
+with exit code 2 for bad input and 1 for a database that cannot be read or built.
+"""
+
+from __future__ import annotations
+
+import sys
+from importlib import import_module
+from typing import Any
+
+import click
+
+from .. import __version__
+from .options import translate_errors
+
+# module in ttt_solver.cli -> the commands it defines (and lists in its COMMANDS)
+COMMAND_MODULES = {
+    "lookup": ("analyze", "best", "play", "stats"),
+    "query": ("query",),
+    "arena": ("compare", "tournament"),
+}
+
+
+class TTTGroup(click.Group):
+    """A click group that loads command modules on demand and turns library errors into one line."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *(name for names in COMMAND_MODULES.values() for name in names)})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands:
+            for module, names in COMMAND_MODULES.items():
+                if cmd_name in names:
+                    for command in import_module(f".{module}", __name__).COMMANDS:
+                        self.add_command(command)
+        return self.commands.get(cmd_name)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with translate_errors():
+            return super().invoke(ctx)
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        """Click's main, except that a usage error is one ``Error:`` line, not a usage block."""
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            result = super().main(*args, standalone_mode=False, **kwargs)
+        except click.UsageError as error:
+            where = f" (see '{error.ctx.command_path} --help')" if error.ctx is not None else ""
+            click.echo(f"Error: {error.format_message()}{where}", err=True)
+            sys.exit(error.exit_code)
+        except click.ClickException as error:
+            error.show()
+            sys.exit(error.exit_code)
+        except (click.Abort, EOFError, KeyboardInterrupt):
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(result if isinstance(result, int) else 0)
+
+
+@click.group(cls=TTTGroup)
+@click.version_option(__version__, "--version", prog_name="ttt-lookup", message="%(prog)s %(version)s")
+def cli() -> None:
+    """Look up exact values, remoteness and best moves of tic-tac-toe positions.
+
+    BOARD is the text form, one character per cell row-major (X, O, . for empty),
+    e.g. X...O....; or give --moves 4,0,8 instead. Values are for the side to move.
+
+    \b
+    Example:
+        ttt-lookup analyze X...O....
+        ttt-lookup best --moves 4,0
+    """
+
+
+def main() -> None:
+    cli(prog_name="ttt-lookup")

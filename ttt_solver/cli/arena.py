@@ -1,0 +1,247 @@
+"""Agents against each other: ``compare`` and ``tournament``.
+
+The agents, games and accuracy live in the library (:mod:`ttt_solver.agents`,
+:mod:`ttt_solver.arena`, :mod:`ttt_solver.tournament`), imported inside the commands. Sampled
+runs show a progress bar on stderr, so stdout stays clean for ``--json``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from .. import board as rules
+from ..tournament import DEFAULT_AGENTS
+from ..variant import Variant
+from .options import CLIError, database_options, load_oracle
+from .output import echo_json, output_options, table
+
+if TYPE_CHECKING:
+    from ..arena import Comparison
+    from ..tournament import Tournament
+
+_VALUE = {1: "win", 0: "draw", -1: "loss"}
+_LETTER = {1: "W", 0: "D", -1: "L"}
+
+
+def _sampling_options(f: Any) -> Any:
+    f = click.option("--exact", is_flag=True,
+                     help="Exact probabilities by recursion over the game tree (no sampling).")(f)
+    f = click.option("--seed", type=int, help="Seed the sampled games, for repeatable results.")(f)
+    return click.option("--games", type=click.IntRange(min=1), default=1000, show_default=True,
+                        help="Games to sample (per pair in a tournament).")(f)
+
+
+@click.command()
+@click.argument("a", metavar="A")
+@click.argument("b", metavar="B")
+@_sampling_options
+@database_options
+@output_options("json")
+def compare(
+    a: str, b: str, games: int, seed: int | None, exact: bool, variant: Variant, db: str | None, fmt: str
+) -> None:
+    """Play agent A against agent B, A taking X in half of the games.
+
+    Agents: random, think1, think2, think3, heuristic, onestep, nstep:D, minimax:D, mc:N,
+    perfect, perfect:P.
+
+    \b
+    Example:
+        ttt-lookup compare think1 random --games 1000 --seed 1
+        ttt-lookup compare think3 think2 --exact --json
+    """
+    from ..arena import compare_exact, compare_sampled
+
+    _check_sampling_flags(exact)
+    agent_a, agent_b = _agents([a, b], db, variant, need_oracle=False)
+    if exact:
+        result = compare_exact(agent_a, agent_b)
+    else:
+        with _progress(games, f"{a} vs {b}") as advance:
+            result = compare_sampled(agent_a, agent_b, games, seed, advance)
+    if fmt == "json":
+        data = result.to_json()
+        data["seed"] = seed
+        echo_json(data)
+    else:
+        click.echo(_describe_comparison(result, seed))
+
+
+@click.command()
+@click.option("--agents", "specs", default=",".join(DEFAULT_AGENTS), show_default=True, metavar="LIST",
+              help="Comma-separated agents.")
+@_sampling_options
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Also draw a chart to FILE (.png, .svg, .pdf); needs the [plot] extra.")
+@database_options
+@output_options("json")
+def tournament(specs: str, games: int, seed: int | None, exact: bool, plot_path: str | None, variant: Variant,
+               db: str | None, fmt: str) -> None:
+    """A round robin of agents, and each agent's accuracy against the database.
+
+    Every pair plays (both seats equally); every agent's moves are checked on every unfinished
+    legal position for how often they keep the game-theoretic value, with its worst blunders.
+
+    \b
+    Example:
+        ttt-lookup tournament --exact
+        ttt-lookup tournament --agents think1,think2,think3,mc:200 --games 500 --seed 1
+        ttt-lookup tournament --exact --json --plot tournament.png
+    """
+    from ..tournament import run
+
+    _check_sampling_flags(exact)
+    names = [spec.strip() for spec in specs.split(",") if spec.strip()]
+    if plot_path is not None:
+        from ..plot import require
+
+        _require_plot(require)
+    oracle, agents = _agents(names, db, variant, need_oracle=True)
+    if exact:
+        result = run(agents, oracle, exact=True)
+    else:
+        n = len(agents)
+        with _progress(games * n * (n - 1) // 2, f"{n} agents, {games:,} games a pair") as advance:
+            result = run(agents, oracle, games, seed, progress=advance)
+    if plot_path is not None:
+        from ..plot import draw
+
+        _require_plot(lambda: draw(result, plot_path))
+    if fmt == "json":
+        data = result.to_json()
+        data["seed"] = seed
+        echo_json(data)
+    else:
+        click.echo(_describe_tournament(result, seed))
+        if plot_path is not None:
+            click.echo(f"\nchart written to {plot_path}")
+
+
+# -- helpers ------------------------------------------------------------------------------
+def _check_sampling_flags(exact: bool) -> None:
+    ctx = click.get_current_context()
+    if exact:
+        given = [f"--{name}" for name in ("games", "seed")
+                 if ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)]
+        if given:
+            them = "them" if len(given) > 1 else "it"
+            raise CLIError(f"{' and '.join(given)} only apply to sampled runs; drop {them} or --exact")
+
+
+def _agents(specs: Sequence[str], db: str | None, variant: Variant, need_oracle: bool) -> Any:
+    """The agents (every spec checked before any database is read), with the oracle if needed."""
+    from ..agents import make_agent
+
+    agents = [make_agent(spec, None, variant) for spec in specs]
+    oracle = None
+    if need_oracle or any(agent.name.startswith("perfect") for agent in agents):
+        oracle = load_oracle(db, variant)
+        agents = [make_agent(spec, oracle, variant) for spec in specs]
+    return (oracle, agents) if need_oracle else agents
+
+
+def _require_plot(action: Any) -> Any:
+    from ..errors import MissingExtraError
+
+    try:
+        return action()
+    except MissingExtraError as error:
+        raise CLIError(f"--plot: {error}", exit_code=1) from None
+
+
+@contextmanager
+def _progress(total: int, label: str) -> Iterator[Any]:
+    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
+        yield bar.update
+
+
+class _TwoDecimals(float):
+    """A number that prints with two decimals (and stays a number, so tables right-align it)."""
+
+    def __str__(self) -> str:
+        return f"{self:.2f}"
+
+
+def _percent(share: float) -> float:
+    return _TwoDecimals(100 * share)
+
+
+def _describe_comparison(result: Comparison, seed: int | None) -> str:
+    a, b = result.a, result.b
+    exact = result.exact
+    how = "exact outcome probabilities" if exact else f"{result.games:,} sampled games" + (
+        f" (seed {seed})" if seed is not None else "")
+    show = _percent if exact else (lambda n: n)
+    unit = " %" if exact else ""
+    seats = [
+        (f"{a} as X", *(show(v) for v in (result.a_as_x.x_wins, result.a_as_x.draws, result.a_as_x.o_wins))),
+        (f"{a} as O", *(show(v) for v in (result.a_as_o.x_wins, result.a_as_o.draws, result.a_as_o.o_wins))),
+    ]
+    total = result.total
+    lines = [f"{a} vs {b}: {how}, {a} playing X in half of the games", "",
+             table(["seats", f"X wins{unit}", f"draws{unit}", f"O wins{unit}"], seats), ""]
+    if exact:
+        per = [round(1000 * v, 1) for v in (total.a_wins, total.draws, total.b_wins)]
+        lines.append(f"{a} wins {_percent(total.a_wins)}%, draws {_percent(total.draws)}%, loses "
+                     f"{_percent(total.b_wins)}% against {b} (per 1,000 games: {per[0]} / {per[1]} / {per[2]})")
+    else:
+        lines.append(f"{a} won {total.a_wins}, drew {total.draws} and lost {total.b_wins}"
+                     f" of {result.games:,} games against {b}")
+    return "\n".join(lines)
+
+
+def _describe_tournament(result: Tournament, seed: int | None) -> str:
+    agents = list(result.agents)
+    how = "exact" if result.exact else f"{result.games:,} sampled games a pair" + (
+        f", seed {seed}" if seed is not None else "")
+    standings = [(s.agent, _percent(s.wins), _percent(s.draws), _percent(s.losses), _percent(s.score))
+                 for s in result.standings()]
+    numbers = [str(i + 1) for i in range(len(agents))]
+    matrix = [(f"{i + 1} {agent}", *(None if other == agent else _percent(_score(result.shares(agent, other)))
+                                     for other in agents)) for i, agent in enumerate(agents)]
+    accuracy_rows, blunder_rows = [], []
+    groups = [(side, value) for side in ("X", "O") for value in (1, 0)]
+    for score in result.accuracy:
+        by_group = {(g.side, g.value): g for g in score.groups}
+        accuracy_rows.append((score.agent, _percent(score.keep),
+                              *(_percent(by_group[key].keep) if key in by_group else None for key in groups),
+                              score.blundering,
+                              "exact" if score.samples is None else f"{score.samples} sampled move(s) a position"))
+        for blunder in score.blunders[:3]:
+            moves = " ".join(f"{cell}:{_LETTER[value]} {100 * p:.0f}%" for cell, p, value in blunder.moves)
+            blunder_rows.append((score.agent, blunder.board, rules.to_move(blunder.board), _VALUE[blunder.value], _percent(blunder.keep),
+                                 _TwoDecimals(blunder.drop), moves))
+    counts = {(g.side, g.value): g.positions for g in result.accuracy[0].groups} if result.accuracy else {}
+    group_columns = [f"{side} {_VALUE[value]} ({counts.get((side, value), 0)}) %" for side, value in groups]
+    positions = result.accuracy[0].positions if result.accuracy else 0
+    return "\n".join([
+        f"Round robin of {len(agents)} agents ({how}; every pair plays both seats equally)",
+        "",
+        table(["agent", "wins %", "draws %", "losses %", "score %"], standings),
+        "",
+        "Score of the row against the column (wins + half the draws, %)",
+        "",
+        table(["agent", *numbers], matrix),
+        "",
+        f"Accuracy: moves keeping the game-theoretic value over the {positions:,} unfinished positions",
+        "(by the agent's side and the position's value; every move keeps a lost position)",
+        "",
+        table(["agent", "all %", *group_columns, "blundering positions", "measured"], accuracy_rows),
+        "",
+        "Worst blunders (expected value thrown away; moves that drop it: cell:result probability)",
+        "",
+        table(["agent", "board", "to move", "value", "keeps %", "drop", "dropping moves"], blunder_rows)
+        if blunder_rows else "none",
+    ])
+
+
+def _score(shares: tuple[float, float, float]) -> float:
+    return shares[0] + shares[1] / 2
+
+
+COMMANDS = [compare, tournament]

@@ -1,0 +1,188 @@
+"""Looking positions up: ``analyze``, ``best``, ``play`` and ``stats``.
+
+Heavy or rarely needed modules are imported inside the commands, so that ``analyze`` starts
+almost as fast as click itself.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from .. import board as rules
+from ..variant import Variant
+from .options import board_input, database_options, load_oracle, resolve_database
+from .output import echo_json, grid, output_options
+
+if TYPE_CHECKING:
+    from ..oracle import Oracle, Position
+
+OUTCOMES = {1: "win", 0: "draw", -1: "loss"}
+_LETTER = {1: "W", 0: "D", -1: "L"}
+_COLOUR = {1: "green", 0: "yellow", -1: "red"}
+
+
+@click.command()
+@database_options
+@board_input
+@output_options("json")
+def analyze(board: str, variant: Variant, db: str | None, fmt: str) -> None:
+    """Value, remoteness and every move of a position, with a perfect line.
+
+    \b
+    Example:
+        ttt-lookup analyze X...O....
+        ttt-lookup analyze --moves 4,0,8 --json
+    """
+    oracle = load_oracle(db, variant)
+    position = oracle.probe(board)
+    line = oracle.line(board)
+    if fmt == "json":
+        echo_json(analysis(position, line, variant))
+    else:
+        click.echo(describe(position, line, variant))
+
+
+def analysis(position: Position, line: list[int], variant: Variant) -> dict[str, Any]:
+    """The JSON form of ``analyze``."""
+    data: dict[str, Any] = {
+        "board": position.board,
+        "to_move": position.to_move,
+        "value": position.value,
+        "outcome": OUTCOMES[position.value],
+        "remoteness": position.remoteness,
+        "best_moves": list(position.best_moves),
+        "moves": [{"cell": m.cell, "value": m.value, "remoteness": m.remoteness} for m in position.moves],
+        "line": line,
+    }
+    if position.is_over:
+        data["winner"] = rules.winner(position.board, variant)
+    return data
+
+
+def describe(position: Position, line: list[int], variant: Variant) -> str:
+    """The human form of ``analyze``: a headline, the board marked with each move's result, details."""
+    board, mover = position.board, position.to_move
+    labels = list(board)
+    styles: list[dict[str, Any]] = [{} for _ in board]
+    for move in position.moves:
+        labels[move.cell] = f"{_LETTER[move.value]}{move.remoteness}"
+        styles[move.cell] = {"fg": _COLOUR[move.value], "bold": move.cell in position.preferred}
+    drawing = "\n".join("  " + row for row in grid(labels, variant, styles).splitlines())
+    ply = rules.ply(board)
+    if position.is_over:
+        won = rules.winner(board, variant)
+        return f"{board}: game over at ply {ply}, {f'{won} won' if won else 'a draw'}\n\n{drawing}"
+    plies = f"{position.remoteness} {'ply' if position.remoteness == 1 else 'plies'}"
+    if position.value == 0:
+        verdict = f"a draw, {plies} to the end"
+    else:
+        verdict = f"{mover} {'wins' if position.value > 0 else 'loses'} in {plies}"
+    marks = [mover, rules.O if mover == rules.X else rules.X]
+    return "\n".join(
+        [
+            f"{board}: {mover} to move at ply {ply}, {verdict}",
+            "",
+            drawing,
+            "",
+            f"(each empty cell: W/D/L for {mover} after moving there, then plies to the end)",
+            f"best moves:  {' '.join(map(str, position.best_moves))}",
+            "moves:       " + "  ".join(f"{m.cell}:{_LETTER[m.value]}{m.remoteness}" for m in position.moves),
+            "line:        " + " ".join(f"{marks[i % 2]}{cell}" for i, cell in enumerate(line)),
+        ]
+    )
+
+
+@click.command()
+@database_options
+@board_input
+def best(board: str, variant: Variant, db: str | None) -> None:
+    """One best move: keeps the value, wins fastest or loses slowest (lowest cell on ties).
+
+    \b
+    Example:
+        ttt-lookup best X...O....
+        ttt-lookup best --moves 0,4,8
+    """
+    click.echo(load_oracle(db, variant).best_move(board))
+
+
+@click.command()
+@database_options
+@click.option("--as", "side", type=click.Choice(["X", "O"], case_sensitive=False), default="X", show_default=True,
+              help="The side you play (X moves first).")
+@click.option("--skill", type=click.FloatRange(0, 1), default=1.0, show_default=True,
+              help="Chance that the computer plays a perfect move rather than a random one.")
+@click.option("--seed", type=int, help="Seed the computer's choices, for a repeatable game.")
+def play(side: str, skill: float, seed: int | None, variant: Variant, db: str | None) -> None:
+    """Play a game against the perfect opponent in the terminal.
+
+    \b
+    Example:
+        ttt-lookup play
+        ttt-lookup play --as O --skill 0.7 --seed 1
+    """
+    import random
+
+    oracle = load_oracle(db, variant)
+    rng = random.Random(seed)
+    you = side.upper()
+    click.echo(f"You are {you}; the computer plays {'perfectly' if skill == 1 else f'with skill {skill:g}'}.")
+    board = rules.EMPTY * variant.cells
+    while rules.terminal_value(board, variant) is None:
+        if rules.to_move(board) == you:
+            click.echo("\n" + grid([m if m != rules.EMPTY else str(i) for i, m in enumerate(board)], variant))
+            cell = _ask_move(board, variant)
+            if cell is None:
+                click.echo("You quit.")
+                return
+        else:
+            cell = _computer_move(oracle, board, skill, rng)
+            click.echo(f"The computer plays {cell}.")
+        board = rules.play(board, cell, variant)
+    click.echo("\n" + grid(list(board), variant))
+    won = rules.winner(board, variant)
+    click.echo("A draw." if won is None else "You win!" if won == you else "The computer wins.")
+
+
+def _ask_move(board: str, variant: Variant) -> int | None:
+    """The human's move (None to quit), asking again until it is a free cell."""
+    free = rules.legal_moves(board, variant)
+    while True:
+        answer = click.prompt(f"Your move (a free cell 0-{variant.cells - 1}, q to quit)").strip().lower()
+        if answer in ("q", "quit"):
+            return None
+        if answer.isdigit() and int(answer) in free:
+            return int(answer)
+        click.echo(f"{answer!r} is not a free cell; choose one of {' '.join(map(str, free))}, or q to quit.")
+
+
+def _computer_move(oracle: Oracle, board: str, skill: float, rng: Any) -> int:
+    """A perfect move with probability ``skill``, otherwise a random legal one."""
+    if rng.random() < skill:
+        return oracle.best_move(board, rng)
+    return int(rng.choice(rules.legal_moves(board, oracle.variant)))
+
+
+@click.command()
+@database_options
+@output_options("json")
+def stats(variant: Variant, db: str | None, fmt: str) -> None:
+    """Counts by value and by remoteness, over every board and over canonical rows.
+
+    \b
+    Example:
+        ttt-lookup stats
+        ttt-lookup stats --json
+    """
+    from ..stats import load_stats
+
+    found = load_stats(resolve_database(db, variant), variant)
+    if fmt == "json":
+        echo_json(found.to_dict())
+    else:
+        click.echo(found.report())
+
+
+COMMANDS = [analyze, best, play, stats]

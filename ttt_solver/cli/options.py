@@ -1,0 +1,122 @@
+"""What every command shares: the database options, the board argument, and error conversion.
+
+Command modules (``lookup``, ``query``, ``arena``, ...) build on these so that every command
+takes ``--db``/``--variant`` the same way, reads a board the same way and fails the same way:
+one ``Error: ...`` line on stderr, exit code 2 for bad input and 1 for a bad database.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from .. import board as rules
+from ..errors import BuildError, DatabaseError, TTTError
+from ..variant import Variant
+
+if TYPE_CHECKING:
+    from ..oracle import Oracle
+
+F = Callable[..., Any]
+
+# Bad input is a usage error (2); a database that cannot be read, or built, is a failure (1).
+_FAILURE_EXIT = 1
+_USAGE_EXIT = 2
+
+
+class CLIError(click.ClickException):
+    """One ``Error: ...`` line and an exit code (2, a usage error, unless told otherwise).
+
+    Unlike ``click.UsageError`` it prints no usage lines, so the message is the whole output.
+    """
+
+    def __init__(self, message: str, exit_code: int = _USAGE_EXIT) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+@contextmanager
+def translate_errors() -> Iterator[None]:
+    """Turn the library's TTTError into a CLIError (the one place where that happens)."""
+    try:
+        yield
+    except TTTError as error:
+        code = _FAILURE_EXIT if isinstance(error, (DatabaseError, BuildError)) else _USAGE_EXIT
+        raise CLIError(str(error), code) from None
+
+
+def _parse_variant(_ctx: click.Context, _param: click.Parameter, value: str) -> Variant:
+    return Variant.parse(value)
+
+
+def database_options(f: F) -> F:
+    """Add ``--db PATH_OR_URL`` (envvar TTT_DB) and ``--variant`` (passed on as a Variant)."""
+    f = click.option(
+        "--variant",
+        default="3x3",
+        show_default=True,
+        metavar="VARIANT",
+        callback=_parse_variant,
+        help="Board variant, e.g. 3x3.",
+    )(f)
+    return click.option(
+        "--db",
+        metavar="PATH_OR_URL",
+        envvar="TTT_DB",
+        help="SQLite file or SQLAlchemy URL (env TTT_DB; default: the variant's default database).",
+    )(f)
+
+
+def resolve_board(text: str | None, moves: str | None, variant: Variant) -> str:
+    """The normalised legal board from exactly one of BOARD or ``--moves``."""
+    if text is not None and moves is not None:
+        raise CLIError("give either BOARD or --moves, not both")
+    if text is None and moves is None:
+        raise CLIError("no board given: pass BOARD (e.g. X...O....) or --moves (e.g. 4,0,8)")
+    if moves is not None:
+        return rules.parse_moves(moves, variant)
+    assert text is not None
+    return rules.parse(text, variant)
+
+
+def board_input(f: F) -> F:
+    """Add BOARD and ``--moves``; the command gets ``board`` (normalised text) and ``variant``.
+
+    Stack it under :func:`database_options`, which supplies ``variant``.
+    """
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, board: str | None, moves: str | None, variant: Variant, **kwargs: Any) -> Any:
+        return f(*args, board=resolve_board(board, moves, variant), variant=variant, **kwargs)
+
+    wrapper = click.option(
+        "--moves", metavar="CELLS", help="Cells played from the empty board, e.g. 4,0,8 (instead of BOARD)."
+    )(wrapper)
+    return click.argument("board", required=False, metavar="[BOARD]")(wrapper)
+
+
+def resolve_database(db: str | None, variant: Variant) -> str:
+    """``--db`` as given, or the variant's default database (built first if it is missing)."""
+    if db is not None:
+        return db
+    from ..paths import default_database
+
+    path = default_database(variant)
+    if not path.exists():
+        from ..build import build
+
+        click.echo(f"ttt-solver: building the {variant.name} database at {path} (first use)", err=True)
+        build(path, variant)
+    return str(path)
+
+
+def load_oracle(db: str | Path | None, variant: Variant) -> Oracle:
+    """An oracle that resolves only the boards asked for (no warm-up: one lookup stays fast)."""
+    from ..oracle import Oracle
+
+    return Oracle.load(resolve_database(None if db is None else str(db), variant), variant, eager=False)

@@ -1,0 +1,78 @@
+"""Output for every command: the ``--json``/``--csv`` options, JSON, CSV, aligned tables, grids."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import click
+
+from ..variant import Variant
+
+F = Callable[..., Any]
+
+_FORMAT_HELP = {"json": "Print JSON.", "csv": "Print CSV with a header row."}
+
+
+def output_options(*formats: str) -> Callable[[F], F]:
+    """Add ``--json`` (and ``--csv``, ...) flags; the command gets ``fmt``: "table" by default."""
+
+    def decorate(f: F) -> F:
+        for name in reversed(formats):
+            f = click.option(f"--{name}", "fmt", flag_value=name, help=_FORMAT_HELP[name])(f)
+        return click.option("--table", "fmt", flag_value="table", default=True, hidden=True)(f)
+
+    return decorate
+
+
+def echo_json(data: Any) -> None:
+    import json
+
+    click.echo(json.dumps(data, indent=2))
+
+
+def echo_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table") -> None:
+    """Rows as an aligned table, CSV, or a JSON list of objects."""
+    if fmt == "json":
+        echo_json([dict(zip(columns, row)) for row in rows])
+    elif fmt == "csv":
+        import csv
+        import io
+
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows(rows)
+        click.echo(buffer.getvalue(), nl=False)
+    else:
+        click.echo(table(columns, rows))
+
+
+def table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A plain aligned table: numbers right-aligned, text left-aligned, NULL as blank."""
+    cells = [["" if value is None else str(value) for value in row] for row in rows]
+    numeric = [
+        all(isinstance(row[i], (int, float)) or row[i] is None for row in rows) and bool(rows)
+        for i in range(len(columns))
+    ]
+    widths = [max([len(name), *(len(row[i]) for row in cells)]) for i, name in enumerate(columns)]
+
+    def line(values: Sequence[str]) -> str:
+        parts = [v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)]
+        return "  ".join(parts).rstrip()
+
+    return "\n".join([line(columns), line(["-" * w for w in widths]), *(line(row) for row in cells)])
+
+
+def grid(labels: Sequence[str], variant: Variant, styles: Sequence[dict[str, Any]] | None = None) -> str:
+    """A board drawn with one label per cell (``X``, ``O``, ``D7``, ``3``, ...), optionally styled."""
+    width = max(len(label) for label in labels)
+    cols = variant.cols
+
+    def cell(i: int) -> str:
+        text = labels[i].center(width)
+        return click.style(text, **styles[i]) if styles and styles[i] else text
+
+    rows = [" | ".join(cell(r * cols + c) for c in range(cols)) for r in range(variant.rows)]
+    rule = "-+-".join("-" * width for _ in range(cols))
+    return f"\n{rule}\n".join(rows)

@@ -1,0 +1,57 @@
+"""``query``: run a named SQL question from ``queries/`` on a read-only connection."""
+
+from __future__ import annotations
+
+import click
+
+from ..variant import Variant
+from .options import CLIError, database_options, resolve_database
+from .output import echo_rows, output_options
+
+
+def _parse_params(pairs: tuple[str, ...]) -> dict[str, str]:
+    given: dict[str, str] = {}
+    for pair in pairs:
+        key, equals, value = pair.partition("=")
+        if not equals or not key.strip():
+            raise CLIError(f"invalid --param {pair!r}: expected KEY=VALUE, e.g. min_losing=3")
+        given[key.strip()] = value
+    return given
+
+
+@click.command()
+@click.argument("name", required=False)
+@click.option("--param", "-p", "params", multiple=True, metavar="KEY=VALUE", help="Bind :KEY in the SQL to VALUE.")
+@click.option("--list", "list_", is_flag=True, help="List the named queries with their descriptions.")
+@database_options
+@output_options("json", "csv")
+def query(name: str | None, params: tuple[str, ...], list_: bool, variant: Variant, db: str | None, fmt: str) -> None:
+    """Run a named SQL query on the database (see --list).
+
+    \b
+    Example:
+        ttt-lookup query --list
+        ttt-lookup query traps --param min_losing=4
+        ttt-lookup query opening --param first=0 --csv
+    """
+    from .. import queries
+
+    if list_:
+        if name is not None or params:
+            raise CLIError("--list takes no query NAME or --param")
+        echo_rows(["name", "description"], [(q.name, q.description) for q in queries.available()], fmt)
+        return
+    if name is None:
+        raise CLIError("no query given: pass a NAME (see ttt-lookup query --list)")
+    named = queries.get(name)
+    bound = named.bind(_parse_params(params))
+    from ..store import Target
+    from ..store.reader import read_meta, run_query
+
+    target = Target.parse(resolve_database(db, variant))
+    read_meta(target, variant.name)  # a foreign or mismatched database fails here, with a rebuild hint
+    columns, rows = run_query(target, named.sql, bound)
+    echo_rows(columns, rows, fmt)
+
+
+COMMANDS = [query]

@@ -1,0 +1,124 @@
+"""Counts over a solved database: by value, by remoteness, and the longest forced win.
+
+Each canonical row stands for ``orbit`` real boards, so there are two sets of counts: over
+every legal board (rows weighted by their orbit) and over the canonical rows themselves.
+Values are +1 win, 0 draw, -1 loss for the side to move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .store import Target
+from .store.content import POSITION_COLUMNS
+from .variant import STANDARD, Variant
+
+OUTCOMES = {1: "win", 0: "draw", -1: "loss"}
+_VALUE, _REMOTENESS, _ORBIT, _BOARD, _PLY = (
+    POSITION_COLUMNS.index(name) for name in ("value", "remoteness", "orbit", "board", "ply")
+)
+
+
+@dataclass
+class Counts:
+    """How many positions there are, by value and by remoteness."""
+
+    total: int = 0
+    by_value: dict[str, int] = field(default_factory=lambda: {name: 0 for name in OUTCOMES.values()})
+    by_remoteness: dict[int, int] = field(default_factory=dict)
+
+    def add(self, value: int, remoteness: int, weight: int) -> None:
+        self.total += weight
+        self.by_value[OUTCOMES[value]] += weight
+        self.by_remoteness[remoteness] = self.by_remoteness.get(remoteness, 0) + weight
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "total": self.total,
+            "by_value": dict(self.by_value),
+            "by_remoteness": {str(r): n for r, n in sorted(self.by_remoteness.items())},
+        }
+
+
+@dataclass(frozen=True)
+class LongestWin:
+    """The largest remoteness of a won position, how many boards reach it, and one of them."""
+
+    remoteness: int
+    boards: int  # real boards (orbit-weighted)
+    canonical: int  # canonical rows
+    example: str  # the canonical board of lowest ply, then lowest text
+
+
+@dataclass(frozen=True)
+class Stats:
+    variant: str
+    boards: Counts  # every legal board
+    canonical: Counts  # one per canonical row
+    longest_win: LongestWin | None  # None when no position is won
+
+    def to_dict(self) -> dict[str, Any]:
+        win = self.longest_win
+        return {
+            "variant": self.variant,
+            "boards": self.boards.to_dict(),
+            "canonical": self.canonical.to_dict(),
+            "longest_win": None
+            if win is None
+            else {
+                "remoteness": win.remoteness, "boards": win.boards, "canonical": win.canonical, "example": win.example
+            },
+        }
+
+    def report(self) -> str:
+        """A plain-text table of the counts."""
+        rows = [("positions", self.boards.total, self.canonical.total)]
+        rows += [(name, self.boards.by_value[name], self.canonical.by_value[name]) for name in OUTCOMES.values()]
+        rows += [
+            (f"remoteness {r}", n, self.canonical.by_remoteness[r])
+            for r, n in sorted(self.boards.by_remoteness.items())
+        ]
+        width = max(len(label) for label, *_ in rows)
+        lines = [f"{self.variant}: values are for the side to move", ""]
+        lines.append(f"{'':<{width}}  {'boards':>8}  {'canonical':>9}")
+        lines += [f"{label:<{width}}  {boards:>8,}  {canonical:>9,}" for label, boards, canonical in rows]
+        win = self.longest_win
+        lines.append("")
+        if win is None:
+            lines.append("longest forced win: none (no position is won)")
+        else:
+            lines.append(
+                f"longest forced win: {win.remoteness} plies ({win.boards:,} boards, {win.canonical:,} canonical),"
+                f" e.g. {win.example}"
+            )
+        return "\n".join(lines)
+
+
+def compute(positions: Iterable[tuple[Any, ...]], variant_name: str = STANDARD.name) -> Stats:
+    """Stats from position rows in ``POSITION_COLUMNS`` order."""
+    boards, canonical = Counts(), Counts()
+    wins: list[tuple[Any, ...]] = []
+    for row in positions:
+        value, remoteness, orbit = row[_VALUE], row[_REMOTENESS], row[_ORBIT]
+        boards.add(value, remoteness, orbit)
+        canonical.add(value, remoteness, 1)
+        if value > 0:
+            wins.append(row)
+    longest = None
+    if wins:
+        top = max(row[_REMOTENESS] for row in wins)
+        rows = [row for row in wins if row[_REMOTENESS] == top]
+        example = min(rows, key=lambda row: (row[_PLY], row[_BOARD]))[_BOARD]
+        longest = LongestWin(top, sum(row[_ORBIT] for row in rows), len(rows), example)
+    return Stats(variant_name, boards, canonical, longest)
+
+
+def load_stats(db: str | Path, variant: Variant = STANDARD) -> Stats:
+    """Read (and verify) a database and count it."""
+    from .store.reader import read
+
+    contents = read(Target.parse(db), variant.name)
+    return compute(contents.positions, variant.name)
