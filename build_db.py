@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build the solved tic-tac-toe database: ``python build_db.py [--db PATH_OR_URL] [--force]``."""
+"""Build the solved tic-tac-toe database: ``python build_db.py [--db PATH_OR_URL] [--variant V] [--force] [--quiet]``."""
 
 import sys
 

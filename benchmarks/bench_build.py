@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def wall(command: list[str]) -> float:
     started = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # no progress lines
     return time.perf_counter() - started
 
 

@@ -8,7 +8,16 @@ import numpy as np
 import pytest
 
 from ttt_solver import board as rules
-from ttt_solver.backward import canonical_codes, decode, encode, find, move_results, solve_tables
+from ttt_solver.backward import (
+    canonical_codes,
+    decode,
+    encode,
+    encode_joined,
+    find,
+    move_results,
+    move_table,
+    solve_tables,
+)
 from ttt_solver.errors import InvalidBoardError
 from ttt_solver.solver import solve
 from ttt_solver.symmetry import canonical_text, images
@@ -16,6 +25,10 @@ from ttt_solver.variant import Variant
 
 # Small enough for the recursive solver (about a second each at most).
 CROSS_CHECKED = ["3x3", "3x3-misere", "3x4k3", "4x3k3", "3x4", "3x4k3-misere", "2x5k3", "1x7k3"]
+
+
+def mask_cells(mask: int) -> tuple[int, ...]:
+    return tuple(cell for cell in range(16) if mask >> cell & 1)
 
 
 def random_boards(variant: Variant, count: int, seed: int = 0) -> list[str]:
@@ -54,6 +67,9 @@ def test_encode_weights_cell_zero_most():
         encode(["X..", "X...."])
     with pytest.raises(InvalidBoardError):
         encode(["x........"])
+    assert encode_joined("X................O", 9).tolist() == [2 * 3**8, 1]
+    with pytest.raises(InvalidBoardError):
+        encode_joined("X.......", 9)
 
 
 @pytest.mark.parametrize("name", ["3x3", "3x4k3", "4x3", "4x4", "2x5k3"])
@@ -80,6 +96,11 @@ def test_agrees_with_recursive_solver(name):
     assert tables.remoteness.tolist() == [s.remoteness for s in solutions]
     assert tables.orbit.tolist() == [s.orbit for s in solutions]
     assert tables.ply.tolist() == [rules.ply(text) for text in texts]
+    assert [mask_cells(mask) for mask in tables.best.tolist()] == [s.best_moves for s in solutions]
+    parent, cells, value, remoteness = move_table(tables)
+    assert list(zip([texts[i] for i in parent], cells.tolist(), value.tolist(), remoteness.tolist())) == [
+        (text, m.cell, m.value, m.remoteness) for text, s in zip(texts, solutions) for m in s.moves
+    ]
     rng = random.Random(2)
     for text in rng.sample(texts, min(len(texts), 1500)):
         moves = [(m.cell, m.value, m.remoteness) for m in expected[text].moves]
@@ -136,7 +157,8 @@ def test_4x4_has_9722011_legal_positions_and_is_a_draw(tables_4x4):
 
 def check_self_consistent(tables, seed: int, count: int = 300) -> None:
     """Each sampled position's value is the best of its moves, every child is in the tables,
-    and its orbit is the number of distinct images."""
+    its best-move mask lists the moves keeping the value, and its orbit is the number of
+    distinct images."""
     variant = tables.variant
     rng = np.random.default_rng(seed)
     picks = rng.choice(len(tables.codes), size=count, replace=False)
@@ -147,9 +169,11 @@ def check_self_consistent(tables, seed: int, count: int = 300) -> None:
         if not results:
             assert tables.remoteness[index] == 0
             assert tables.value[index] == (rules.terminal_value(text, variant) or 0)
+            assert tables.best[index] == 0
             continue
         best = min(results, key=lambda m: (-m[1], m[2] if m[1] > 0 else -m[2]))
         assert (tables.value[index], tables.remoteness[index]) == best[1:]
+        assert mask_cells(int(tables.best[index])) == tuple(cell for cell, value, _ in results if value == best[1])
 
 
 def test_progress_reports_each_layer():

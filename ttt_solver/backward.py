@@ -52,6 +52,7 @@ class Tables:
     remoteness: np.ndarray  # int8 plies to the end under perfect play
     orbit: np.ndarray  # int8 distinct boards the symmetries make of it (sums to the legal count)
     ply: np.ndarray  # int8 pieces on the board
+    best: np.ndarray  # uint16 bit c set if the move on cell c keeps the value (canonical numbering)
 
 
 @dataclass(frozen=True)
@@ -101,13 +102,23 @@ def encode(texts: Sequence[str]) -> np.ndarray:
     if len(texts) == 0:
         return np.zeros(0, dtype=np.int64)
     n = len(texts[0])
-    if any(len(text) != n for text in texts):
+    if (np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) != n).any():
         raise InvalidBoardError("boards to encode must all have the same number of cells")
-    raw = np.frombuffer("".join(texts).encode("ascii", "replace"), dtype=np.uint8)
-    digits = _DIGITS[raw].reshape(len(texts), n)
+    return encode_joined("".join(texts), n)
+
+
+def encode_joined(boards: str, n: int) -> np.ndarray:
+    """Boards of ``n`` cells written one after another in one string -> int64 codes."""
+    if n <= 0 or len(boards) % n:
+        raise InvalidBoardError(f"boards to encode must be {n} cells each")
+    digits = _DIGITS[np.frombuffer(boards.encode("ascii", "replace"), dtype=np.uint8)].reshape(-1, n)
     if (digits == 255).any():
         raise InvalidBoardError("boards to encode must be normalised text of X, O and .")
-    return digits.astype(np.int64) @ (3 ** np.arange(n - 1, -1, -1, dtype=np.int64))
+    codes = np.zeros(len(digits), dtype=np.int64)
+    for column in digits.T:  # Horner's rule, cell 0 first: much faster than an int64 matmul
+        codes *= 3
+        codes += column
+    return codes
 
 
 def _digits(codes: np.ndarray, g: _Geometry) -> np.ndarray:
@@ -171,6 +182,7 @@ class _Layer:
     line: np.ndarray  # bool: the previous player made k in a row
     live: np.ndarray  # bool: play goes on
     starts: np.ndarray  # offset of each live position's first move in `child`
+    cells: np.ndarray  # uint8: the cell of each move, ascending within a position
     child: np.ndarray  # int32: index in the next layer of each move's canonical result
 
 
@@ -185,16 +197,17 @@ def _expand(codes: np.ndarray, ply: int, g: _Geometry, variant: Variant) -> tupl
     nxt, child = _unique_inverse(children)
     counts = empty.sum(axis=1)
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-    return _Layer(codes, line, live, starts, child), nxt
+    return _Layer(codes, line, live, starts, cells.astype(np.uint8), child), nxt
 
 
 def _back_up(
     layer: _Layer, value: np.ndarray, remoteness: np.ndarray, misere: bool
-) -> tuple[np.ndarray, np.ndarray]:
-    """One layer's (value, remoteness) from the next layer's."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One layer's (value, remoteness, best-move mask) from the next layer's."""
     n = len(layer.codes)
     out_value = np.where(layer.line, np.int8(1 if misere else -1), np.int8(0)).astype(np.int8)
     out_rem = np.zeros(n, dtype=np.int8)
+    out_best = np.zeros(n, dtype=np.uint16)
     if layer.child.size:
         move_value = -value[layer.child].astype(np.int16)
         move_rem = remoteness[layer.child].astype(np.int16) + 1
@@ -203,7 +216,13 @@ def _back_up(
         best_value = 1 - best // _SPAN
         out_value[layer.live] = best_value
         out_rem[layer.live] = np.where(best_value > 0, best % _SPAN, _SPAN // 2 - best % _SPAN)
-    return out_value, out_rem
+        # The moves keeping the value, as one bit per cell: every live position has a move,
+        # so reduceat's segments are never empty.
+        counts = np.diff(np.append(layer.starts, layer.child.size))
+        keeps = move_value == np.repeat(best_value, counts)
+        bits = np.where(keeps, np.left_shift(np.uint16(1), layer.cells, dtype=np.uint16), np.uint16(0))
+        out_best[layer.live] = np.bitwise_or.reduceat(bits, layer.starts)
+    return out_value, out_rem, out_best
 
 
 def solve_tables(variant: Variant, progress: Progress | None = None) -> Tables:
@@ -219,10 +238,10 @@ def solve_tables(variant: Variant, progress: Progress | None = None) -> Tables:
         if not len(codes):
             break
     value = remoteness = np.zeros(0, dtype=np.int8)
-    solved: list[tuple[np.ndarray, np.ndarray]] = []
+    solved: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for layer in reversed(layers):
-        value, remoteness = _back_up(layer, value, remoteness, variant.misere)
-        solved.append((value, remoteness))
+        value, remoteness, best = _back_up(layer, value, remoteness, variant.misere)
+        solved.append((value, remoteness, best))
     solved.reverse()
     if progress:
         progress(f"{variant}: backed up {len(layers)} layers")
@@ -230,27 +249,55 @@ def solve_tables(variant: Variant, progress: Progress | None = None) -> Tables:
 
 
 def _assemble(
-    variant: Variant, layers: list[_Layer], solved: list[tuple[np.ndarray, np.ndarray]], g: _Geometry
+    variant: Variant, layers: list[_Layer], solved: list[tuple[np.ndarray, np.ndarray, np.ndarray]], g: _Geometry
 ) -> Tables:
     """All layers in one table sorted by code."""
     codes = np.concatenate([layer.codes for layer in layers])
     order = np.argsort(codes, kind="stable")
     plies = np.concatenate([np.full(len(layer.codes), p, np.int8) for p, layer in enumerate(layers)])
     orbit = np.concatenate([_orbits(layer.codes, g) for layer in layers])
-    value = np.concatenate([v for v, _ in solved])
-    remoteness = np.concatenate([r for _, r in solved])
-    return Tables(variant, codes[order], value[order], remoteness[order], orbit[order], plies[order])
+    value, remoteness, best = (np.concatenate(columns) for columns in zip(*solved))
+    return Tables(variant, codes[order], value[order], remoteness[order], orbit[order], plies[order], best[order])
+
+
+def search(sorted_codes: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each code sits in an ascending code array, and whether it is there at all."""
+    index = np.searchsorted(sorted_codes, codes)
+    found = index < len(sorted_codes)
+    found[found] = sorted_codes[index[found]] == codes[found]
+    return index, found
 
 
 def find(tables: Tables, codes: np.ndarray) -> np.ndarray:
     """Row indices in ``tables`` of canonical codes; InvalidBoardError if any is missing."""
     codes = np.asarray(codes, dtype=np.int64)
-    index = np.searchsorted(tables.codes, codes)
-    found = index < len(tables.codes)
-    found[found] = tables.codes[index[found]] == codes[found]
+    index, found = search(tables.codes, codes)
     if not found.all():
         raise InvalidBoardError(f"not a legal {tables.variant} position: code {codes[~found][0]}")
     return index
+
+
+def children(codes: np.ndarray, variant: Variant) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every move on every board: (board row, cell, canonical code of the result), ordered
+    by row then cell. The side to move follows from the piece counts; the caller leaves out
+    finished boards."""
+    g = _geometry(variant)
+    digits = _digits(np.asarray(codes, dtype=np.int64), g)
+    mover = np.where((digits != 0).sum(axis=1) % 2 == 0, X_DIGIT, O_DIGIT)
+    rows, cells = np.nonzero(digits == 0)
+    result = canonical_codes(codes[rows] + mover[rows] * g.pow3[cells], variant)
+    return rows, cells, result
+
+
+def move_table(tables: Tables) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every move of every unfinished position, ordered by position then cell: (row index of
+    the position, cell in its own numbering, value for the mover, remoteness)."""
+    live = np.flatnonzero(tables.remoteness > 0)
+    rows, cells, result = children(tables.codes[live], tables.variant)
+    index = find(tables, result)
+    value = -tables.value[index]
+    remoteness = tables.remoteness[index] + 1
+    return live[rows], cells.astype(np.int8), value.astype(np.int8), remoteness.astype(np.int8)
 
 
 def move_results(tables: Tables, text: str) -> list[tuple[int, int, int]]:
@@ -258,14 +305,11 @@ def move_results(tables: Tables, text: str) -> list[tuple[int, int, int]]:
     board's own numbering; empty when the game is over."""
     variant = tables.variant
     board = rules.parse(text, variant)
-    cells = rules.legal_moves(board, variant)
-    if not cells:
+    if rules.terminal_value(board, variant) is not None:
         return []
-    g = _geometry(variant)
-    mover = X_DIGIT if rules.to_move(board) == rules.X else O_DIGIT
-    children = encode([board])[0] + mover * g.pow3[cells]
-    index = find(tables, canonical_codes(children, variant))
+    _rows, cells, result = children(encode([board]), variant)
+    index = find(tables, result)
     return [
-        (cell, -int(tables.value[i]), int(tables.remoteness[i]) + 1)
+        (int(cell), -int(tables.value[i]), int(tables.remoteness[i]) + 1)
         for cell, i in zip(cells, index)
     ]

@@ -4,6 +4,12 @@
 dictionary access (boards given as normalised text hit the cache directly). Moves found on
 the canonical row are mapped back to the real board through the symmetry.
 
+Big variants (4x4: 1.2 million canonical rows, no ``moves`` table) are never read into a
+dictionary: ``eager=False`` answers each lookup with one indexed query for the position and
+its children (what the command line does), ``eager=True`` loads compact numpy arrays of
+every position's code, value and remoteness once. Either way a move's value and remoteness
+come from its child: ``-child value`` and ``child remoteness + 1``.
+
 Values are +1/0/-1 for the side to move. Ties among equally good moves: ``rng=None`` gives
 the lowest-numbered cell (deterministic); pass a ``random.Random`` or a
 ``numpy.random.Generator`` to break them uniformly.
@@ -15,10 +21,10 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar, Union
+from typing import Any, NamedTuple, Protocol, TypeVar, Union
 
 from . import board as rules
-from .errors import DatabaseError, GameOverError, InvalidBoardError
+from .errors import DatabaseError, GameOverError, InvalidBoardError, InvalidVariantError
 from .solver import Solution, rank
 from .symmetry import canonical
 from .variant import STANDARD, Variant
@@ -59,10 +65,49 @@ class _Row(NamedTuple):
     moves: tuple[tuple[int, int, int], ...]  # (canonical cell, value, remoteness)
 
 
+_IN_MEMORY_LIMIT = 100_000  # canonical rows read into a dictionary; bigger variants use arrays or queries
+_CACHE_LIMIT = 1 << 17  # resolved boards kept for a big variant (a small one keeps them all)
+
+
+class _RowSource(Protocol):
+    def get(self, text: str) -> _Row | None: ...
+
+
+class _LazyRows:
+    """The rows of a big variant, fetched per lookup: the position and its canonical children
+    in one ``WHERE board IN (...)`` query, the moves derived from the children."""
+
+    def __init__(self, lookup: Any, variant: Variant) -> None:
+        self.lookup = lookup  # a ttt_solver.store.reader.PositionLookup
+        self.variant = variant
+
+    def get(self, text: str) -> _Row | None:
+        from .symmetry import canonical_text
+
+        mark = rules.to_move(text)
+        children = [] if rules.terminal_value(text, self.variant) is not None else [
+            (cell, canonical_text(text[:cell] + mark + text[cell + 1:], self.variant))
+            for cell, here in enumerate(text) if here == rules.EMPTY
+        ]
+        found = self.lookup.values([text, *{child for _, child in children}])
+        if text not in found:
+            return None
+        moves = []
+        for cell, child in children:
+            if child not in found:
+                raise DatabaseError(
+                    f"database {str(self.lookup.target)!r} has no row for {child!r}: it is incomplete; rebuild it"
+                )
+            value, remoteness = found[child]
+            moves.append((cell, -value, remoteness + 1))
+        value, remoteness = found[text]
+        return _Row(value, remoteness, tuple(moves))
+
+
 class Oracle:
     """Exact answers for every legal position of one variant."""
 
-    def __init__(self, variant: Variant, rows: Mapping[str, _Row], source: str = "<memory>") -> None:
+    def __init__(self, variant: Variant, rows: Mapping[str, _Row] | _RowSource, source: str = "<memory>") -> None:
         self.variant = variant
         self.source = source
         self._rows = rows
@@ -72,12 +117,22 @@ class Oracle:
     # -- construction ---------------------------------------------------------------------
     @classmethod
     def load(
-        cls, db: str | Path | None = None, variant: Variant | str = STANDARD, *, eager: bool = True, verify: bool = True
+        cls,
+        db: str | Path | None = None,
+        variant: Variant | str = STANDARD,
+        *,
+        eager: bool = True,
+        verify: bool | None = None,
     ) -> Oracle:
-        """Read a database (default: the variant's default file, built first if missing)."""
+        """Read a database (default: the variant's default file, built first if missing).
+
+        ``eager``: resolve everything now (small variants) or load compact arrays (big ones);
+        otherwise big variants are queried per lookup. ``verify``: check the content digest;
+        by default small variants are checked and big ones (millions of rows) are not.
+        """
         from .paths import default_database
         from .store import Target
-        from .store.reader import read
+        from .store.reader import read, read_meta
 
         variant = Variant.parse(variant) if isinstance(variant, str) else variant
         if db is None:
@@ -88,7 +143,11 @@ class Oracle:
                 print(f"ttt-solver: building the {variant.name} database at {db} (first use)", file=sys.stderr)
                 build(db, variant)
         target = Target.parse(db)
-        contents = read(target, variant.name, verify=verify)
+        meta = read_meta(target, variant.name)
+        rows_count = meta.get("positions", "")
+        if meta.get("moves_stored", "1") == "0" or (rows_count.isdigit() and int(rows_count) > _IN_MEMORY_LIMIT):
+            return cls._load_big(target, variant, meta, eager, bool(verify))
+        contents = read(target, variant.name, verify=verify is not False)
         moves: dict[str, list[tuple[int, int, int]]] = {}
         for board, cell, value, remoteness in contents.moves:
             moves.setdefault(board, []).append((cell, value, remoteness))
@@ -100,6 +159,29 @@ class Oracle:
         return oracle.warm() if eager else oracle
 
     @classmethod
+    def _load_big(cls, target: Any, variant: Variant, meta: dict[str, str], eager: bool, verify: bool) -> Oracle:
+        """A big variant (no moves table, or too many rows for a dictionary): compact arrays
+        (eager) or per-lookup queries; the digest is checked only when asked for."""
+        from .store import rebuild_hint
+        from .store.reader import PositionLookup, read, read_values
+
+        contents = read(target, variant.name, verify=True) if verify else None
+        if not eager:
+            return cls(variant, _LazyRows(PositionLookup(target), variant), str(target))
+        from .batch import ArrayRows
+
+        if contents is not None:
+            rows = ArrayRows.from_rows(variant, ((row[0], row[3], row[4]) for row in contents.positions), str(target))
+        else:
+            rows = ArrayRows.from_columns(variant, *read_values(target), source=str(target))
+        if str(len(rows.codes)) != meta.get("positions"):
+            raise DatabaseError(
+                f"database {str(target)!r} is corrupt ({len(rows.codes)} positions, meta says {meta.get('positions')});"
+                f" {rebuild_hint(str(target), variant.name)}"
+            )
+        return cls(variant, rows, str(target))
+
+    @classmethod
     def from_solutions(cls, solutions: Mapping[str, Solution], variant: Variant = STANDARD) -> Oracle:
         """An oracle straight from :func:`ttt_solver.solver.solve`, with no database."""
         rows = {
@@ -108,10 +190,19 @@ class Oracle:
         }
         return cls(variant, rows).warm()
 
+    @property
+    def exhaustive(self) -> bool:
+        """Whether every row is in memory, so :meth:`warm` and :meth:`all_positions` are affordable
+        (small variants; big ones answer each lookup from arrays or queries)."""
+        return isinstance(self._rows, Mapping)
+
     def warm(self) -> Oracle:
-        """Resolve every legal board now, so that later lookups are plain dictionary hits."""
+        """Resolve every legal board now, so that later lookups are plain dictionary hits
+        (a no-op for a big variant: millions of boards)."""
         from .symmetry import images
 
+        if not isinstance(self._rows, Mapping):
+            return self
         for board in self._rows:
             for image in images(board, self.variant):
                 if image not in self._positions:
@@ -187,22 +278,54 @@ class Oracle:
     # -- batch ----------------------------------------------------------------------------
     def value_batch(self, boards: Any) -> Any:
         """Values of an (N, cells) array of +1/-1/0 boards, as int8, with no Python loop per board."""
-        from .batch import BatchTables
-
-        if self._batch is None:
-            self._batch = BatchTables.from_oracle(self)
-        return self._batch.values(boards)
+        return self._batcher().values(boards)
 
     def best_move_batch(self, boards: Any, rng: Any = None) -> Any:
         """One perfect move per row of an (N, cells) array (-1 for a finished board)."""
+        return self._batcher().best_moves(boards, rng)
+
+    def batch_tables(self) -> Any:
+        """The dense :class:`ttt_solver.batch.BatchTables` behind the batch lookups (built on first use)."""
         from .batch import BatchTables
 
+        batch = self._batcher()
+        if not isinstance(batch, BatchTables):
+            raise InvalidVariantError(
+                f"no dense batch tables for {self.variant.name}: 3**{self.variant.cells} boards are too many;"
+                " use value_batch and best_move_batch"
+            )
+        return batch
+
+    def _batcher(self) -> Any:
+        """Dense tables over every possible board where they are small (up to 12 cells, as
+        3x3), else one byte per canonical code, found through the board's canonical form."""
+        from .batch import DENSE_MAX_CELLS, ArrayRows, BatchTables, CanonicalTables
+
         if self._batch is None:
-            self._batch = BatchTables.from_oracle(self)
-        return self._batch.best_moves(boards, rng)
+            if self.exhaustive and self.variant.cells <= DENSE_MAX_CELLS:
+                self._batch = BatchTables.from_oracle(self)
+            elif isinstance(self._rows, ArrayRows):
+                self._batch = CanonicalTables(self._rows)
+            elif isinstance(self._rows, _LazyRows):
+                from .store.reader import read_values
+
+                columns = read_values(self._rows.lookup.target)
+                arrays = ArrayRows.from_columns(self.variant, *columns, source=self.source)
+                self._batch = CanonicalTables(arrays)
+            elif isinstance(self._rows, Mapping):
+                rows = ((board, row.value, row.remoteness) for board, row in self._rows.items())
+                self._batch = CanonicalTables(ArrayRows.from_rows(self.variant, rows, self.source))
+            else:
+                raise TypeError(f"no batch lookups for rows of type {type(self._rows).__name__}")
+        return self._batch
 
     def all_positions(self) -> dict[str, Position]:
-        """Every legal board and its answer (resolving them all first)."""
+        """Every legal board and its answer (resolving them all first); small variants only."""
+        if not self.exhaustive:
+            raise InvalidVariantError(
+                f"all_positions() would resolve every board of {self.variant.name}, millions of them;"
+                " use probe() or the batch lookups"
+            )
         return dict(self.warm()._positions)
 
     # -- internals ------------------------------------------------------------------------
@@ -217,6 +340,8 @@ class Oracle:
             text = rules.from_array(board, self.variant)
         found = self._positions.get(text)
         if found is None:
+            if not self.exhaustive and len(self._positions) >= _CACHE_LIMIT:
+                self._positions.clear()
             found = self._positions[text] = self._resolve_text(text)
         return found
 

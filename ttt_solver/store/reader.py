@@ -37,6 +37,55 @@ def read_meta(target: Target, variant_name: str | None = None) -> dict[str, str]
     return _with_query(target, lambda query: _checked_meta(target, query, variant_name))
 
 
+def read_values(target: Target) -> tuple[str, str, str]:
+    """Every position's board, value and remoteness as three strings in one row order: the
+    boards run together, then one character per row for ``value + 1`` and for ``remoteness``
+    (``chr(48 + number)``). Millions of rows cost a few strings, not millions of tuples."""
+    sql = (
+        "SELECT group_concat(board, ''), group_concat(char(value + 49), ''), group_concat(char(remoteness + 48), '')"
+        " FROM positions"
+    )
+    if target.path is not None:
+        # One pass of three aggregates over the same rows: the three strings line up.
+        boards, values, remoteness = _with_query(target, lambda query: query(sql, ()))[0]
+        return boards or "", values or "", remoteness or ""
+    rows = _with_query(target, lambda query: query("SELECT board, value, remoteness FROM positions", ()))
+    return (
+        "".join(row[0] for row in rows),
+        "".join(chr(49 + row[1]) for row in rows),
+        "".join(chr(48 + row[2]) for row in rows),
+    )
+
+
+class PositionLookup:
+    """An open database answering for a few positions at a time: the oracle's lazy path,
+    where one lookup costs an indexed query instead of loading every row."""
+
+    def __init__(self, target: Target) -> None:
+        self.target = target
+        self._conn: Any = None
+
+    def values(self, boards: Sequence[str]) -> dict[str, tuple[int, int]]:
+        """{board: (value, remoteness)} for those of ``boards`` that have a row."""
+        marks = ", ".join("?" * len(boards))
+        sql = f"SELECT board, value, remoteness FROM positions WHERE board IN ({marks})"
+        if self.target.path is not None:
+            try:
+                if self._conn is None:
+                    self._conn = _connect_sqlite(self.target, shared=True)
+                found = self._conn.execute(sql, tuple(boards)).fetchall()
+            except sqlite3.Error as error:
+                raise _corrupt(self.target, str(error)) from None
+        else:
+            found = _with_query(self.target, lambda query: query(sql, tuple(boards)))
+        return {board: (value, remoteness) for board, value, remoteness in found}
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
 def run_query(target: Target, sql: str, params: dict[str, Any]) -> tuple[list[str], list[tuple]]:
     """Run one read-only SQL statement with bound parameters; return column names and rows."""
     if target.path is not None:
@@ -86,7 +135,8 @@ def _with_query(target: Target, work: Callable[[Query], Any]) -> Any:
         raise DatabaseError(f"cannot read database {target.spec!r}: {error}; {rebuild_hint(target.spec)}") from None
 
 
-def _connect_sqlite(target: Target) -> sqlite3.Connection:
+def _connect_sqlite(target: Target, shared: bool = False) -> sqlite3.Connection:
+    """A read-only connection; ``shared`` lets other threads use it (it only ever reads)."""
     path = target.path
     assert path is not None
     if not path.is_file():
@@ -94,7 +144,7 @@ def _connect_sqlite(target: Target) -> sqlite3.Connection:
             f"no database at {target.spec!r}: build it with: python -m ttt_solver.build --db {target.spec}"
         )
     try:
-        return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        return sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=not shared)
     except sqlite3.Error as error:
         raise _corrupt(target, str(error)) from None
 

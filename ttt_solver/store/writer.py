@@ -11,15 +11,19 @@ from __future__ import annotations
 import os
 import sqlite3
 import tempfile
+from collections.abc import Callable, Mapping
 from contextlib import closing
-from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from .. import __version__
 from ..errors import BuildError
 from .content import GENERATOR, MOVE_COLUMNS, POSITION_COLUMNS, SCHEMA_VERSION, content_digest
 from .target import Target
+
+Progress = Callable[[str], None]
+_CHUNK = 50_000  # rows per executemany: bounds the memory of the parameter lists
 
 
 def existing_generator(path: Path) -> str | None:
@@ -32,6 +36,19 @@ def existing_generator(path: Path) -> str | None:
     return row[0] if row else None
 
 
+def check_target(target: Target, force: bool = False) -> None:
+    """Fail early, before any solving, if a SQLite target cannot or must not be written."""
+    path = target.path
+    if path is None:
+        return  # a server URL is checked inside the writing transaction
+    if path.is_dir():
+        raise BuildError(f"cannot build database at {str(path)!r}: it is a directory")
+    if path.exists() and not force and existing_generator(path) != GENERATOR:
+        raise BuildError(
+            f"refusing to overwrite {str(path)!r}: it is not a ttt-solver database (use --force to replace it)"
+        )
+
+
 def write(
     target: Target,
     variant_name: str,
@@ -39,9 +56,14 @@ def write(
     moves: list[tuple],
     extra_meta: Mapping[str, str] = {},
     force: bool = False,
+    progress: Progress | None = None,
 ) -> dict[str, str]:
     """Write the rows and return the meta table that was written."""
+    if progress:
+        progress(f"{variant_name}: hashing {len(positions):,} positions and {len(moves):,} moves")
     meta = _meta(variant_name, positions, moves, extra_meta)
+    if progress:
+        progress(f"{variant_name}: writing {target}")
     if target.path is None:
         _write_transaction(target, positions, moves, meta, force)
     else:
@@ -66,12 +88,7 @@ def _meta(variant_name: str, positions: list[tuple], moves: list[tuple], extra: 
 def _write_file(target: Target, positions: list[tuple], moves: list[tuple], meta: dict[str, str], force: bool) -> None:
     path = target.path
     assert path is not None
-    if path.is_dir():
-        raise BuildError(f"cannot build database at {str(path)!r}: it is a directory")
-    if path.exists() and not force and existing_generator(path) != GENERATOR:
-        raise BuildError(
-            f"refusing to overwrite {str(path)!r}: it is not a ttt-solver database (use --force to replace it)"
-        )
+    check_target(target, force)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".building", dir=path.parent)
@@ -137,7 +154,21 @@ def _insert(conn, positions: list[tuple], moves: list[tuple], meta: dict[str, st
     from . import schema
 
     schema.metadata.create_all(conn)
-    conn.execute(schema.positions.insert(), [dict(zip(POSITION_COLUMNS, row)) for row in positions])
-    if moves:
-        conn.execute(schema.moves.insert(), [dict(zip(MOVE_COLUMNS, row)) for row in moves])
+    _insert_rows(conn, schema.positions, POSITION_COLUMNS, positions)
+    _insert_rows(conn, schema.moves, MOVE_COLUMNS, moves)
     conn.execute(schema.meta.insert(), [{"key": k, "value": v} for k, v in sorted(meta.items())])
+
+
+def _insert_rows(conn: Any, table: Any, columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
+    """Core executemany, a chunk at a time. On SQLite the row tuples go straight to the
+    DBAPI cursor's executemany (still one compiled INSERT): about twice as fast as handing
+    Core a dict per row, which matters for the 1.2 million rows of 4x4."""
+    insert = table.insert()
+    direct = conn.dialect.name == "sqlite"
+    sql = str(insert.compile(dialect=conn.dialect, column_keys=list(columns))) if direct else ""
+    for start in range(0, len(rows), _CHUNK):
+        chunk = rows[start:start + _CHUNK]
+        if direct:
+            conn.exec_driver_sql(sql, chunk)
+        else:
+            conn.execute(insert, [dict(zip(columns, row)) for row in chunk])

@@ -1,0 +1,284 @@
+"""Variants through the database: published facts, the recursive solver as reference, and the
+three ways the oracle reads a big variant (per-lookup queries, compact arrays, batches)."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ttt_solver import Oracle, paths
+from ttt_solver import board as rules
+from ttt_solver.build import MOVES_STORED_LIMIT, build, main
+from ttt_solver.errors import DatabaseError, InvalidBoardError, InvalidVariantError
+from ttt_solver.solver import rank, solve
+from ttt_solver.store import Target
+from ttt_solver.store.content import content_digest, move_rows, position_rows
+from ttt_solver.store.reader import read
+from ttt_solver.variant import Variant
+
+ROOT = Path(__file__).resolve().parent.parent
+V4X4 = Variant.parse("4x4")
+
+
+def rows(path: Path, sql: str) -> list[tuple]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute(sql).fetchall()
+
+
+def playouts(variant: Variant, count: int, seed: int) -> list[str]:
+    """Legal boards at every depth, from random games."""
+    rng = random.Random(seed)
+    boards = []
+    for _ in range(count):
+        board = rules.EMPTY * variant.cells
+        for _ in range(rng.randrange(variant.cells + 1)):
+            cells = rules.legal_moves(board, variant)
+            if not cells:
+                break
+            board = rules.play(board, rng.choice(cells), variant)
+        boards.append(board)
+    return boards
+
+
+@pytest.fixture(scope="session")
+def db_4x4(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """4x4 built once, through the script (about 15 s)."""
+    path = tmp_path_factory.mktemp("4x4") / "4x4.sqlite"
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "build_db.py"), "--variant", "4x4", "--db", str(path)],
+        capture_output=True, text=True, check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    return path, run
+
+
+@pytest.fixture(scope="session")
+def eager_4x4(db_4x4) -> Oracle:
+    return Oracle.load(db_4x4[0], "4x4")
+
+
+@pytest.fixture(scope="session")
+def lazy_4x4(db_4x4) -> Oracle:
+    return Oracle.load(db_4x4[0], "4x4", eager=False)
+
+
+# --- published facts, through the database ------------------------------------------------
+
+
+def test_4x4_has_9722011_legal_positions_and_is_a_draw(db_4x4):
+    path, run = db_4x4
+    assert rows(path, "SELECT count(*), sum(orbit) FROM positions") == [(1_217_977, 9_722_011)]
+    assert rows(path, "SELECT value, remoteness, best_moves FROM positions WHERE board = '................'") == [
+        (0, 16, ",".join(map(str, range(16))))
+    ]
+    meta = dict(rows(path, "SELECT key, value FROM meta"))
+    keys = ("variant", "legal_positions", "moves_stored", "moves")
+    assert [meta[key] for key in keys] == ["4x4", "9722011", "0", "0"]
+    assert rows(path, "SELECT count(*) FROM moves") == [(0,)]
+    assert "9,722,011 positions in 1,217,977 canonical rows, moves derived at lookup" in run.stdout
+
+
+def test_the_4x4_build_shows_progress_on_stderr(db_4x4):
+    lines = db_4x4[1].stderr.splitlines()
+    assert lines[0] == "4x4: ply 0: 1 positions" and "4x4: ply 16: 1,059 positions" in lines
+    assert any(line.startswith("4x4: writing ") for line in lines)
+
+
+def test_4x4_best_moves_column_against_derived_moves(db_4x4, eager_4x4):
+    sample = rows(db_4x4[0], "SELECT board, value, best_moves FROM positions WHERE rowid % 997 = 0")
+    assert len(sample) > 1000
+    for board, value, best in sample:
+        row = eager_4x4._rows.get(board)
+        assert best == ",".join(str(cell) for cell, v, _ in row.moves if v == value), board
+
+
+def test_4x4k3_is_a_first_player_win(tmp_path):
+    path = tmp_path / "4x4k3.sqlite"
+    build(path, Variant.parse("4x4k3"))
+    assert rows(path, "SELECT value FROM positions WHERE board = '................'") == [(1,)]
+    oracle = Oracle.load(path, "4x4k3")
+    assert oracle.value(rules.EMPTY * 16) == 1 and oracle.best_moves(rules.EMPTY * 16)
+
+
+def test_3x3_misere_is_a_draw_only_with_the_centre(tmp_path):
+    path = tmp_path / "misere.sqlite"
+    build(path, Variant.parse("3x3-misere"))
+    oracle = Oracle.load(path, "3x3-misere")
+    assert oracle.value(".........") == 0
+    assert [m.cell for m in oracle.moves(".........") if m.value >= 0] == [4]
+    assert all(m.value == -1 for m in oracle.moves(".........") if m.cell != 4)
+    assert oracle.best_moves(".........") == [4]
+
+
+# --- the vectorised build against the recursive solver ------------------------------------
+
+
+@pytest.mark.parametrize("name", ["3x3", "3x3-misere", "3x4k3", "4x3k3"])
+def test_database_matches_the_recursive_solver(tmp_path, name):
+    variant = Variant.parse(name)
+    path = tmp_path / "v.sqlite"
+    report = build(path, variant)
+    solutions = solve(variant)
+    expected_positions, expected_moves = position_rows(solutions, variant), move_rows(solutions)
+    contents = read(Target.parse(path), variant.name)
+    assert sorted(contents.positions) == expected_positions
+    assert sorted(contents.moves) == expected_moves
+    assert contents.meta["moves_stored"] == "1"
+    assert report.digest == content_digest(variant.name, expected_positions, expected_moves)
+
+
+def test_the_3x3_digest_is_the_one_the_recursive_path_gave(db_path):
+    solutions = solve()
+    expected = content_digest("3x3", position_rows(solutions, Variant()), move_rows(solutions))
+    assert dict(rows(db_path, "SELECT key, value FROM meta"))["digest"] == expected
+
+
+def test_moves_are_stored_only_for_small_variants(tmp_path):
+    assert 148_906 <= MOVES_STORED_LIMIT < 1_064_087  # the move rows of 3x4 (stored) and 2x7k3 (not)
+    report = build(tmp_path / "a.sqlite", Variant.parse("2x7k3"))
+    assert report.moves == 0
+    assert rows(tmp_path / "a.sqlite", "SELECT value FROM meta WHERE key = 'moves_stored'") == [("0",)]
+    report = build(tmp_path / "b.sqlite", Variant.parse("2x5k3"))
+    assert report.moves == 13_436
+
+
+# --- the oracle on a big variant ----------------------------------------------------------
+
+
+def test_lazy_and_eager_4x4_oracles_agree(eager_4x4, lazy_4x4):
+    assert not eager_4x4.exhaustive and not lazy_4x4.exhaustive
+    for board in playouts(V4X4, 400, seed=1):
+        assert lazy_4x4.probe(board) == eager_4x4.probe(board), board
+
+
+def test_4x4_probe_is_consistent(eager_4x4):
+    for board in playouts(V4X4, 200, seed=2):
+        position = eager_4x4.probe(board)
+        if not position.moves:
+            assert position.remoteness == 0 and rules.terminal_value(board, V4X4) is not None
+            continue
+        best = min(position.moves, key=lambda m: rank(m.value, m.remoteness))
+        assert (position.value, position.remoteness) == (best.value, best.remoteness)
+        for move in position.moves:  # each move's result is its child's answer, negated
+            child = eager_4x4.probe(rules.play(board, move.cell, V4X4))
+            assert (move.value, move.remoteness) == (-child.value, child.remoteness + 1)
+
+
+def test_4x4_lookups_take_every_board_form(eager_4x4):
+    board = "X...O..........."
+    array = rules.to_array(board)
+    assert eager_4x4.probe(array) == eager_4x4.probe(board) == eager_4x4.probe(rules.Board(board, V4X4))
+    assert eager_4x4.line(board) and len(eager_4x4.line(board)) == eager_4x4.remoteness(board)
+    with pytest.raises(InvalidBoardError, match="expected 16 cells"):
+        eager_4x4.value("X...O....")
+    assert eager_4x4.get_value("XX..............") is None
+
+
+def test_4x4_batches_match_the_single_lookups(eager_4x4, lazy_4x4):
+    boards = playouts(V4X4, 1500, seed=3)
+    array = np.array([rules.to_array(board) for board in boards], dtype=np.int8)
+    positions = [eager_4x4.probe(board) for board in boards]
+    assert eager_4x4.value_batch(array).tolist() == [p.value for p in positions]
+    assert lazy_4x4.value_batch(array.astype(np.int64)).tolist() == [p.value for p in positions]
+    assert eager_4x4.best_move_batch(array).tolist() == [p.preferred[0] if p.preferred else -1 for p in positions]
+    chosen = eager_4x4.best_move_batch(array, np.random.default_rng(0)).tolist()
+    assert all(cell in (p.preferred or (-1,)) for cell, p in zip(chosen, positions))
+    spread = eager_4x4.best_move_batch(np.zeros((4000, 16), dtype=np.int8), np.random.default_rng(1))
+    assert sorted(set(spread.tolist())) == list(range(16))
+
+
+def test_4x4_batch_errors(eager_4x4):
+    bad = np.zeros((3, 16), dtype=np.int8)
+    bad[2, :2] = 1
+    with pytest.raises(InvalidBoardError, match=r"row 2 \('XX..............'\) is illegal: wrong piece counts"):
+        eager_4x4.value_batch(bad)
+    with pytest.raises(InvalidBoardError, match=r"expected an array of shape \(N, 16\)"):
+        eager_4x4.value_batch(np.zeros((3, 9), dtype=np.int8))
+    with pytest.raises(InvalidVariantError, match="use value_batch and best_move_batch"):
+        eager_4x4.batch_tables()
+    with pytest.raises(InvalidVariantError, match="millions of them"):
+        eager_4x4.all_positions()
+
+
+def test_a_lazy_lookup_does_not_load_numpy(db_4x4):
+    code = (
+        f"from ttt_solver import Oracle\no = Oracle.load({str(db_4x4[0])!r}, '4x4', eager=False)\n"
+        "print(o.best_move('X...O...........'))\n"
+        "import sys\nprint('numpy' in sys.modules, 'sqlalchemy' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["1", "False", "False"]
+
+
+def test_digest_check_is_skipped_for_big_variants_unless_asked(db_4x4, tmp_path):
+    copy = tmp_path / "4x4.sqlite"
+    shutil.copyfile(db_4x4[0], copy)
+    with sqlite3.connect(copy) as conn:
+        conn.execute("UPDATE positions SET remoteness = 15 WHERE board = '................'")
+    assert Oracle.load(copy, "4x4", eager=False).remoteness(rules.EMPTY * 16) == 15  # not checked
+    with pytest.raises(DatabaseError, match="content digest does not match"):
+        Oracle.load(copy, "4x4", eager=False, verify=True)
+    assert read(Target.parse(db_4x4[0]), "4x4", verify=True).meta["variant"] == "4x4"
+    with pytest.raises(DatabaseError, match="holds variant '4x4', not '4x4k3'"):
+        Oracle.load(copy, "4x4k3", eager=False)
+
+
+def test_lazy_and_eager_agree_on_every_misere_board(tmp_path):
+    variant = Variant.parse("3x3-misere")
+    path = tmp_path / "misere.sqlite"
+    build(path, variant, store_moves=False)  # no moves table: the oracle derives them
+    eager = Oracle.load(path, variant)
+    lazy = Oracle.load(path, variant, eager=False)
+    reference = Oracle.from_solutions(solve(variant), variant)
+    for board in rules.all_boards(variant):
+        assert lazy.probe(board) == eager.probe(board) == reference.probe(board), board
+
+
+def test_a_missing_big_default_database_is_built_on_first_use(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(paths, "data_directory", lambda: tmp_path / "data")
+    oracle = Oracle.load(variant="2x7k3", eager=False)
+    assert (tmp_path / "data" / "2x7k3.sqlite").is_file()
+    assert "building the 2x7k3 database" in capsys.readouterr().err
+    assert oracle.value(rules.EMPTY * 14) == 0
+
+
+# --- build_db.py --------------------------------------------------------------------------
+
+
+def test_the_default_path_of_a_variant(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(paths, "data_directory", lambda: tmp_path / "data")
+    assert paths.default_database(V4X4) == tmp_path / "data" / "4x4.sqlite"
+    assert paths.default_database(Variant()) == tmp_path / "data" / "ttt.sqlite"
+    assert main(["--variant", "2x5k3", "--quiet"]) == 0
+    assert (tmp_path / "data" / "2x5k3.sqlite").is_file()
+    captured = capsys.readouterr()
+    assert captured.err == "" and "(2x5k3): 15,983 positions" in captured.out
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("5x5", "Error: invalid variant '5x5': the board must have 1 to 16 cells"),
+        ("4x4k5", "Error: invalid variant '4x4k5': k must be from 3 to 4"),
+        ("4by4", "Error: invalid variant '4by4': expected RxC with optional kK and -misere"),
+    ],
+)
+def test_a_bad_variant_is_one_line_and_exit_1(tmp_path, capsys, name, message):
+    assert main(["--variant", name, "--db", str(tmp_path / "x.sqlite")]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.startswith(message) and captured.err.count("\n") == 1
+    assert not (tmp_path / "x.sqlite").exists()
+
+
+def test_a_bad_variant_from_the_script(tmp_path):
+    script = [sys.executable, str(ROOT / "build_db.py"), "--variant", "9x9"]
+    run = subprocess.run(script, capture_output=True, text=True, check=False)
+    assert run.returncode == 1 and run.stdout == ""
+    assert run.stderr.startswith("Error: invalid variant '9x9'") and run.stderr.count("\n") == 1
