@@ -74,12 +74,12 @@ def test_bad_specs_name_the_spec_and_list_the_agents(spec, reason):
     assert isinstance(caught.value, ValueError)
 
 
-def test_rule_players_refuse_misere_but_random_and_perfect_play_it():
+def test_rule_players_refuse_misere_but_random_nstep_mc_and_perfect_play_it():
     misere = Variant.parse("3x3-misere")
-    with pytest.raises(InvalidAgentError, match="normal game"):
+    with pytest.raises(InvalidAgentError, match="^agent 'think1' does not play 3x3-misere: .* loses there"):
         make_agent("think1", variant=misere)
-    assert make_agent("random", variant=misere).variant == misere
-    assert make_agent("perfect", variant=misere).variant == misere
+    for spec in ("random", "nstep:2", "mc:10", "perfect", "perfect:0.5"):
+        assert make_agent(spec, variant=misere).variant == misere
 
 
 def test_perfect_refuses_an_oracle_of_another_variant(oracle):

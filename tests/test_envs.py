@@ -17,9 +17,10 @@ from ttt_solver import Oracle
 from ttt_solver import board as rules
 from ttt_solver.agents import make_agent
 from ttt_solver.envs import ENV_ID, TicTacToeEnv, VectorTicTacToe
-from ttt_solver.envs.observation import PLAYING, board_tables
+from ttt_solver.envs.observation import PLAYING, LazyBoardTables, board_tables
 from ttt_solver.errors import GameOverError, InvalidAgentError, InvalidBoardError
 from ttt_solver.solver import solve
+from ttt_solver.variant import Variant
 
 LEGAL = rules.all_boards()
 PLAYABLE = [b for b in LEGAL if rules.terminal_value(b) is None]
@@ -261,3 +262,82 @@ def test_render(oracle, capsys):
     human = TicTacToeEnv(oracle=oracle, side="X", render_mode="human")
     human.reset(seed=0)
     assert capsys.readouterr().out == "...\n...\n...\nlearner: X, to move\n\n"
+
+
+# -- other variants --------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def misere_oracle(variant_db) -> Oracle:
+    return Oracle.load(variant_db("3x3-misere"), "3x3-misere")
+
+
+@pytest.mark.parametrize("opponent", ["perfect", "perfect:0.5", "nstep:2", "mc:10", "random"])
+def test_check_env_passes_on_misere(misere_oracle, opponent):
+    check_env(TicTacToeEnv(opponent, oracle=misere_oracle, variant="3x3-misere"), skip_render_check=True)
+
+
+@pytest.mark.parametrize(
+    "board, action, reward, over",
+    [
+        ("X.O...O.X", 4, -1.0, True),  # X completes the diagonal 0-4-8: in misère the maker loses
+        ("...OOXOXX", 1, 1.0, True),  # X is safe on 1; O is left with 0 and 2, each completing a line of O
+        ("X.O...O.X", 1, 0.0, False),  # a safe move; the perfect O replies and play goes on
+    ],
+)
+def test_misere_rewards(misere_oracle, board, action, reward, over):
+    env = TicTacToeEnv("perfect", oracle=misere_oracle, variant="3x3-misere")
+    env.reset(seed=0, options={"board": board})
+    _, got, terminated, _, info = env.step(action)
+    assert (got, terminated) == (reward, over)
+    assert info["action_mask"].any() != over
+
+
+def test_the_perfect_misere_opponent_never_loses(misere_oracle):
+    env = TicTacToeEnv(oracle=misere_oracle, variant="3x3-misere")
+    env.reset(seed=4)
+    rewards = Counter(play_out(env, random_legal(np.random.default_rng(4)))[0] for _ in range(500))
+    assert set(rewards) <= {0.0, -1.0}
+
+
+def test_4x4_env_against_the_perfect_opponent(eager_4x4):
+    env = TicTacToeEnv(oracle=eager_4x4, variant="4x4")
+    assert env.observation_space == gym.spaces.Box(0, 1, (4, 4, 2), np.int8)
+    assert env.action_space == gym.spaces.Discrete(16)
+    check_env(env, skip_render_check=True)
+    env.reset(seed=5)
+    rewards = Counter(play_out(env, random_legal(np.random.default_rng(5)))[0] for _ in range(40))
+    assert set(rewards) <= {0.0, -1.0}
+    obs, info = env.reset(options={"board": "XX.OO..........."})
+    assert np.flatnonzero(obs[:, :, 0]).tolist() == [0, 1] and np.flatnonzero(obs[:, :, 1]).tolist() == [3, 4]
+    assert info["action_mask"].sum() == 12
+
+
+def test_3x4_observations_are_rows_by_columns():
+    env = TicTacToeEnv("think2", "X", variant="3x4k3")
+    obs, info = env.reset(seed=0)
+    assert obs.shape == (3, 4, 2) and info["action_mask"].shape == (12,)
+    obs, *_ = env.step(7)  # row 1, column 3
+    assert obs[1, 3, 0] == 1 and obs[:, :, 1].sum() == 1
+
+
+def test_tables_of_a_12_cell_board_against_the_rules():
+    variant = Variant.parse("4x3k3")
+    tables = board_tables(variant)
+    assert len(tables.texts) == 111_973 and (tables.final != -128).sum() == 111_973
+    for board in list(tables.texts.values())[::97]:
+        index = tables.index_of(board)
+        value = rules.terminal_value(board, variant)
+        assert tables.final[index] == (PLAYING if value is None else value)
+        assert np.flatnonzero(tables.masks[index]).tolist() == rules.legal_moves(board, variant)
+        assert np.flatnonzero(tables.planes[index, 1, :, :, 0]).tolist() == [c for c in range(12) if board[c] == "O"]
+
+
+def test_lazy_tables_of_a_big_board_match_the_rules():
+    variant = Variant.parse("4x4k3")
+    tables = board_tables(variant)
+    assert isinstance(tables, LazyBoardTables)
+    board = "XX.OO.X........."
+    index = tables.index_of(board)
+    assert tables.texts[index] == board and tables.final_list[index] == PLAYING
+    assert np.flatnonzero(tables.mask_rows[index]).tolist() == rules.legal_moves(board, variant)
+    assert np.flatnonzero(tables.plane_rows[1][index][:, :, 1]).tolist() == [0, 1, 6]
+    assert not tables.is_legal(tables.index_of("XXX............."))  # X moved three times, O never

@@ -14,7 +14,7 @@ from ttt_solver import Oracle
 from ttt_solver import board as rules
 from ttt_solver.agents import make_agent
 from ttt_solver.envs import PZ_TO_CELL, PerfectPolicy, board_from_observation
-from ttt_solver.errors import GameOverError, InvalidBoardError
+from ttt_solver.errors import GameOverError, InvalidBoardError, InvalidVariantError
 from ttt_solver.solver import solve
 
 # PettingZoo's documented layout of its actions on the board, row by row.
@@ -169,3 +169,8 @@ def test_errors(oracle):
         policy(np.zeros((9, 2)))
     with pytest.raises(InvalidBoardError, match="shape"):
         policy.batch(np.zeros((3, 3, 2)))
+
+
+def test_pettingzoo_is_3x3_only(variant_db):
+    with pytest.raises(InvalidVariantError, match="PettingZoo's tic-tac-toe is 3x3, the oracle solves 3x3-misere"):
+        PerfectPolicy(Oracle.load(variant_db("3x3-misere"), "3x3-misere"))

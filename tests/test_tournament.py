@@ -84,7 +84,8 @@ def test_tournament_json(exact_tournament):
     assert list(data) == ["agents", "exact", "games", "standings", "pairs", "accuracy"]
     assert data["exact"] is True and data["games"] is None
     first = data["accuracy"][0]
-    assert set(first) == {"agent", "positions", "keep", "blundering", "samples", "groups", "blunders"}
+    assert set(first) == {"agent", "positions", "positions_sampled", "keep", "blundering", "samples", "groups", "blunders"}
+    assert first["positions_sampled"] is False
     assert first["blunders"][0]["moves"][0].keys() == {"cell", "probability", "value"}
 
 

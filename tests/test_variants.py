@@ -47,28 +47,6 @@ def playouts(variant: Variant, count: int, seed: int) -> list[str]:
     return boards
 
 
-@pytest.fixture(scope="session")
-def db_4x4(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
-    """4x4 built once, through the script (about 15 s)."""
-    path = tmp_path_factory.mktemp("4x4") / "4x4.sqlite"
-    run = subprocess.run(
-        [sys.executable, str(ROOT / "build_db.py"), "--variant", "4x4", "--db", str(path)],
-        capture_output=True, text=True, check=False,
-    )
-    assert run.returncode == 0, run.stderr
-    return path, run
-
-
-@pytest.fixture(scope="session")
-def eager_4x4(db_4x4) -> Oracle:
-    return Oracle.load(db_4x4[0], "4x4")
-
-
-@pytest.fixture(scope="session")
-def lazy_4x4(db_4x4) -> Oracle:
-    return Oracle.load(db_4x4[0], "4x4", eager=False)
-
-
 # --- published facts, through the database ------------------------------------------------
 
 
@@ -99,17 +77,15 @@ def test_4x4_best_moves_column_against_derived_moves(db_4x4, eager_4x4):
         assert best == ",".join(str(cell) for cell, v, _ in row.moves if v == value), board
 
 
-def test_4x4k3_is_a_first_player_win(tmp_path):
-    path = tmp_path / "4x4k3.sqlite"
-    build(path, Variant.parse("4x4k3"))
+def test_4x4k3_is_a_first_player_win(variant_db):
+    path = variant_db("4x4k3")
     assert rows(path, "SELECT value FROM positions WHERE board = '................'") == [(1,)]
     oracle = Oracle.load(path, "4x4k3")
     assert oracle.value(rules.EMPTY * 16) == 1 and oracle.best_moves(rules.EMPTY * 16)
 
 
-def test_3x3_misere_is_a_draw_only_with_the_centre(tmp_path):
-    path = tmp_path / "misere.sqlite"
-    build(path, Variant.parse("3x3-misere"))
+def test_3x3_misere_is_a_draw_only_with_the_centre(variant_db):
+    path = variant_db("3x3-misere")
     oracle = Oracle.load(path, "3x3-misere")
     assert oracle.value(".........") == 0
     assert [m.cell for m in oracle.moves(".........") if m.value >= 0] == [4]

@@ -17,8 +17,9 @@ from ttt_solver.agents.base import empty_cells
 from ttt_solver.envs import TicTacToeEnv, VectorTicTacToe
 from ttt_solver.envs.observation import board_tables
 from ttt_solver.envs.opponent import Draws, LoopMoves, PerfectMoves, PolicyMoves, batch_moves
-from ttt_solver.errors import GameOverError, InvalidBoardError
+from ttt_solver.errors import GameOverError, InvalidBoardError, InvalidVariantError
 from ttt_solver.solver import solve
+from ttt_solver.variant import Variant
 
 
 class Lopsided(Agent):
@@ -48,7 +49,8 @@ def legal_actions(masks: np.ndarray, rng: np.random.Generator, illegal: float = 
 
 def assert_agree(opponent, oracle, n=12, steps=50, seed=7, illegal_rate=0.05, **kwargs):
     """Game i of the vector env against a single env reset with seed + i, step by step."""
-    agent = make_agent(opponent, oracle=oracle) if isinstance(opponent, str) else opponent
+    variant = Variant.parse(kwargs.get("variant", "3x3"))
+    agent = make_agent(opponent, oracle=oracle, variant=variant) if isinstance(opponent, str) else opponent
     vector = VectorTicTacToe(n, agent, oracle=oracle, **kwargs)
     singles = [TicTacToeEnv(agent, oracle=oracle, **kwargs) for _ in range(n)]
     obs, infos = vector.reset(seed=seed)
@@ -70,7 +72,7 @@ def assert_agree(opponent, oracle, n=12, steps=50, seed=7, illegal_rate=0.05, **
             where = f"{opponent} step {step} game {i}"
             assert (obs[i] == single_obs).all(), where
             assert (rewards[i], terminated[i]) == (reward, over), where
-            expected = np.ones(9, dtype=np.int8) if over else info["action_mask"]
+            expected = np.ones(variant.cells, dtype=np.int8) if over else info["action_mask"]
             assert (infos["action_mask"][i] == expected).all(), where
         finished = terminated
 
@@ -196,3 +198,22 @@ def test_render(oracle):
     vector.reset(seed=0)
     assert vector.render() == ("...\n...\n...", "...\n...\n...")
     assert VectorTicTacToe(1, oracle=oracle).render() is None
+
+
+# -- other variants --------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "name, opponent",
+    [("3x3-misere", "perfect:0.7"), ("3x3-misere", "nstep:2"), ("3x3-misere", "mc:5"), ("3x4k3", "perfect:0.7"),
+     ("4x3k3", "think2")],
+)
+def test_agrees_with_the_single_env_on_other_variants(variant_db, name, opponent):
+    oracle = Oracle.load(variant_db(name), name) if opponent.startswith("perfect") else None
+    assert_agree(opponent, oracle, n=6, steps=40, variant=name)
+
+
+def test_boards_too_big_for_dense_tables_are_refused():
+    with pytest.raises(InvalidVariantError, match="^VectorTicTacToe covers boards of up to 12 cells, not 4x4 "):
+        VectorTicTacToe(2, "random", variant="4x4")
+    vector = VectorTicTacToe(3, "random", variant="3x4k3")
+    obs, infos = vector.reset(seed=0)
+    assert obs.shape == (3, 3, 4, 2) and infos["action_mask"].shape == (3, 12)

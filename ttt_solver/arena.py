@@ -5,6 +5,13 @@ seeds do (game i has A as X when i is even). Sampled comparisons count outcomes 
 reproducible from ``seed``; exact ones give the probability of each outcome, walking every
 position both agents can reach with their move distributions (memoised on the board, so
 each position is visited once per seating).
+
+Exact play is feasible only on small boards: it walks up to every legal position, in Python.
+The walk from a board with ``e`` empty cells visits at most :func:`position_bound` ``(e)``
+positions (the boards of ``e`` cells with legal piece counts: 6,046 for 3x3, 143,365 for 12
+cells, 10,165,779 for 4x4), and exact runs go up to :data:`EXACT_LIMIT` of them: every board of
+up to 12 cells (3x4k3, whose 111,973 legal positions take a few seconds a pair), none of 13 or
+more. Beyond that, sample.
 """
 
 from __future__ import annotations
@@ -15,7 +22,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Union
 
 from . import board as rules
-from .errors import NotEnumerableError
+from .errors import NotEnumerableError, NotFeasibleError
+from .variant import Variant
 
 if TYPE_CHECKING:
     from numpy.random import Generator, SeedSequence
@@ -24,6 +32,33 @@ if TYPE_CHECKING:
 
 Number = Union[int, float]
 Seed = Union[int, "SeedSequence", None]
+
+EXACT_LIMIT = 200_000  # positions an exact walk may have to visit (see the module docstring)
+
+
+def position_bound(empty: int) -> int:
+    """How many boards of ``empty`` cells have legal piece counts (X as many as O or one more):
+    a bound on the positions reachable from a board with ``empty`` empty cells."""
+    from math import comb
+
+    return sum(comb(empty, ply) * comb(ply, ply // 2) for ply in range(empty + 1))
+
+
+def exact_feasible(variant: Variant, board: str | None = None) -> bool:
+    """Whether an exact walk from ``board`` (default: the empty board) stays within :data:`EXACT_LIMIT`."""
+    empty = variant.cells if board is None else board.count(rules.EMPTY)
+    return position_bound(empty) <= EXACT_LIMIT
+
+
+def check_exact(variant: Variant, board: str | None = None) -> None:
+    """Raise NotFeasibleError if an exact walk from ``board`` could visit too many positions."""
+    if not exact_feasible(variant, board):
+        empty = variant.cells if board is None else board.count(rules.EMPTY)
+        where = variant.name if board is None else f"{board!r} ({variant.name})"
+        raise NotFeasibleError(
+            f"exact play on {where} is not feasible: up to {position_bound(empty):,} positions to walk,"
+            f" the limit is {EXACT_LIMIT:,}; sample games instead"
+        )
 
 
 @dataclass(frozen=True)
@@ -123,14 +158,16 @@ def compare_exact(a: Agent, b: Agent) -> Comparison:
                 f"agent {agent.name!r} cannot be enumerated (it only samples moves), so there is no exact result;"
                 " compare it by sampling"
             )
-    _same_variant(a, b)
+    check_exact(_same_variant(a, b))
     return Comparison(a.name, b.name, True, None, outcome_probabilities(a, b), outcome_probabilities(b, a))
 
 
 def outcome_probabilities(agent_x: Agent, agent_o: Agent, board: str | None = None) -> Outcomes:
-    """Exact probabilities of X win / draw / O win when these agents play on from ``board``."""
+    """Exact probabilities of X win / draw / O win when these agents play on from ``board``;
+    raise NotFeasibleError if the walk could visit more than :data:`EXACT_LIMIT` positions."""
     variant = _same_variant(agent_x, agent_o)
     start = rules.EMPTY * variant.cells if board is None else rules.parse(board, variant)
+    check_exact(variant, None if board is None else start)
     memo: dict[str, tuple[float, float, float]] = {}
     policy_x, policy_o = agent_x.policy, agent_o.policy
 

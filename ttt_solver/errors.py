@@ -46,5 +46,9 @@ class NotEnumerableError(TTTError, ValueError):
     """An exact computation needs an agent's move distribution, and it has none (e.g. ``mc:N``)."""
 
 
+class NotFeasibleError(TTTError, ValueError):
+    """An exact computation over more positions than is reasonable (4x4 has 9.7 million); sample instead."""
+
+
 class MissingExtraError(TTTError, ImportError):
     """An optional dependency is not installed; the message names the extra to install."""

@@ -7,6 +7,11 @@ for the side to move). A move's *drop* is the value it throws away (position val
 value: 1 for a win to a draw or a draw to a loss, 2 for a win to a loss); the worst blunders
 are the positions with the largest expected drop. Agents that only sample (``mc:N``) are
 measured from ``samples`` drawn moves per position instead.
+
+Where every position is too many (the variants where exact play is not feasible, see
+:mod:`ttt_solver.arena`: 4x4 has 9.7 million), accuracy is estimated on distinct unfinished
+positions drawn uniformly at random (:func:`sample_positions`, reproducible from the seed), the
+same sample for every agent.
 """
 
 from __future__ import annotations
@@ -17,8 +22,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from . import board as rules
-from .arena import Comparison, Seed, compare_exact, compare_sampled
-from .errors import InvalidAgentError, NotEnumerableError
+from .arena import Comparison, Seed, check_exact, compare_exact, compare_sampled, exact_feasible, position_bound
+from .errors import InvalidAgentError, NotEnumerableError, NotFeasibleError
 from .variant import Variant
 
 if TYPE_CHECKING:
@@ -29,6 +34,8 @@ DEFAULT_AGENTS = (
     "random", "think1", "think2", "think3", "heuristic", "onestep",
     "nstep:3", "minimax:3", "perfect:0.5", "perfect",
 )
+DEFAULT_POSITIONS = 1000  # positions sampled for accuracy where every position is too many
+_POSITIONS_STREAM = 0x7070  # spawn key of the random stream that draws the sampled positions
 
 
 @dataclass(frozen=True)
@@ -64,10 +71,12 @@ class Accuracy:
     groups: tuple[Group, ...]
     blunders: tuple[Blunder, ...]  # worst first
     samples: int | None  # moves drawn per position; None when exact
+    positions_sampled: bool = False  # measured on a uniform random sample of positions, not all of them
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "agent": self.agent, "positions": self.positions, "keep": self.keep, "blundering": self.blundering,
+            "agent": self.agent, "positions": self.positions, "positions_sampled": self.positions_sampled,
+            "keep": self.keep, "blundering": self.blundering,
             "samples": self.samples, "groups": [g.to_json() for g in self.groups],
             "blunders": [b.to_json() for b in self.blunders],
         }
@@ -125,6 +134,20 @@ class Tournament:
         }
 
 
+def default_agents(variant: Variant) -> tuple[str, ...]:
+    """The specs of :data:`DEFAULT_AGENTS` that play ``variant`` (on misère: not the rule players)."""
+    from .agents import make_agent
+
+    playing = []
+    for spec in DEFAULT_AGENTS:
+        try:
+            make_agent(spec, None, variant)  # cheap: perfect loads its oracle only when it moves
+        except InvalidAgentError:
+            continue
+        playing.append(spec)
+    return tuple(playing)
+
+
 def round_robin(
     agents: Sequence[Agent], games: int = 1000, seed: Seed = None, exact: bool = False,
     progress: Callable[[int], Any] | None = None,
@@ -136,6 +159,7 @@ def round_robin(
     _distinct(agents)
     pairs = [(a, b) for i, a in enumerate(agents) for b in agents[i + 1:]]
     if exact:
+        check_exact(agents[0].variant)
         for agent in agents:  # fail before any work, not at the first pair that needs the agent
             if not agent.enumerable:
                 raise NotEnumerableError(
@@ -149,18 +173,27 @@ def round_robin(
     return tuple(compare_sampled(a, b, games, s, progress) for (a, b), s in zip(pairs, seeds))
 
 
-def accuracy(agent: Agent, oracle: Oracle, blunders: int = 5, samples: int = 1, seed: Seed = None) -> Accuracy:
-    """How often ``agent`` keeps the value over every unfinished position (see the module docstring)."""
+def accuracy(
+    agent: Agent, oracle: Oracle, blunders: int = 5, samples: int = 1, seed: Seed = None,
+    boards: Sequence[str] | None = None,
+) -> Accuracy:
+    """How often ``agent`` keeps the value (see the module docstring): over every unfinished
+    position, or over ``boards`` (e.g. from :func:`sample_positions`), then marked sampled."""
     import numpy as np
 
     if oracle.variant != agent.variant:
         raise ValueError(f"the oracle solves {oracle.variant}, agent {agent.name!r} plays {agent.variant}")
     if not isinstance(samples, int) or samples < 1:
         raise ValueError(f"samples must be a positive integer, got {samples!r}")
+    if boards is None and not exact_feasible(agent.variant):
+        raise NotFeasibleError(
+            f"accuracy over every position of {agent.variant.name} is not feasible (up to"
+            f" {position_bound(agent.variant.cells):,} of them); measure it on sample_positions(...)"
+        )
     rng = None if agent.enumerable else np.random.default_rng(seed)
     groups: dict[tuple[str, int], list[float]] = {}
     found: list[tuple[float, int, str, Blunder]] = []
-    for board in unfinished_boards(agent.variant):
+    for board in unfinished_boards(agent.variant) if boards is None else boards:
         position = oracle.probe(board)
         values = {move.cell: move.value for move in position.moves}
         policy = agent.policy(board) if rng is None else _sampled_policy(agent, board, samples, rng)
@@ -179,17 +212,73 @@ def accuracy(agent: Agent, oracle: Oracle, blunders: int = 5, samples: int = 1, 
               for side in (rules.X, rules.O) for value in (1, 0, -1) if (side, value) in groups),
         tuple(item[3] for item in found[:blunders]),
         None if rng is None else samples,
+        boards is not None,
     )
 
 
 def run(
     agents: Sequence[Agent], oracle: Oracle, games: int = 1000, seed: Seed = None, exact: bool = False,
     progress: Callable[[int], Any] | None = None, blunders: int = 5, samples: int = 1,
+    positions: int | None = None,
 ) -> Tournament:
-    """The round robin and every agent's accuracy."""
+    """The round robin and every agent's accuracy: over every unfinished position, or over
+    ``positions`` of them drawn at random (by default :data:`DEFAULT_POSITIONS` where every
+    position is too many)."""
+    if positions is not None and (not isinstance(positions, int) or positions < 1):
+        raise ValueError(f"positions must be a positive integer, got {positions!r}")
+    boards = None
+    if positions is not None or not exact_feasible(oracle.variant):
+        boards = sample_positions(oracle.variant, positions or DEFAULT_POSITIONS, seed)
     pairs = round_robin(agents, games, seed, exact, progress)
-    scores = tuple(accuracy(agent, oracle, blunders, samples, seed) for agent in agents)
+    scores = tuple(accuracy(agent, oracle, blunders, samples, seed, boards) for agent in agents)
     return Tournament(tuple(a.name for a in agents), exact, None if exact else games, pairs, scores)
+
+
+def sample_positions(variant: Variant, count: int, seed: Seed = None) -> tuple[str, ...]:
+    """``count`` distinct unfinished legal positions drawn uniformly at random, in order of ply
+    (all of them if there are no more than ``count``), reproducible from ``seed``.
+
+    Rejection sampling: a board with legal piece counts drawn uniformly (its number of marks
+    weighted by how many such boards there are), kept if it is a legal unfinished position not
+    drawn before. A sample of more than a twentieth of those boards is drawn from the list of
+    every position instead (there must be a feasible number of them).
+    """
+    import numpy as np
+
+    if not isinstance(count, int) or count < 1:
+        raise ValueError(f"count must be a positive integer, got {count!r}")
+    base = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    rng = np.random.default_rng(np.random.SeedSequence(base.entropy, spawn_key=(*base.spawn_key, _POSITIONS_STREAM)))
+    sparse = position_bound(variant.cells) // 20
+    if count > sparse:
+        if not exact_feasible(variant):
+            raise NotFeasibleError(f"a sample of {count:,} positions of {variant.name} is too big: draw at most {sparse:,}")
+        every = unfinished_boards(variant)
+        if count >= len(every):
+            return every
+        return tuple(every[i] for i in sorted(rng.choice(len(every), count, replace=False).tolist()))
+    return _rejection_sample(variant, count, rng)
+
+
+def _rejection_sample(variant: Variant, count: int, rng: Any) -> tuple[str, ...]:
+    from math import comb
+
+    n = variant.cells
+    weights = [comb(n, ply) * comb(ply, ply // 2) for ply in range(n + 1)]
+    chances = [w / sum(weights) for w in weights]
+    found: dict[str, None] = {}
+    for _attempt in range(1000 * count):
+        ply = int(rng.choice(n + 1, p=chances))
+        cells = rng.permutation(n)[:ply].tolist()
+        marks = [rules.EMPTY] * n
+        for i, cell in enumerate(cells):
+            marks[cell] = rules.X if i < (ply + 1) // 2 else rules.O
+        board = "".join(marks)
+        if rules.legality_error(board, variant) is None and rules.terminal_value(board, variant) is None:
+            found[board] = None
+            if len(found) == count:
+                return tuple(sorted(found, key=rules.ply))
+    raise NotFeasibleError(f"could not draw {count:,} distinct unfinished positions of {variant.name}; ask for fewer")
 
 
 @cache

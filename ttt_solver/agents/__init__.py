@@ -19,6 +19,13 @@
 Every agent has ``name``, ``enumerable`` and ``variant``, ``policy(board) -> {cell: p}``
 (NotEnumerableError for ``mc:N``) and ``choose(board, rng) -> cell`` with a
 ``numpy.random.Generator``. Boards are normalised text of unfinished legal positions.
+
+Variants: every agent plays every normal (k-in-a-row wins) variant, its rules read with k in a
+row ("two" is k - 1, the heuristic's middle and corners are the board's). Misère, where making
+the line loses, is played by the agents that score finished games by the rules: ``random``,
+``nstep:D``, ``mc:N`` and ``perfect``/``perfect:P``. The others (``think1-3``, ``heuristic``,
+``onestep``, ``minimax:D``) are built on "complete a line to win, block the opponent's", which
+misère turns upside down, so they refuse it with InvalidAgentError.
 """
 
 from __future__ import annotations
@@ -39,7 +46,7 @@ AGENT_NAMES = (
     "nstep:D", "minimax:D", "mc:N", "perfect", "perfect:P",
 )
 _DEFAULT_ARGUMENT = {"nstep": "3", "minimax": "3", "mc": "1000", "perfect": "1"}
-_ANY_VARIANT = {"random", "perfect"}  # the rule players assume the normal (not misère) game
+_MISERE_FAMILIES = ("random", "nstep", "mc", "perfect")  # the others' rules assume making a line wins
 
 
 def make_agent(spec: str, oracle: Oracle | None = None, variant: Variant = STANDARD) -> Agent:
@@ -52,8 +59,11 @@ def make_agent(spec: str, oracle: Oracle | None = None, variant: Variant = STAND
             raise _invalid(spec, "unknown agent" if family not in AGENT_NAMES else f"{family!r} takes no argument")
     elif not colon:
         argument = _DEFAULT_ARGUMENT[family]
-    if variant.misere and family not in _ANY_VARIANT:
-        raise _invalid(spec, f"the seed players play the normal game, not {variant.name}; use random or perfect")
+    if variant.misere and family not in _MISERE_FAMILIES:
+        raise InvalidAgentError(
+            f"agent {spec!r} does not play {variant.name}: its rules make {variant.k} in a row, which loses there;"
+            " on misère use random, nstep:D, mc:N or perfect"
+        )
     try:
         return _build(family, argument, oracle, variant)
     except ValueError as error:  # a bad number: say which and why

@@ -17,7 +17,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from functools import lru_cache
 from itertools import accumulate
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import board as rules
 from ..errors import GameOverError, InvalidBoardError, NotEnumerableError
@@ -26,8 +26,11 @@ from ..variant import Variant
 if TYPE_CHECKING:
     from numpy.random import Generator
 
+T = TypeVar("T")
 Cell = int
 Policy = dict[Cell, float]
+
+MEMO_LIMIT = 1 << 18  # entries an agent's memo keeps: a long run on a big board (4x4) meets millions of boards
 
 
 class Agent(ABC):
@@ -53,7 +56,7 @@ class Agent(ABC):
         except TypeError:  # not a string: _policy_of says why
             sampler = None
         if sampler is None:
-            sampler = self._samplers[board] = _sampler(self._policy_of(board))
+            sampler = remember(self._samplers, board, _sampler(self._policy_of(board)))
         cells, cumulative = sampler
         if len(cells) == 1:
             return cells[0]
@@ -75,7 +78,7 @@ class Agent(ABC):
                 raise NotEnumerableError(
                     f"agent {self.name!r} has no enumerable move distribution: it only samples moves"
                 )
-            found = self._policies[board] = self._policy(check_board(board, self.variant))
+            found = remember(self._policies, board, self._policy(check_board(board, self.variant)))
         return found
 
     @abstractmethod
@@ -100,6 +103,14 @@ def _checked(board: str, variant: Variant) -> str:
     if rules.terminal_value(text, variant) is not None:
         raise GameOverError(f"no move on {board!r}: the game is over")
     return text
+
+
+def remember(memo: dict[Any, T], key: Any, value: T, limit: int = MEMO_LIMIT) -> T:
+    """``memo[key] = value``, emptying the memo first when it is full (a crude bound on memory)."""
+    if len(memo) >= limit:
+        memo.clear()
+    memo[key] = value
+    return value
 
 
 def uniform(cells: list[Cell] | tuple[Cell, ...]) -> Policy:

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from .. import board as rules
 from ..variant import STANDARD, Variant
-from .base import Agent, Cell, Policy, check_board, empty_cells, opponent, place, uniform
+from .base import Agent, Cell, Policy, check_board, empty_cells, opponent, place, remember, uniform
 
 OWN_LINE, OWN_TWO, OPPONENT_TWO, OPPONENT_LINE = 100_000, 1, -100, -1_000
+SEARCH_MEMO_LIMIT = 1 << 19  # (board, depth, side) scores kept: bounds memory on big boards
 
 
 class MinimaxAgent(Agent):
@@ -70,5 +71,4 @@ class MinimaxAgent(Agent):
             mover = rules.to_move(board)
             children = (self._minimax(place(board, cell, mover), depth - 1, root) for cell in empty_cells(board))
             value = max(children) if mover == root else min(children)
-        self._memo[key] = value
-        return value
+        return remember(self._memo, key, value, SEARCH_MEMO_LIMIT)

@@ -7,6 +7,9 @@ plays the empty square with the highest total, ties to the first in row-major or
 sorts ``(score, row, col)`` stably by score and pops the first empty one). The distribution
 is not enumerable: the agent only samples.
 
+Misère: the playout is lost by whoever completes the first line, so its result is the
+opposite of the normal game's; the scoring of squares is unchanged.
+
 Deviation from the seed's code (its text is followed): the text says a drawn playout changes
 no score, but the code's ``else`` branch scores a draw like a loss. Here draws count 0.
 
@@ -64,12 +67,12 @@ class MonteCarloAgent(Agent):
         done = 0
         while done < self.trials:
             batch = min(_CHUNK, self.trials - done)
-            scores += _playouts(marks, empties, self._lines, batch, rng)
+            scores += _playouts(marks, empties, self._lines, batch, rng, self.variant.misere)
             done += batch
         return scores, empties
 
 
-def _playouts(marks: Any, empties: Any, lines: Any, trials: int, rng: Generator) -> Any:
+def _playouts(marks: Any, empties: Any, lines: Any, trials: int, rng: Generator, misere: bool = False) -> Any:
     """Summed score grid of ``trials`` playouts; ``marks`` is +1 agent / -1 opponent / 0 empty."""
     import numpy as np
 
@@ -84,7 +87,8 @@ def _playouts(marks: Any, empties: Any, lines: Any, trials: int, rng: Generator)
     completed_at = np.where(np.abs(line_owner) == k, time[:, lines].max(axis=2), never)
     first = completed_at.argmin(axis=1)
     end = completed_at[np.arange(trials), first]
-    result = np.where(end < never, np.sign(line_owner[np.arange(trials), first]), 0)  # +1 won, -1 lost, 0 draw
+    maker = np.sign(line_owner[np.arange(trials), first])  # who completed the first line
+    result = np.where(end < never, -maker if misere else maker, 0)  # +1 won, -1 lost, 0 draw
     on_board = time <= end[:, None]
     weight = np.where(owner > 0, MCMATCH, -MCOTHER)
     return (on_board * weight * result[:, None]).sum(axis=0)

@@ -11,15 +11,19 @@ left it falls through to ``max``/``min`` over no moves and scores -inf or +inf. 
 is a finished game worth 0, as the text says.
 
 The score is symmetric, so the search is a negamax memoised on (board, depth) per agent.
+
+It scores finished games by the rules of the variant (k in a row on bigger boards), so it plays
+misère too: there making the line is the loss, scored -100 for the player who made it.
 """
 
 from __future__ import annotations
 
 from .. import board as rules
 from ..variant import STANDARD, Variant
-from .base import Agent, Cell, Policy, check_board, empty_cells, place, uniform
+from .base import Agent, Cell, Policy, check_board, empty_cells, place, remember, uniform
 
 WIN = 100
+SEARCH_MEMO_LIMIT = 1 << 19  # (board, depth) scores kept: bounds memory on big boards
 
 
 class NStepAgent(Agent):
@@ -55,5 +59,4 @@ class NStepAgent(Agent):
         else:
             me = rules.to_move(board)
             value = max(-self._negamax(place(board, cell, me), depth - 1) for cell in empty_cells(board))
-        self._memo[key] = value
-        return value
+        return remember(self._memo, key, value, SEARCH_MEMO_LIMIT)

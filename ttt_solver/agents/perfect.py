@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import GameOverError
 from ..variant import STANDARD, Variant
-from .base import Agent, Cell, Policy, check_board, empty_cells
+from .base import Agent, Cell, Policy, check_board, empty_cells, remember
 
 if TYPE_CHECKING:
     from numpy.random import Generator
@@ -48,7 +48,7 @@ class PerfectAgent(Agent):
         except TypeError:  # not a string: _choices_on says why
             choices = None
         if choices is None:
-            choices = self._choices[board] = self._choices_on(board)
+            choices = remember(self._choices, board, self._choices_on(board))
         preferred, legal = choices
         if self.probability < 1.0 and rng.random() >= self.probability:
             preferred = legal

@@ -2,7 +2,9 @@
 
 The agents, games and accuracy live in the library (:mod:`ttt_solver.agents`,
 :mod:`ttt_solver.arena`, :mod:`ttt_solver.tournament`), imported inside the commands. Sampled
-runs show a progress bar on stderr, so stdout stays clean for ``--json``.
+runs show a progress bar on stderr, so stdout stays clean for ``--json``. ``--exact`` on a
+variant too big to walk (see :func:`ttt_solver.arena.exact_feasible`) fails at once, before
+any database is read.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ def compare(
     """
     from ..arena import compare_exact, compare_sampled
 
-    _check_sampling_flags(exact)
+    _check_sampling_flags(exact, variant)
     agent_a, agent_b = _agents([a, b], db, variant, need_oracle=False)
     if exact:
         result = compare_exact(agent_a, agent_b)
@@ -73,30 +75,36 @@ def compare(
 
 
 @click.command()
-@click.option("--agents", "specs", default=",".join(DEFAULT_AGENTS), show_default=True, metavar="LIST",
-              help="Comma-separated agents.")
+@click.option("--agents", "specs", metavar="LIST",
+              help=f"Comma-separated agents [default: {', '.join(DEFAULT_AGENTS)}; on misère those that play it].")
 @_sampling_options
+@click.option("--positions", type=click.IntRange(min=1), metavar="N",
+              help="Measure accuracy on N unfinished positions drawn at random (seeded by --seed)"
+                   " [default: all of them where feasible, else 1,000].")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also draw a chart to FILE (.png, .svg, .pdf); needs the [plot] extra.")
 @database_options
 @output_options("json")
-def tournament(specs: str, games: int, seed: int | None, exact: bool, plot_path: str | None, variant: Variant,
-               db: str | None, fmt: str) -> None:
+def tournament(specs: str | None, games: int, seed: int | None, exact: bool, positions: int | None,
+               plot_path: str | None, variant: Variant, db: str | None, fmt: str) -> None:
     """A round robin of agents, and each agent's accuracy against the database.
 
     Every pair plays (both seats equally); every agent's moves are checked on every unfinished
-    legal position for how often they keep the game-theoretic value, with its worst blunders.
+    legal position (a random sample of them on big variants such as 4x4) for how often they
+    keep the game-theoretic value, with its worst blunders.
 
     \b
     Example:
         ttt-lookup tournament --exact
         ttt-lookup tournament --agents think1,think2,think3,mc:200 --games 500 --seed 1
         ttt-lookup tournament --exact --json --plot tournament.png
+        ttt-lookup tournament --variant 4x4 --agents random,think2,perfect --games 100 --seed 1
     """
-    from ..tournament import run
+    from ..tournament import default_agents, run
 
-    _check_sampling_flags(exact)
-    names = [spec.strip() for spec in specs.split(",") if spec.strip()]
+    _check_sampling_flags(exact, variant)
+    names = [spec.strip() for spec in (specs if specs is not None else ",".join(default_agents(variant))).split(",")
+             if spec.strip()]
     if plot_path is not None:
         from ..plot import require
 
@@ -107,7 +115,7 @@ def tournament(specs: str, games: int, seed: int | None, exact: bool, plot_path:
     else:
         n = len(agents)
         with _progress(games * n * (n - 1) // 2, f"{n} agents, {games:,} games a pair") as advance:
-            result = run(agents, oracle, games, seed, progress=advance)
+            result = run(agents, oracle, games, seed, progress=advance, positions=positions)
     if plot_path is not None:
         from ..plot import draw
 
@@ -123,14 +131,22 @@ def tournament(specs: str, games: int, seed: int | None, exact: bool, plot_path:
 
 
 # -- helpers ------------------------------------------------------------------------------
-def _check_sampling_flags(exact: bool) -> None:
+def _check_sampling_flags(exact: bool, variant: Variant) -> None:
+    """``--exact`` takes no sampling option, and only variants small enough to walk."""
+    from ..arena import EXACT_LIMIT, exact_feasible, position_bound
+
     ctx = click.get_current_context()
     if exact:
-        given = [f"--{name}" for name in ("games", "seed")
-                 if ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)]
+        given = [f"--{name}" for name in ("games", "seed", "positions") if name in ctx.params
+                 and ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)]
         if given:
             them = "them" if len(given) > 1 else "it"
             raise CLIError(f"{' and '.join(given)} only apply to sampled runs; drop {them} or --exact")
+        if not exact_feasible(variant):
+            raise CLIError(
+                f"--exact is not feasible for {variant.name}: up to {position_bound(variant.cells):,} positions"
+                f" to walk (exact runs go up to {EXACT_LIMIT:,}); sample instead with --games N"
+            )
 
 
 def _agents(specs: Sequence[str], db: str | None, variant: Variant, need_oracle: bool) -> Any:
@@ -140,7 +156,7 @@ def _agents(specs: Sequence[str], db: str | None, variant: Variant, need_oracle:
     agents = [make_agent(spec, None, variant) for spec in specs]
     oracle = None
     if need_oracle or any(agent.name.startswith("perfect") for agent in agents):
-        oracle = load_oracle(db, variant)
+        oracle = load_oracle(db, variant, many=True)
         agents = [make_agent(spec, oracle, variant) for spec in specs]
     return (oracle, agents) if need_oracle else agents
 
@@ -211,7 +227,7 @@ def _describe_tournament(result: Tournament, seed: int | None) -> str:
         accuracy_rows.append((score.agent, _percent(score.keep),
                               *(_percent(by_group[key].keep) if key in by_group else None for key in groups),
                               score.blundering,
-                              "exact" if score.samples is None else f"{score.samples} sampled move(s) a position"))
+                              "policy" if score.samples is None else f"{score.samples} sampled move(s) a position"))
         for blunder in score.blunders[:3]:
             moves = " ".join(f"{cell}:{_LETTER[value]} {100 * p:.0f}%" for cell, p, value in blunder.moves)
             blunder_rows.append((score.agent, blunder.board, rules.to_move(blunder.board), _VALUE[blunder.value], _percent(blunder.keep),
@@ -219,6 +235,9 @@ def _describe_tournament(result: Tournament, seed: int | None) -> str:
     counts = {(g.side, g.value): g.positions for g in result.accuracy[0].groups} if result.accuracy else {}
     group_columns = [f"{side} {_VALUE[value]} ({counts.get((side, value), 0)}) %" for side, value in groups]
     positions = result.accuracy[0].positions if result.accuracy else 0
+    sampled = bool(result.accuracy) and result.accuracy[0].positions_sampled
+    over = (f"{positions:,} unfinished positions drawn uniformly at random"
+            + (f" (seed {seed})" if seed is not None else "")) if sampled else f"the {positions:,} unfinished positions"
     return "\n".join([
         f"Round robin of {len(agents)} agents ({how}; every pair plays both seats equally)",
         "",
@@ -228,7 +247,7 @@ def _describe_tournament(result: Tournament, seed: int | None) -> str:
         "",
         table(["agent", *numbers], matrix),
         "",
-        f"Accuracy: moves keeping the game-theoretic value over the {positions:,} unfinished positions",
+        f"Accuracy: moves keeping the game-theoretic value over {over}",
         "(by the agent's side and the position's value; every move keeps a lost position)",
         "",
         table(["agent", "all %", *group_columns, "blundering positions", "measured"], accuracy_rows),

@@ -115,8 +115,14 @@ def resolve_database(db: str | None, variant: Variant) -> str:
     return str(path)
 
 
-def load_oracle(db: str | Path | None, variant: Variant) -> Oracle:
-    """An oracle that resolves only the boards asked for (no warm-up: one lookup stays fast)."""
+def load_oracle(db: str | Path | None, variant: Variant, many: bool = False) -> Oracle:
+    """An oracle that resolves only the boards asked for (no warm-up: one lookup stays fast).
+
+    ``many``: thousands of lookups will follow (games, accuracy), so a big variant loads its
+    compact arrays once (about a second for 4x4) rather than querying SQL per lookup.
+    """
     from ..oracle import Oracle
 
-    return Oracle.load(resolve_database(None if db is None else str(db), variant), variant, eager=False)
+    path = resolve_database(None if db is None else str(db), variant)
+    oracle = Oracle.load(path, variant, eager=False)
+    return Oracle.load(path, variant) if many and not oracle.exhaustive else oracle

@@ -14,12 +14,18 @@ so the single and the vectorised environment share one definition of each:
   ``Discrete.sample(mask=...)`` takes), all 0 on a finished or illegal board.
 - ``final[index]``: the value of a finished board for the side to move (-1 when the last
   mover made a line, 0 on a full board; +1 in misère), :data:`PLAYING` otherwise.
+
+Boards of up to :data:`DENSE_CELLS` cells (3x3, 3x4k3, 4x3k3, ...) get dense numpy tables over
+all ``3**cells`` indices, built in numpy at once (531,441 entries for 12 cells). Bigger boards
+(4x4: 43 million indices) get :class:`LazyBoardTables`: the same rows, worked out from the
+rules per board when first asked for; only the single environment takes them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any, Callable
 
 import numpy as np
 
@@ -28,7 +34,8 @@ from ..variant import STANDARD, Variant
 
 PLAYING = 2  # ``final`` of a legal board where play goes on
 ILLEGAL = -128  # ``final`` of an index that is no legal board
-MAX_CELLS = 9  # dense tables over 3**cells indices: 19,683 entries on 3x3
+DENSE_CELLS = 12  # dense tables over 3**cells indices: 19,683 entries on 3x3, 531,441 on 3x4
+_LAZY_CACHE = 1 << 16  # boards whose rows a lazy table keeps
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,7 +57,7 @@ class BoardTables:
 
     def index_of(self, text: str) -> int:
         """The table index of a normalised text board."""
-        return self.empty_index + sum(p * (1 if m == rules.X else -1) for p, m in zip(self.powers, text) if m != rules.EMPTY)
+        return _index_of(self.powers, self.empty_index, text)
 
     def index_array(self, boards: np.ndarray) -> np.ndarray:
         """Table indices of an ``(N, cells)`` array of +1/-1/0 boards (not checked for legality)."""
@@ -60,48 +67,147 @@ class BoardTables:
         return index in self.texts
 
 
+class _Rows:
+    """``rows[index]``, worked out by ``compute(index)`` on first use and kept (LRU)."""
+
+    def __init__(self, compute: Callable[[int], Any]) -> None:
+        self._get = lru_cache(maxsize=_LAZY_CACHE)(compute)
+
+    def __getitem__(self, index: int) -> Any:
+        return self._get(index)
+
+
+class LazyBoardTables:
+    """The tables of a board too big to tabulate, row by row from the rules (see the module docstring).
+
+    ``texts``, ``final_list``, ``masks``, ``mask_rows`` and ``plane_rows[perspective]`` are
+    indexed like :class:`BoardTables`'; a row is computed when first asked for and cached.
+    """
+
+    def __init__(self, variant: Variant) -> None:
+        self.variant = variant
+        self.powers = tuple(3**cell for cell in range(variant.cells))
+        self.empty_index = (3**variant.cells - 1) // 2
+        self.texts = _Rows(self._text)
+        self.final_list = _Rows(self._final)
+        self.masks = self.mask_rows = _Rows(self._mask)
+        planes = _Rows(self._planes)
+        self.plane_rows = (_Rows(lambda index: planes[index][0]), _Rows(lambda index: planes[index][1]))
+
+    def index_of(self, text: str) -> int:
+        return _index_of(self.powers, self.empty_index, text)
+
+    def is_legal(self, index: int) -> bool:
+        try:
+            self.texts[index]
+        except KeyError:
+            return False
+        return True
+
+    def _text(self, index: int) -> str:
+        if not 0 <= index < 3 * self.empty_index + 1:
+            raise KeyError(index)
+        marks = []
+        for _ in self.powers:
+            index, digit = divmod(index, 3)
+            marks.append("O.X"[digit])  # digit - 1 is the cell's +1/-1/0
+        text = "".join(marks)
+        if rules.legality_error(text, self.variant) is not None:
+            raise KeyError(index)
+        return text
+
+    def _final(self, index: int) -> int:
+        value = rules.terminal_value(self.texts[index], self.variant)
+        return PLAYING if value is None else value
+
+    def _mask(self, index: int) -> np.ndarray:
+        text = self.texts[index]
+        mask = np.zeros(len(text), dtype=np.int8)
+        if self.final_list[index] == PLAYING:
+            mask[[cell for cell, mark in enumerate(text) if mark == rules.EMPTY]] = 1
+        mask.flags.writeable = False
+        return mask
+
+    def _planes(self, index: int) -> tuple[np.ndarray, np.ndarray]:
+        grid = np.array(rules.to_array(self.texts[index]), dtype=np.int8).reshape(self.variant.rows, self.variant.cols)
+        as_x = np.stack([grid == 1, grid == -1], axis=-1).astype(np.int8)
+        as_o = as_x[..., ::-1].copy()
+        as_x.flags.writeable = as_o.flags.writeable = False
+        return as_x, as_o
+
+
 def perspective(side: int) -> int:
     """Plane-table column of a learner playing ``side`` (+1 X -> 0, -1 O -> 1)."""
     return 0 if side > 0 else 1
 
 
 @lru_cache(maxsize=4)
-def board_tables(variant: Variant = STANDARD) -> BoardTables:
-    """The tables of ``variant`` (built once per process, a few tens of milliseconds on 3x3)."""
+def board_tables(variant: Variant = STANDARD) -> BoardTables | LazyBoardTables:
+    """The tables of ``variant``, built once per process: dense up to :data:`DENSE_CELLS` cells
+    (a few milliseconds on 3x3, under a second on 3x4), lazy beyond."""
+    if variant.cells > DENSE_CELLS:
+        return LazyBoardTables(variant)
+    return _dense_tables(variant)
+
+
+def _dense_tables(variant: Variant) -> BoardTables:
     n = variant.cells
-    if n > MAX_CELLS:
-        raise ValueError(f"the environments cover boards of up to {MAX_CELLS} cells, not {variant.name}")
     size = 3**n
     powers = tuple(3**cell for cell in range(n))
     offset = (size - 1) // 2
-    final = np.full(size, ILLEGAL, dtype=np.int8)
-    masks = np.zeros((size, n), dtype=np.int8)
+    index = np.arange(size, dtype=np.int32)
+    cells = ((index[:, None] // np.array(powers, dtype=np.int32)) % 3 - 1).astype(np.int8)  # +1 X, -1 O, 0 empty
+    legal, value = _legality(cells, variant)
+    final = np.where(legal, np.where(value == PLAYING, PLAYING, value), ILLEGAL).astype(np.int8)
+    empty = cells == 0
+    masks = (empty & (final == PLAYING)[:, None]).astype(np.int8)
+    order = np.argsort(~empty, axis=1, kind="stable").astype(np.int8)  # empty cells first, ascending
+    empties = np.where(np.take_along_axis(empty, order.astype(np.intp), axis=1) & legal[:, None], order, -1).astype(np.int8)
+    grid = (cells * legal[:, None]).reshape(size, variant.rows, variant.cols)
     planes = np.zeros((size, 2, variant.rows, variant.cols, 2), dtype=np.int8)
-    empties = np.full((size, n), -1, dtype=np.int8)
-    texts: dict[int, str] = {}
-    for text in rules.all_boards(variant):
-        cells = np.array(rules.to_array(text), dtype=np.int8)
-        index = int(cells.astype(np.int64) @ np.array(powers, dtype=np.int64)) + offset
-        texts[index] = text
-        value = rules.terminal_value(text, variant)
-        final[index] = PLAYING if value is None else value
-        free = np.flatnonzero(cells == 0)
-        empties[index, : len(free)] = free
-        if value is None:
-            masks[index, free] = 1
-        grid = cells.reshape(variant.rows, variant.cols)
-        for column, side in ((0, 1), (1, -1)):
-            planes[index, column, :, :, 0] = grid == side
-            planes[index, column, :, :, 1] = grid == -side
+    for column, side in ((0, 1), (1, -1)):
+        planes[:, column, :, :, 0] = grid == side
+        planes[:, column, :, :, 1] = grid == -side
+    legal_index = np.flatnonzero(legal)
+    letters = np.frombuffer(b"O.X", dtype=np.uint8)[cells[legal_index] + 1].tobytes().decode("ascii")
+    texts = {i: letters[j * n:(j + 1) * n] for j, i in enumerate(legal_index.tolist())}
     for table in (final, masks, planes, empties):
         table.flags.writeable = False
     mask_rows: list[np.ndarray | None] = [None] * size
     plane_rows: tuple[list[np.ndarray | None], list[np.ndarray | None]] = ([None] * size, [None] * size)
-    for index in texts:
-        mask_rows[index] = masks[index]
-        plane_rows[0][index] = planes[index, 0]
-        plane_rows[1][index] = planes[index, 1]
-    return BoardTables(
-        variant, powers, offset, final, masks, planes, empties, texts,
-        [int(v) for v in final], mask_rows, plane_rows,
+    for i in texts:
+        mask_rows[i] = masks[i]
+        plane_rows[0][i] = planes[i, 0]
+        plane_rows[1][i] = planes[i, 1]
+    return BoardTables(variant, powers, offset, final, masks, planes, empties, texts,
+                       final.tolist(), mask_rows, plane_rows)
+
+
+def _legality(cells: np.ndarray, variant: Variant) -> tuple[np.ndarray, np.ndarray]:
+    """Which ``(N, cells)`` boards are legal (the rules of :func:`ttt_solver.board.legality_error`,
+    in numpy) and each one's :func:`~ttt_solver.board.terminal_value` (PLAYING while play goes on)."""
+    k = variant.k
+    xs, os = (cells == 1).sum(axis=1), (cells == -1).sum(axis=1)
+    sums = np.zeros((len(cells), len(variant.lines)), dtype=np.int8)
+    for i, line in enumerate(variant.lines):
+        sums[:, i] = cells[:, list(line)].sum(axis=1, dtype=np.int8)
+    x_lines, o_lines = sums == k, sums == -k
+    x_owns, o_owns = x_lines.any(axis=1), o_lines.any(axis=1)
+    shared = np.full(len(cells), (1 << variant.cells) - 1, dtype=np.int64)  # cells common to the owner's lines
+    for i, line in enumerate(variant.lines):
+        bits = sum(1 << cell for cell in line)
+        shared = np.where(x_lines[:, i] | o_lines[:, i], shared & bits, shared)
+    owned = x_owns | o_owns
+    legal = (
+        ((xs - os == 0) | (xs - os == 1))
+        & ~(x_owns & o_owns)
+        & ~(x_owns & (xs == os))  # X made a line, but O moved last
+        & ~(o_owns & (xs > os))
+        & ~(owned & (shared == 0))  # two separate lines: a move after the game ended
     )
+    value = np.where(owned, 1 if variant.misere else -1, np.where(xs + os == variant.cells, 0, PLAYING))
+    return legal, value.astype(np.int8)
+
+
+def _index_of(powers: tuple[int, ...], empty_index: int, text: str) -> int:
+    return empty_index + sum(p * (1 if m == rules.X else -1) for p, m in zip(powers, text) if m != rules.EMPTY)

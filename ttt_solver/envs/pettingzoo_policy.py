@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import GameOverError, InvalidBoardError
+from ..errors import GameOverError, InvalidBoardError, InvalidVariantError
 from ..oracle import Oracle
 
 PZ_TO_CELL = (0, 3, 6, 1, 4, 7, 2, 5, 8)  # PettingZoo action -> our cell; also our cell -> its action
@@ -38,7 +38,9 @@ class PerfectPolicy:
     def __init__(self, oracle: Oracle | None = None, rng: np.random.Generator | int | None = None) -> None:
         self.oracle = oracle if oracle is not None else Oracle.load()
         if self.oracle.variant.name != "3x3":
-            raise ValueError(f"PettingZoo's tic-tac-toe is 3x3; the oracle solves {self.oracle.variant}")
+            raise InvalidVariantError(
+                f"PettingZoo's tic-tac-toe is 3x3, the oracle solves {self.oracle.variant}; PerfectPolicy plays 3x3 only"
+            )
         self.rng = np.random.default_rng(rng) if isinstance(rng, int) else rng
 
     def __call__(self, observation: Any, action_mask: Any = None) -> int:

@@ -4,15 +4,19 @@ The learner plays one side (``"X"``, ``"O"`` or ``"random"`` per episode) agains
 ``opponent`` (default ``"perfect"``; ``"perfect:P"`` and the seed players give a curriculum).
 One ``step`` is the learner's move followed by the opponent's reply.
 
-- Observation: int8 ``(3, 3, 2)``, plane 0 the learner's marks, plane 1 the opponent's, cells
-  row-major (see :mod:`.observation`). Actions: ``Discrete(9)``, the cell to mark.
+- Observation: int8 ``(rows, cols, 2)`` (``(3, 3, 2)`` on 3x3), plane 0 the learner's marks,
+  plane 1 the opponent's, cells row-major (see :mod:`.observation`). Actions:
+  ``Discrete(cells)`` (``Discrete(9)``), the cell to mark.
+- ``variant``: any board of the database (``"3x3-misere"``, ``"3x4k3"``, ``"4x4"``, ...), with
+  its rules: in misère the learner who completes a line loses (-1). The opponent must play it
+  (see :mod:`ttt_solver.agents`); the perfect one loads that variant's database.
 - ``info["action_mask"]``: int8, 1 on the legal cells (all 0 once the game is over), ready for
   ``action_space.sample(mask=...)``; :meth:`TicTacToeEnv.action_masks` gives it as bool for
   sb3-contrib's MaskablePPO.
 - Reward at the end only: +1 win, 0 draw, -1 loss (for the learner). A cell that is taken
   (``illegal="lose"``, the default) ends the episode with ``illegal_reward`` (-1);
   ``illegal="penalize"`` gives ``illegal_reward`` and lets the learner move again;
-  ``illegal="raise"`` raises InvalidBoardError. An action outside 0-8 always raises. With
+  ``illegal="raise"`` raises InvalidBoardError. An action outside the board always raises. With
   ``"penalize"`` an episode can last forever: ``gymnasium.make(..., max_episode_steps=20)``.
 - Every random choice (the side, the opponent's moves) is drawn from ``self.np_random``, the
   generator that ``reset(seed=...)`` seeds, in this order: at reset one draw for the side

@@ -1,9 +1,12 @@
 """``VectorTicTacToe``: N games against one agent, stepped together in numpy.
 
 It follows Gymnasium's vector API (``gymnasium.vector.VectorEnv``): batched observations
-``(N, 3, 3, 2)``, actions ``(N,)``, rewards, terminations and truncations ``(N,)``, and
-``infos["action_mask"]`` ``(N, 9)`` int8. The rules, observations, rewards and illegal-move
-handling are those of :class:`~ttt_solver.envs.single.TicTacToeEnv`.
+``(N, rows, cols, 2)`` (``(N, 3, 3, 2)`` on 3x3), actions ``(N,)``, rewards, terminations and
+truncations ``(N,)``, and ``infos["action_mask"]`` ``(N, cells)`` int8. The rules, observations,
+rewards and illegal-move handling are those of :class:`~ttt_solver.envs.single.TicTacToeEnv`.
+It steps the games through dense tables over every board, so it covers variants of up to 12
+cells (3x3, 3x3-misere, 3x4k3, 4x3k3, ...); on 4x4 it raises InvalidVariantError, and
+``gymnasium.vector.SyncVectorEnv`` over :class:`TicTacToeEnv` is the way to batch games.
 
 Autoreset is Gymnasium's default, next-step (``metadata["autoreset_mode"]``): the step that
 ends a game returns its final observation; the next ``step`` ignores that game's action and
@@ -29,11 +32,11 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..agents import Agent
-from ..errors import GameOverError, InvalidBoardError
+from ..errors import GameOverError, InvalidBoardError, InvalidVariantError
 from ..oracle import Oracle
 from ..variant import STANDARD, Variant
 from ._gym import spaces
-from .observation import PLAYING, board_tables
+from .observation import DENSE_CELLS, PLAYING, BoardTables, board_tables
 from .opponent import Draws, batch_moves, resolve_opponent
 from .single import as_variant, check_illegal, parse_side
 
@@ -62,13 +65,19 @@ class VectorTicTacToe(VectorEnv):
         if render_mode not in (None, "ansi"):
             raise ValueError(f"invalid render_mode {render_mode!r}: expected 'ansi' or None")
         self.variant = as_variant(variant)
+        tables = board_tables(self.variant)
+        if not isinstance(tables, BoardTables):
+            raise InvalidVariantError(
+                f"VectorTicTacToe covers boards of up to {DENSE_CELLS} cells, not {self.variant.name}"
+                f" ({self.variant.cells} cells); batch TicTacToeEnv with gymnasium.vector.SyncVectorEnv instead"
+            )
         self.num_envs = num_envs
         self._side_choice = parse_side(side)
         self.illegal = check_illegal(illegal)
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
         self.opponent = resolve_opponent(opponent, oracle, self.variant)
-        self._tables = tables = board_tables(self.variant)
+        self._tables = tables
         self._moves = batch_moves(self.opponent, tables)
         self.single_observation_space = spaces.Box(0, 1, (self.variant.rows, self.variant.cols, 2), np.int8)
         self.single_action_space = spaces.Discrete(self.variant.cells)
