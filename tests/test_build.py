@@ -247,3 +247,8 @@ def test_reader_rejects_missing_foreign_corrupt_and_outdated_databases(tmp_path,
             read(Target.parse(copy))
     with pytest.raises(DatabaseError, match="holds variant '3x3', not '4x4'"):
         read(Target.parse(built), "4x4")
+
+
+def test_an_unknown_database_url_is_one_clear_error():
+    with pytest.raises(BuildError, match="cannot build database at 'bogus://x/y': NoSuchModuleError"):
+        build("bogus://x/y")

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import cast
 
 import numpy as np
 
@@ -87,14 +88,14 @@ def _line_table(digits: np.ndarray, cells: range, variant: Variant) -> np.ndarra
 def _geometry(variant: Variant) -> _Geometry:
     n = variant.cells
     low = n // 2
-    halves = (range(0, n - low), range(n - low, n))
+    halves = (range(n - low), range(n - low, n))
     pow3 = 3 ** np.arange(n - 1, -1, -1, dtype=np.int64)
     # image[i] = board[perm[i]]: board cell j lands at i = perm.index(j)
     weights = np.array([[pow3[perm.index(j)] for j in range(n)] for perm in variant.symmetries])
     digits = tuple(_digit_table(len(half)) for half in halves)
     images = tuple((weights[:, half] @ d.T.astype(np.int64)).astype(np.int32) for half, d in zip(halves, digits))
     lines = tuple(_line_table(d, half, variant) for half, d in zip(halves, digits))
-    return _Geometry(n, 3**low, pow3, digits, images, lines)  # type: ignore[arg-type]
+    return _Geometry(n, 3**low, pow3, (digits[0], digits[1]), (images[0], images[1]), (lines[0], lines[1]))
 
 
 def encode(texts: Sequence[str]) -> np.ndarray:
@@ -133,15 +134,16 @@ def decode(codes: np.ndarray, variant: Variant) -> list[str]:
     return chars.view(f"S{g.n}").ravel().astype(str).tolist()
 
 
+# The casts below: numpy's stubs type arithmetic and fancy indexing on dtype[Any] arrays as Any.
 def _has_line(codes: np.ndarray, g: _Geometry) -> np.ndarray:
     high, low = np.divmod(codes, g.base)
-    return (g.lines[0][high] & g.lines[1][low]) != 0
+    return cast(np.ndarray, (g.lines[0][high] & g.lines[1][low]) != 0)
 
 
 def _image_codes(codes: np.ndarray, g: _Geometry) -> np.ndarray:
     """(symmetries, len(codes)) int64: the code of each image of each board."""
     high, low = np.divmod(codes, g.base)
-    return g.images[0][:, high] + g.images[1][:, low]
+    return cast(np.ndarray, g.images[0][:, high] + g.images[1][:, low])
 
 
 def canonical_codes(codes: np.ndarray, variant: Variant) -> np.ndarray:
@@ -154,7 +156,7 @@ def canonical_codes(codes: np.ndarray, variant: Variant) -> np.ndarray:
         np.take(g.images[0][s], high, out=image)
         image += g.images[1][s][low]
         np.minimum(best, image, out=best)
-    return best.astype(np.int64)
+    return cast(np.ndarray, best.astype(np.int64))
 
 
 def _unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -173,7 +175,7 @@ def _unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _orbits(codes: np.ndarray, g: _Geometry) -> np.ndarray:
     images = np.sort(_image_codes(codes, g), axis=0)
-    return (1 + np.count_nonzero(np.diff(images, axis=0), axis=0)).astype(np.int8)
+    return cast(np.ndarray, (1 + np.count_nonzero(np.diff(images, axis=0), axis=0)).astype(np.int8))
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -27,6 +27,8 @@ from .errors import DatabaseError, InvalidBoardError
 from .variant import STANDARD, Variant
 
 if TYPE_CHECKING:
+    import numpy.typing as npt
+
     from .oracle import Oracle, _Row
 
 ILLEGAL = np.int8(-128)
@@ -81,7 +83,7 @@ class BatchTables:
         """Table indices and values of an (N, cells) array; raise InvalidBoardError for a bad row."""
         array = checked_boards(boards, self.cells)
         count = len(array)
-        index = np.empty(count, dtype=np.int16 if self.cells <= 9 else np.int32)
+        index: npt.NDArray[np.signedinteger[Any]] = np.empty(count, dtype=np.int16 if self.cells <= 9 else np.int32)
         found = np.empty(count, dtype=np.int8)
         for start in range(0, count, _CHUNK):
             stop = min(start + _CHUNK, count)
@@ -105,10 +107,10 @@ class BatchTables:
     def best_moves(self, boards: Any, rng: Any = None) -> np.ndarray:
         index = self.lookup(boards)[0]
         if rng is None:
-            return self.choices[index, 0]
+            return cast(np.ndarray, self.choices[index, 0])
         counts = self.counts[index]
         pick = (rng.random(len(index)) * counts).astype(np.intp)
-        return self.choices[index, pick]
+        return cast(np.ndarray, self.choices[index, pick])
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,10 @@ the lowest-numbered cell (deterministic); pass a ``random.Random`` or a
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol, TypeVar, Union
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from . import board as rules
 from .errors import DatabaseError, GameOverError, InvalidBoardError, InvalidVariantError
@@ -29,8 +29,9 @@ from .solver import Solution, rank
 from .symmetry import canonical
 from .variant import STANDARD, Variant
 
-BoardLike = Union[str, rules.Board, Iterable[int]]
+BoardLike = str | rules.Board | Iterable[int]
 T = TypeVar("T")
+R = TypeVar("R")
 
 
 class Move(NamedTuple):
@@ -213,7 +214,7 @@ class Oracle:
     def probe(self, board: BoardLike) -> Position:
         """The full answer for a board; raise InvalidBoardError if it is not legal."""
         if board.__class__ is str:
-            found = self._positions.get(board)  # type: ignore[call-overload]
+            found = self._positions.get(board)
             if found is not None:
                 return found
         return self._probe_slow(board)
@@ -232,7 +233,7 @@ class Oracle:
 
     def best_move(self, board: BoardLike, rng: Any = None) -> int:
         """One perfect move: keeps the value, wins fastest or loses slowest; ties by ``rng``."""
-        found = self._positions.get(board) if board.__class__ is str else None  # type: ignore[call-overload]
+        found = self._positions.get(board) if board.__class__ is str else None
         choices = (found or self._probe_slow(board)).preferred
         if len(choices) == 1:
             return choices[0]
@@ -242,7 +243,8 @@ class Oracle:
             return choices[0]
         if hasattr(rng, "integers"):
             return choices[int(rng.integers(len(choices)))]
-        return choices[rng.randrange(len(choices))]
+        pick: int = rng.randrange(len(choices))
+        return choices[pick]
 
     def line(self, board: BoardLike, rng: Any = None) -> list[int]:
         """A principal variation: the cells of perfect play from ``board`` to the end."""
@@ -269,7 +271,7 @@ class Oracle:
         return self._get(lambda b: self.best_move(b, rng), board, default)
 
     @staticmethod
-    def _get(lookup: Any, board: BoardLike, default: Any) -> Any:
+    def _get(lookup: Callable[[BoardLike], R], board: BoardLike, default: T) -> R | T:
         try:
             return lookup(board)
         except (InvalidBoardError, GameOverError):

@@ -12,8 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from operator import itemgetter
+from typing import TYPE_CHECKING
 
-from .variant import Permutation, Variant, STANDARD
+from .variant import STANDARD, Permutation, Variant
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def apply(perm: Permutation, text: str) -> str:
@@ -29,7 +33,7 @@ def inverse(perm: Permutation) -> Permutation:
 
 
 @cache
-def _getters(variant: Variant) -> tuple[itemgetter, ...]:
+def _getters(variant: Variant) -> tuple[itemgetter[Any], ...]:
     return tuple(itemgetter(*perm) for perm in variant.symmetries)
 
 

@@ -11,8 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from .errors import InvalidVariantError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 Cell = int
 Line = tuple[Cell, ...]
@@ -92,7 +96,8 @@ class Variant:
         """
         r, c = self.rows, self.cols
 
-        def perm(f) -> Permutation:  # f maps an image (row, col) to its source (row, col)
+        # f maps an image (row, col) to its source (row, col)
+        def perm(f: Callable[[int, int], tuple[int, int]]) -> Permutation:
             return tuple(f(i // c, i % c)[0] * c + f(i // c, i % c)[1] for i in range(r * c))
 
         maps = [

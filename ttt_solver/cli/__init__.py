@@ -49,10 +49,12 @@ class TTTGroup(click.Group):
 
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
         """Click's main, except that a usage error is one ``Error:`` line, not a usage block."""
+        # click's overloads of main cannot match arguments forwarded as *args (they might hold
+        # standalone_mode), so mypy finds no overload; the call is the one click documents.
         if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(*args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
         try:
-            result = super().main(*args, standalone_mode=False, **kwargs)
+            result = super().main(*args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
         except click.UsageError as error:
             where = f" (see '{error.ctx.command_path} --help')" if error.ctx is not None else ""
             click.echo(f"Error: {error.format_message()}{where}", err=True)

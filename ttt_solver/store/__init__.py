@@ -5,7 +5,7 @@ Writing goes through SQLAlchemy Core. Reading a SQLite file uses the standard li
 SQLAlchemy.
 """
 
-from .content import SCHEMA_VERSION, GENERATOR, content_digest, rebuild_hint
+from .content import GENERATOR, SCHEMA_VERSION, content_digest, rebuild_hint
 from .target import Target
 
-__all__ = ["SCHEMA_VERSION", "GENERATOR", "Target", "content_digest", "rebuild_hint"]
+__all__ = ["GENERATOR", "SCHEMA_VERSION", "Target", "content_digest", "rebuild_hint"]

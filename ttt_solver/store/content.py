@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import board as rules
 from ..solver import Solution
@@ -18,6 +18,7 @@ GENERATOR = "ttt-solver"
 
 PositionRow = tuple[str, int, str, int, int, str, int, "str | None"]
 MoveRow = tuple[str, int, int, int]
+Row = tuple[Any, ...]  # a row of either table, as read back from a database
 
 POSITION_COLUMNS = ("board", "ply", "to_move", "value", "remoteness", "best_moves", "orbit", "winner")
 MOVE_COLUMNS = ("board", "cell", "value", "remoteness")
@@ -93,7 +94,7 @@ def move_count(tables: Tables) -> int:
     return int((tables.variant.cells - tables.ply[live].astype("int64")).sum())
 
 
-def content_digest(variant_name: str, positions: Iterable[tuple], moves: Iterable[tuple]) -> str:
+def content_digest(variant_name: str, positions: Iterable[Row], moves: Iterable[Row]) -> str:
     """SHA-256 of the table contents in a fixed order (never of build time or file bytes)."""
     digest = hashlib.sha256(f"ttt-solver schema {SCHEMA_VERSION} variant {variant_name}\n".encode())
     # Hashed a chunk of rows at a time: the same bytes as row by row, a few times faster

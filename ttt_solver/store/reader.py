@@ -11,20 +11,21 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from contextlib import closing
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import DatabaseError
-from .content import GENERATOR, MOVE_COLUMNS, POSITION_COLUMNS, SCHEMA_VERSION, content_digest, rebuild_hint
+from .content import GENERATOR, MOVE_COLUMNS, POSITION_COLUMNS, SCHEMA_VERSION, Row, content_digest, rebuild_hint
 from .target import Target
 
-Query = Callable[[str, Sequence[Any]], list[tuple]]
+Query = Callable[[str, Sequence[Any]], list[Row]]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
 class Contents:
     meta: dict[str, str]
-    positions: list[tuple]  # rows in POSITION_COLUMNS order
-    moves: list[tuple]  # rows in MOVE_COLUMNS order
+    positions: list[Row]  # rows in POSITION_COLUMNS order
+    moves: list[Row]  # rows in MOVE_COLUMNS order
 
 
 def read(target: Target, variant_name: str | None = None, verify: bool = True) -> Contents:
@@ -86,7 +87,7 @@ class PositionLookup:
             self._conn = None
 
 
-def run_query(target: Target, sql: str, params: dict[str, Any]) -> tuple[list[str], list[tuple]]:
+def run_query(target: Target, sql: str, params: dict[str, Any]) -> tuple[list[str], list[Row]]:
     """Run one read-only SQL statement with bound parameters; return column names and rows."""
     if target.path is not None:
         conn = _connect_sqlite(target)
@@ -101,8 +102,8 @@ def run_query(target: Target, sql: str, params: dict[str, Any]) -> tuple[list[st
 
     engine = create_engine(target.url, execution_options={"postgresql_readonly": True})
     try:
-        with engine.connect() as conn:
-            result = conn.execute(text(sql), params)
+        with engine.connect() as server:
+            result = server.execute(text(sql), params)
             return list(result.keys()), [tuple(row) for row in result]
     except SQLAlchemyError as error:
         raise DatabaseError(f"query failed on {target.spec!r}: {error}") from None
@@ -110,12 +111,16 @@ def run_query(target: Target, sql: str, params: dict[str, Any]) -> tuple[list[st
         engine.dispose()
 
 
-def _with_query(target: Target, work: Callable[[Query], Any]) -> Any:
+def _with_query(target: Target, work: Callable[[Query], T]) -> T:
     if target.path is not None:
         conn = _connect_sqlite(target)
+
+        def query_file(sql: str, params: Sequence[Any] = ()) -> list[Row]:
+            return conn.execute(sql, params).fetchall()
+
         try:
             with closing(conn):
-                return work(lambda sql, params=(): conn.execute(sql, params).fetchall())
+                return work(query_file)
         except sqlite3.Error as error:
             raise _corrupt(target, str(error)) from None
     from sqlalchemy import create_engine, text
@@ -123,12 +128,12 @@ def _with_query(target: Target, work: Callable[[Query], Any]) -> Any:
 
     try:
         engine = create_engine(target.url)
-        with engine.connect() as conn:
-            def query(sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        with engine.connect() as server:
+            def query(sql: str, params: Sequence[Any] = ()) -> list[Row]:
                 names = {f"p{i}": value for i, value in enumerate(params)}
                 for name in names:
                     sql = sql.replace("?", f":{name}", 1)
-                return [tuple(row) for row in conn.execute(text(sql), names)]
+                return [tuple(row) for row in server.execute(text(sql), names)]
 
             return work(query)
     except SQLAlchemyError as error:
@@ -159,7 +164,7 @@ def _checked_meta(target: Target, query: Query, variant_name: str | None) -> dic
         raise DatabaseError(
             f"{target.spec!r} is not a ttt-solver database (no meta table); {rebuild_hint(target.spec, variant_name or '3x3')}"
         )
-    meta = dict(query("SELECT key, value FROM meta", ()))
+    meta: dict[str, str] = dict(query("SELECT key, value FROM meta", ()))
     hint = rebuild_hint(target.spec, variant_name or meta.get("variant", "3x3"))
     if meta.get("generator") != GENERATOR:
         raise DatabaseError(f"{target.spec!r} is not a ttt-solver database; {hint}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Column, ForeignKey, Index, Integer, MetaData, SmallInteger, String, Table, Text
+from sqlalchemy import Column, ForeignKey, Index, MetaData, SmallInteger, String, Table, Text
 
 metadata = MetaData()
 

@@ -13,14 +13,17 @@ import sqlite3
 import tempfile
 from collections.abc import Callable, Mapping
 from contextlib import closing
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..errors import BuildError
-from .content import GENERATOR, MOVE_COLUMNS, POSITION_COLUMNS, SCHEMA_VERSION, content_digest
+from .content import GENERATOR, MOVE_COLUMNS, POSITION_COLUMNS, SCHEMA_VERSION, Row, content_digest
 from .target import Target
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection
 
 Progress = Callable[[str], None]
 _CHUNK = 50_000  # rows per executemany: bounds the memory of the parameter lists
@@ -52,8 +55,8 @@ def check_target(target: Target, force: bool = False) -> None:
 def write(
     target: Target,
     variant_name: str,
-    positions: list[tuple],
-    moves: list[tuple],
+    positions: list[Row],
+    moves: list[Row],
     extra_meta: Mapping[str, str] = {},
     force: bool = False,
     progress: Progress | None = None,
@@ -71,7 +74,7 @@ def write(
     return meta
 
 
-def _meta(variant_name: str, positions: list[tuple], moves: list[tuple], extra: Mapping[str, str]) -> dict[str, str]:
+def _meta(variant_name: str, positions: list[Row], moves: list[Row], extra: Mapping[str, str]) -> dict[str, str]:
     return {
         "generator": GENERATOR,
         "generator_version": __version__,
@@ -80,12 +83,12 @@ def _meta(variant_name: str, positions: list[tuple], moves: list[tuple], extra: 
         "positions": str(len(positions)),
         "moves": str(len(moves)),
         "digest": content_digest(variant_name, positions, moves),
-        "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
         **extra,
     }
 
 
-def _write_file(target: Target, positions: list[tuple], moves: list[tuple], meta: dict[str, str], force: bool) -> None:
+def _write_file(target: Target, positions: list[Row], moves: list[Row], meta: dict[str, str], force: bool) -> None:
     path = target.path
     assert path is not None
     check_target(target, force)
@@ -105,9 +108,9 @@ def _write_file(target: Target, positions: list[tuple], moves: list[tuple], meta
         raise
 
 
-def _write_transaction(target: Target, positions: list[tuple], moves: list[tuple], meta: dict[str, str], force: bool) -> None:
+def _write_transaction(target: Target, positions: list[Row], moves: list[Row], meta: dict[str, str], force: bool) -> None:
     from sqlalchemy import create_engine, inspect, select
-    from sqlalchemy.exc import SQLAlchemyError
+    from sqlalchemy.exc import SQLAlchemyError, StatementError
 
     from . import schema
 
@@ -127,19 +130,21 @@ def _write_transaction(target: Target, positions: list[tuple], moves: list[tuple
             _insert(conn, positions, moves, meta)
         engine.dispose()
     except SQLAlchemyError as error:
-        raise BuildError(f"cannot build database at {target.spec!r}: {error.__class__.__name__}: {error.orig or error}") from None
+        # Only statement errors wrap a driver error (.orig); others (a bad URL) carry their own message.
+        cause = error.orig if isinstance(error, StatementError) else None
+        raise BuildError(f"cannot build database at {target.spec!r}: {error.__class__.__name__}: {cause or error}") from None
     except ModuleNotFoundError as error:
         raise BuildError(f"cannot build database at {target.spec!r}: missing driver {error.name!r}") from None
 
 
-def _fill(url: str, positions: list[tuple], moves: list[tuple], meta: dict[str, str], sqlite: bool) -> None:
+def _fill(url: str, positions: list[Row], moves: list[Row], meta: dict[str, str], sqlite: bool) -> None:
     from sqlalchemy import create_engine, event
 
     engine = create_engine(url)
     if sqlite:
         # A private temporary file that is renamed only when complete: no journal needed.
         @event.listens_for(engine, "connect")
-        def _pragmas(dbapi_connection, _record):  # type: ignore[no-untyped-def]
+        def _pragmas(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
             dbapi_connection.execute("PRAGMA journal_mode = OFF")
             dbapi_connection.execute("PRAGMA synchronous = OFF")
 
@@ -150,7 +155,7 @@ def _fill(url: str, positions: list[tuple], moves: list[tuple], meta: dict[str, 
         engine.dispose()
 
 
-def _insert(conn, positions: list[tuple], moves: list[tuple], meta: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
+def _insert(conn: Connection, positions: list[Row], moves: list[Row], meta: dict[str, str]) -> None:
     from . import schema
 
     schema.metadata.create_all(conn)
@@ -159,7 +164,7 @@ def _insert(conn, positions: list[tuple], moves: list[tuple], meta: dict[str, st
     conn.execute(schema.meta.insert(), [{"key": k, "value": v} for k, v in sorted(meta.items())])
 
 
-def _insert_rows(conn: Any, table: Any, columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
+def _insert_rows(conn: Any, table: Any, columns: tuple[str, ...], rows: list[Row]) -> None:
     """Core executemany, a chunk at a time. On SQLite the row tuples go straight to the
     DBAPI cursor's executemany (still one compiled INSERT): about twice as fast as handing
     Core a dict per row, which matters for the 1.2 million rows of 4x4."""
