@@ -20,7 +20,7 @@ from itertools import accumulate
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import board as rules
-from ..errors import GameOverError, InvalidBoardError, NotEnumerableError
+from ..errors import GameOverError, InvalidAgentError, InvalidBoardError, NotEnumerableError
 from ..variant import Variant
 
 if TYPE_CHECKING:
@@ -88,6 +88,27 @@ class Agent(ABC):
     def __repr__(self) -> str:
         extra = "" if self.variant.name == "3x3" else f", variant=Variant.parse({self.variant.name!r})"
         return f"make_agent({self.name!r}{extra})"
+
+
+class SearchAgent(Agent):
+    """A depth-limited search player: uniform over the cells with the best ``scores``."""
+
+    kind = "search"
+
+    def __init__(self, depth: int, variant: Variant) -> None:
+        if not isinstance(depth, int) or depth < 1:
+            raise InvalidAgentError(f"{self.kind} depth must be a positive integer, got {depth!r}")
+        super().__init__(f"{self.kind}:{depth}", variant)
+        self.depth = depth
+
+    def _policy(self, board: str) -> Policy:
+        scores = self.scores(board)
+        best = max(scores.values())
+        return uniform([cell for cell, score in scores.items() if score == best])
+
+    @abstractmethod
+    def scores(self, board: str) -> dict[Cell, int]:
+        """Each empty cell's score for the side to move."""
 
 
 def check_board(board: str, variant: Variant) -> str:

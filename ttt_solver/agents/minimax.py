@@ -17,24 +17,18 @@ from __future__ import annotations
 
 from .. import board as rules
 from ..variant import STANDARD, Variant
-from .base import Agent, Cell, Policy, check_board, empty_cells, opponent, place, remember, uniform
+from .base import Cell, SearchAgent, check_board, empty_cells, opponent, place, remember
 
 OWN_LINE, OWN_TWO, OPPONENT_TWO, OPPONENT_LINE = 100_000, 1, -100, -1_000
 SEARCH_MEMO_LIMIT = 1 << 19  # (board, depth, side) scores kept: bounds memory on big boards
 
 
-class MinimaxAgent(Agent):
-    def __init__(self, depth: int, variant: Variant = STANDARD) -> None:
-        if not isinstance(depth, int) or depth < 1:
-            raise ValueError(f"minimax depth must be a positive integer, got {depth!r}")
-        super().__init__(f"minimax:{depth}", variant)
-        self.depth = depth
-        self._memo: dict[tuple[str, int, str], int] = {}
+class MinimaxAgent(SearchAgent):
+    kind = "minimax"
 
-    def _policy(self, board: str) -> Policy:
-        scores = self.scores(board)
-        best = max(scores.values())
-        return uniform([cell for cell, score in scores.items() if score == best])
+    def __init__(self, depth: int, variant: Variant = STANDARD) -> None:
+        super().__init__(depth, variant)
+        self._memo: dict[tuple[str, int, str], int] = {}
 
     def scores(self, board: str) -> dict[Cell, int]:
         """The seed's ``score_move`` for every empty cell, for the side to move."""

@@ -20,24 +20,18 @@ from __future__ import annotations
 
 from .. import board as rules
 from ..variant import STANDARD, Variant
-from .base import Agent, Cell, Policy, check_board, empty_cells, place, remember, uniform
+from .base import Cell, SearchAgent, check_board, empty_cells, place, remember
 
 WIN = 100
 SEARCH_MEMO_LIMIT = 1 << 19  # (board, depth) scores kept: bounds memory on big boards
 
 
-class NStepAgent(Agent):
-    def __init__(self, depth: int, variant: Variant = STANDARD) -> None:
-        if not isinstance(depth, int) or depth < 1:
-            raise ValueError(f"nstep depth must be a positive integer, got {depth!r}")
-        super().__init__(f"nstep:{depth}", variant)
-        self.depth = depth
-        self._memo: dict[tuple[str, int], int] = {}
+class NStepAgent(SearchAgent):
+    kind = "nstep"
 
-    def _policy(self, board: str) -> Policy:
-        scores = self.scores(board)
-        best = max(scores.values())
-        return uniform([cell for cell, score in scores.items() if score == best])
+    def __init__(self, depth: int, variant: Variant = STANDARD) -> None:
+        super().__init__(depth, variant)
+        self._memo: dict[tuple[str, int], int] = {}
 
     def scores(self, board: str) -> dict[Cell, int]:
         """The seed's ``n_step_ai_temp``: each empty cell's score for the side to move."""
