@@ -32,8 +32,18 @@ from ttt_solver.oracle import Oracle
 from ttt_solver.solver import solve
 from ttt_solver.tournament import round_robin, unfinished_boards
 
-ENUMERABLE = ["random", "think1", "think2", "think3", "heuristic", "onestep", "nstep:3", "minimax:3",
-              "perfect:0.5", "perfect"]
+ENUMERABLE = [
+    "random",
+    "think1",
+    "think2",
+    "think3",
+    "heuristic",
+    "onestep",
+    "nstep:3",
+    "minimax:3",
+    "perfect:0.5",
+    "perfect",
+]
 
 
 def timed(work) -> tuple[float, object]:
@@ -106,8 +116,10 @@ def book_duel(games: int) -> list[int]:
                     return reward
 
     random.seed(0)
-    return [test_a_game(AI_think1, random_player) if i % 2 == 0 else -test_a_game(random_player, AI_think1)
-            for i in range(games)]
+    return [
+        test_a_game(AI_think1, random_player) if i % 2 == 0 else -test_a_game(random_player, AI_think1)
+        for i in range(games)
+    ]
 
 
 # -- baseline 3: the seed's Monte-Carlo move (seed 002) ---------------------------------------
@@ -181,19 +193,29 @@ def main() -> None:
     # exact round robin, cold agents (no memo carried over)
     agents = [make_agent(spec, oracle) for spec in ENUMERABLE]
     seconds, pairs = timed(lambda: round_robin(agents, exact=True))
-    print(f"exact round robin of {len(agents)} agents ({len(pairs)} pairs, incl. nstep:3, minimax:3, perfect:0.5): "
-          f"{seconds:.2f} s (goal < 10 s)")
+    print(
+        f"exact round robin of {len(agents)} agents ({len(pairs)} pairs, incl. nstep:3, minimax:3, perfect:0.5): "
+        f"{seconds:.2f} s (goal < 10 s)"
+    )
     pair_fast, _ = timed(lambda: compare_exact(make_agent("think2"), make_agent("think1")))
-    pair_naive, _ = timed(lambda: (naive_exact(make_agent("think2"), make_agent("think1")),
-                                   naive_exact(make_agent("think1"), make_agent("think2"))))
-    print(f"  one exact pair think2 vs think1: {pair_fast * 1e3:.0f} ms; without memo {pair_naive:.2f} s; "
-          f"speed-up x{pair_naive / pair_fast:,.0f}")
+    pair_naive, _ = timed(
+        lambda: (
+            naive_exact(make_agent("think2"), make_agent("think1")),
+            naive_exact(make_agent("think1"), make_agent("think2")),
+        )
+    )
+    print(
+        f"  one exact pair think2 vs think1: {pair_fast * 1e3:.0f} ms; without memo {pair_naive:.2f} s; "
+        f"speed-up x{pair_naive / pair_fast:,.0f}"
+    )
 
     # sampled duel of two cheap agents
     duel, _ = timed(lambda: compare_sampled(make_agent("think1"), make_agent("random"), 1000, seed=0))
     book, _ = timed(lambda: book_duel(1000))
-    print(f"sampled 1,000-game duel think1 vs random: {duel:.3f} s (goal < 1 s); the book's loop {book:.2f} s; "
-          f"speed-up x{book / duel:.1f}")
+    print(
+        f"sampled 1,000-game duel think1 vs random: {duel:.3f} s (goal < 1 s); the book's loop {book:.2f} s; "
+        f"speed-up x{book / duel:.1f}"
+    )
 
     # one Monte-Carlo move, on the empty board (the longest playouts)
     mc = make_agent("mc:1000")
@@ -203,8 +225,10 @@ def main() -> None:
     ours, _ = timed(lambda: [mc.choose(".........", rng) for _ in range(runs)])
     random.seed(0)
     seeds, _ = timed(lambda: seed_mc_move(TTTBoard(), 1, 1000))
-    print(f"one mc:1000 move: {ours / runs * 1e3:.2f} ms (goal < 50 ms); the seed's mc_move {seeds * 1e3:.0f} ms; "
-          f"speed-up x{seeds / (ours / runs):,.0f}")
+    print(
+        f"one mc:1000 move: {ours / runs * 1e3:.2f} ms (goal < 50 ms); the seed's mc_move {seeds * 1e3:.0f} ms; "
+        f"speed-up x{seeds / (ours / runs):,.0f}"
+    )
 
     # perfect.choose in a hot loop (the RL environments call it once per opponent move)
     perfect = make_agent("perfect", oracle)
@@ -214,8 +238,10 @@ def main() -> None:
     hot, _ = timed(lambda: [perfect.choose(board, rng) for _ in range(5) for board in boards])
     lookup, _ = timed(lambda: [oracle.best_move(board, rng) for _ in range(5) for board in boards])
     calls = 5 * len(boards)
-    print(f"perfect.choose: {hot / calls * 1e6:.2f} us per call over {len(boards):,} boards; "
-          f"oracle.best_move with the same rng {lookup / calls * 1e6:.2f} us")
+    print(
+        f"perfect.choose: {hot / calls * 1e6:.2f} us per call over {len(boards):,} boards; "
+        f"oracle.best_move with the same rng {lookup / calls * 1e6:.2f} us"
+    )
 
 
 if __name__ == "__main__":

@@ -66,8 +66,10 @@ def main() -> None:
 
     lookup_ms, floor_ms = statistics.median(lookups) * 1000, statistics.median(floors) * 1000
     ratio = lookup_ms / floor_ms
-    print(f"{label} analyze {BOARD} --json: median {lookup_ms:.1f} ms"
-          f" (min {min(lookups) * 1000:.1f}) over {args.runs} runs")
+    print(
+        f"{label} analyze {BOARD} --json: median {lookup_ms:.1f} ms"
+        f" (min {min(lookups) * 1000:.1f}) over {args.runs} runs"
+    )
     print(f"python -c 'import click': median {floor_ms:.1f} ms (min {min(floors) * 1000:.1f}) over {args.runs} runs")
     print(f"ratio {ratio:.2f} (goal: at most {GOAL}) -> {'met' if ratio <= GOAL else 'NOT met'}")
 

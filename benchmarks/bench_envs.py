@@ -86,7 +86,9 @@ def main() -> None:
     wrapped = single_step_seconds(gym.make(ENV_ID, opponent="perfect", side="X", oracle=oracle), 100_000, repeats=4)
     print(f"  through gymnasium.make (its default wrappers): {wrapped * 1e6:.2f} us per step")
     print(f"  against the random agent: {floor * 1e6:.2f} us per step (perfect / random = {perfect / floor:.2f})")
-    print(f"  vs a plain recursive minimax: {minimax * 1e3:.1f} ms per step; the database is x{minimax / perfect:,.0f} faster")
+    print(
+        f"  vs a plain recursive minimax: {minimax * 1e3:.1f} ms per step; the database is x{minimax / perfect:,.0f} faster"
+    )
 
     vector = VectorTicTacToe(GAMES, "perfect", oracle=oracle)
     vector_steps_per_second(vector, 20)  # warm-up: caches, buffers
@@ -95,7 +97,9 @@ def main() -> None:
     print(f"  vs the single env in a loop: x{rate * perfect:.0f}")
     sync = SyncVectorEnv([lambda: TicTacToeEnv("perfect", oracle=oracle) for _ in range(GAMES)])
     sync_rate = vector_steps_per_second(sync, 10)
-    print(f"  vs gymnasium SyncVectorEnv of {GAMES} TicTacToeEnv: {sync_rate / 1e6:.3f} million steps per second (x{rate / sync_rate:.0f})")
+    print(
+        f"  vs gymnasium SyncVectorEnv of {GAMES} TicTacToeEnv: {sync_rate / 1e6:.3f} million steps per second (x{rate / sync_rate:.0f})"
+    )
 
 
 if __name__ == "__main__":

@@ -73,7 +73,9 @@ def main() -> None:
     loop = best_of(1, lambda: [oracle.value(row) for row in loop_rows]) / len(loop_rows)
     rate = len(batch) / seconds
     print(f"oracle.value_batch: {rate / 1e6:.0f} million positions per second on int8 (N, 9) (goal >= 100 million)")
-    print(f"python loop of oracle.value over lists: {1 / loop / 1e6:.2f} million per second; batch speed-up x{rate * loop:,.0f}")
+    print(
+        f"python loop of oracle.value over lists: {1 / loop / 1e6:.2f} million per second; batch speed-up x{rate * loop:,.0f}"
+    )
 
 
 if __name__ == "__main__":

@@ -76,24 +76,32 @@ def main() -> None:
     base = exact_compare("3x3")
     for name in ("3x3-misere", "3x4k3"):
         seconds = exact_compare(name)
-        print(f"exact compare perfect vs random on {name}: {seconds:.2f} s (3x3 {base:.2f} s, ratio {seconds / base:.1f})")
+        print(
+            f"exact compare perfect vs random on {name}: {seconds:.2f} s (3x3 {base:.2f} s, ratio {seconds / base:.1f})"
+        )
 
     base = duel("3x3")
     seconds = duel("4x4")
-    print(f"sampled 1,000-game duel think1 vs random on 4x4: {seconds:.2f} s (3x3 {base:.2f} s, ratio {seconds / base:.1f})")
+    print(
+        f"sampled 1,000-game duel think1 vs random on 4x4: {seconds:.2f} s (3x3 {base:.2f} s, ratio {seconds / base:.1f})"
+    )
 
     small = perfect_move(Oracle.load(), positions("3x3", 2000))
     load, arrays = timed(lambda: Oracle.load(variant="4x4"))
     boards = positions("4x4", 2000)
     eager = perfect_move(arrays, boards)
     lazy = perfect_move(Oracle.load(variant="4x4", eager=False), boards[:300])
-    print(f"perfect move on a new 4x4 position: {eager * 1e6:.0f} us from the arrays (loaded in {load:.2f} s),"
-          f" {lazy * 1e6:.0f} us by SQL; 3x3 {small * 1e6:.0f} us (ratios {eager / small:.1f} and {lazy / small:.1f})")
+    print(
+        f"perfect move on a new 4x4 position: {eager * 1e6:.0f} us from the arrays (loaded in {load:.2f} s),"
+        f" {lazy * 1e6:.0f} us by SQL; 3x3 {small * 1e6:.0f} us (ratios {eager / small:.1f} and {lazy / small:.1f})"
+    )
 
     variant = Variant.parse("4x4")
     agents = [make_agent(spec, arrays, variant) for spec in DEFAULT_AGENTS]
     seconds = timed(lambda: run(agents, arrays, games=10, seed=1))[0]
-    print(f"4x4 tournament of the ten default agents, 10 games a pair, accuracy on 1,000 sampled positions: {seconds:.1f} s")
+    print(
+        f"4x4 tournament of the ten default agents, 10 games a pair, accuracy on 1,000 sampled positions: {seconds:.1f} s"
+    )
 
 
 if __name__ == "__main__":

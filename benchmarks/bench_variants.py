@@ -70,8 +70,10 @@ def main() -> None:
         for name in BOARDS:
             seconds = statistics.median(s for s, _ in builds[name])
             peak = max(mb for _, mb in builds[name])
-            print(f"build {name}: median {seconds:6.2f} s over {args.builds}, peak RSS {peak:7.1f} MB,"
-                  f" file {dbs[name].stat().st_size / 1e6:6.1f} MB")
+            print(
+                f"build {name}: median {seconds:6.2f} s over {args.builds}, peak RSS {peak:7.1f} MB,"
+                f" file {dbs[name].stat().st_size / 1e6:6.1f} MB"
+            )
         ratio = statistics.median(s for s, _ in builds["4x4"]) / statistics.median(s for s, _ in builds["3x3"])
         print(f"4x4 build: goal <= 30 s and <= 1536 MB; 4x4 / 3x3 build time {ratio:.1f}")
 

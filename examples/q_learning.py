@@ -36,7 +36,9 @@ class QLearner:
         values = self.q[obs.tobytes()][legal]
         return int(legal[self.rng.choice(np.flatnonzero(values == values.max()))])
 
-    def learn(self, obs: np.ndarray, action: int, reward: float, after: np.ndarray, mask: np.ndarray, over: bool) -> None:
+    def learn(
+        self, obs: np.ndarray, action: int, reward: float, after: np.ndarray, mask: np.ndarray, over: bool
+    ) -> None:
         target = reward if over else reward + self.gamma * self.q[after.tobytes()][mask == 1].max()
         row = self.q[obs.tobytes()]
         row[action] += self.alpha * (target - row[action])
@@ -129,8 +131,12 @@ def plot(curve: list[tuple[int, float, float, float]], path: str, opponent: str)
     axes.plot(episodes, losses, marker="o", color="tab:red", label="losses")
     if any(wins):
         axes.plot(episodes, wins, marker="o", color="tab:green", label="wins")
-    axes.set(xlabel="training episodes", ylabel="rate of greedy games", ylim=(0, 1.02),
-             title=f"Tabular Q-learning against {opponent}")
+    axes.set(
+        xlabel="training episodes",
+        ylabel="rate of greedy games",
+        ylim=(0, 1.02),
+        title=f"Tabular Q-learning against {opponent}",
+    )
     axes.yaxis.set_major_formatter(PercentFormatter(1.0))
     axes.legend()
     axes.grid(alpha=0.3)

@@ -46,7 +46,9 @@ def db_4x4(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.C
     path = tmp_path_factory.mktemp("4x4") / "4x4.sqlite"
     run = subprocess.run(
         [sys.executable, str(ROOT / "build_db.py"), "--variant", "4x4", "--db", str(path)],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert run.returncode == 0, run.stderr
     return path, run

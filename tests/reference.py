@@ -7,7 +7,7 @@ solver, the database and the oracle on every legal position.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 
@@ -20,7 +20,7 @@ def mover(cells: tuple[str, ...]) -> str:
     return "X" if cells.count("X") == cells.count("O") else "O"
 
 
-@lru_cache(maxsize=None)
+@cache
 def solve(cells: tuple[str, ...]) -> tuple[int, int, dict[int, tuple[int, int]]]:
     """(value, remoteness, {cell: (value for mover, remoteness)}) for the side to move."""
     me = mover(cells)
@@ -32,7 +32,7 @@ def solve(cells: tuple[str, ...]) -> tuple[int, int, dict[int, tuple[int, int]]]
     moves = {}
     for cell in range(9):
         if cells[cell] == " ":
-            child = cells[:cell] + (me,) + cells[cell + 1:]
+            child = cells[:cell] + (me,) + cells[cell + 1 :]
             value, remoteness, _ = solve(child)
             moves[cell] = (-value, remoteness + 1)
     value = max(v for v, _ in moves.values())

@@ -20,8 +20,21 @@ from ttt_solver.solver import solve
 from ttt_solver.tournament import unfinished_boards
 from ttt_solver.variant import Variant
 
-ENUMERABLE = ["random", "think1", "think2", "think3", "heuristic", "onestep", "nstep:1", "nstep:3", "minimax:1",
-              "minimax:3", "perfect", "perfect:0.5", "perfect:0"]
+ENUMERABLE = [
+    "random",
+    "think1",
+    "think2",
+    "think3",
+    "heuristic",
+    "onestep",
+    "nstep:1",
+    "nstep:3",
+    "minimax:1",
+    "minimax:3",
+    "perfect",
+    "perfect:0.5",
+    "perfect:0",
+]
 BOOK_LINES = [(1, 2, 3), (4, 5, 6), (7, 8, 9), (1, 4, 7), (2, 5, 8), (3, 6, 9), (1, 5, 9), (3, 5, 7)]
 
 
@@ -45,10 +58,22 @@ def support(policy: dict[int, float]) -> set[int]:
 # -- names ---------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "spec, name",
-    [("random", "random"), ("Think1", "think1"), ("think3", "think3"), ("heuristic", "heuristic"),
-     ("onestep", "onestep"), ("nstep", "nstep:3"), ("nstep:5", "nstep:5"), ("minimax:2", "minimax:2"),
-     ("mc", "mc:1000"), ("mc:50", "mc:50"), ("perfect", "perfect"), ("perfect:1", "perfect"),
-     ("perfect:0.50", "perfect:0.5"), (" perfect:0 ", "perfect:0")],
+    [
+        ("random", "random"),
+        ("Think1", "think1"),
+        ("think3", "think3"),
+        ("heuristic", "heuristic"),
+        ("onestep", "onestep"),
+        ("nstep", "nstep:3"),
+        ("nstep:5", "nstep:5"),
+        ("minimax:2", "minimax:2"),
+        ("mc", "mc:1000"),
+        ("mc:50", "mc:50"),
+        ("perfect", "perfect"),
+        ("perfect:1", "perfect"),
+        ("perfect:0.50", "perfect:0.5"),
+        (" perfect:0 ", "perfect:0"),
+    ],
 )
 def test_specs_give_canonical_names(spec, name):
     made = make_agent(spec)
@@ -58,11 +83,20 @@ def test_specs_give_canonical_names(spec, name):
 
 @pytest.mark.parametrize(
     "spec, reason",
-    [("foo", "unknown agent"), ("think4", "unknown agent"), ("random:2", "'random' takes no argument"),
-     ("nstep:0", "nstep depth must be a positive integer, got 0"), ("nstep:x", "got 'x'"),
-     ("minimax:-1", "minimax depth must be a positive integer"), ("mc:0", "mc trials must be a positive integer"),
-     ("perfect:1.5", "perfect probability must be from 0 to 1"), ("perfect:nan", "perfect probability"),
-     ("perfect:lots", "must be a number from 0 to 1"), ("", "unknown agent"), (3, "expected a name")],
+    [
+        ("foo", "unknown agent"),
+        ("think4", "unknown agent"),
+        ("random:2", "'random' takes no argument"),
+        ("nstep:0", "nstep depth must be a positive integer, got 0"),
+        ("nstep:x", "got 'x'"),
+        ("minimax:-1", "minimax depth must be a positive integer"),
+        ("mc:0", "mc trials must be a positive integer"),
+        ("perfect:1.5", "perfect probability must be from 0 to 1"),
+        ("perfect:nan", "perfect probability"),
+        ("perfect:lots", "must be a number from 0 to 1"),
+        ("", "unknown agent"),
+        (3, "expected a name"),
+    ],
 )
 def test_bad_specs_name_the_spec_and_list_the_agents(spec, reason):
     with pytest.raises(InvalidAgentError) as caught:
@@ -140,8 +174,10 @@ def test_choose_samples_the_policy(spec, oracle):
 
 
 # -- defining behaviour on hand-made positions ----------------------------------------------
-@pytest.mark.parametrize("spec", ["think1", "think2", "think3", "heuristic", "onestep", "nstep:1", "nstep:3",
-                                  "minimax:1", "minimax:3", "perfect"])
+@pytest.mark.parametrize(
+    "spec",
+    ["think1", "think2", "think3", "heuristic", "onestep", "nstep:1", "nstep:3", "minimax:1", "minimax:3", "perfect"],
+)
 def test_takes_the_win(spec, oracle):
     # X X .      X to move wins at 2 (O threatens 5 too)
     # O O .
@@ -149,8 +185,9 @@ def test_takes_the_win(spec, oracle):
     assert agent(spec, oracle).policy("XX.OO....") == {2: 1.0}
 
 
-@pytest.mark.parametrize("spec", ["think2", "think3", "heuristic", "onestep", "nstep:2", "nstep:3",
-                                  "minimax:2", "minimax:3", "perfect"])
+@pytest.mark.parametrize(
+    "spec", ["think2", "think3", "heuristic", "onestep", "nstep:2", "nstep:3", "minimax:2", "minimax:3", "perfect"]
+)
 def test_blocks_the_opponent(spec, oracle):
     # X X .      O to move must block 2
     # . O .
@@ -188,9 +225,11 @@ def test_heuristic_prefers_middle_then_corners_then_sides():
     assert heuristic.policy(".........") == {4: 1.0}
     assert heuristic.policy("....X....") == {0: 0.25, 2: 0.25, 6: 0.25, 8: 0.25}
     # every corner and the middle taken, no threat: a side
-    boards = [b for b in unfinished_boards(heuristic.variant)
-              if all(b[c] != "." for c in (0, 2, 4, 6, 8))
-              and not rules_threats(b)]
+    boards = [
+        b
+        for b in unfinished_boards(heuristic.variant)
+        if all(b[c] != "." for c in (0, 2, 4, 6, 8)) and not rules_threats(b)
+    ]
     assert boards
     for board in boards:
         assert heuristic.policy(board) == {c: 1 / board.count(".") for c in (1, 3, 5, 7) if board[c] == "."}
@@ -361,7 +400,7 @@ class BookEnv:
     def step(self, inp):
         self.occupied[self.turn].append(inp)
         self.validinputs.remove(inp)
-        if self.win_game() == True:  # noqa: E712 - as in the seed
+        if self.win_game() == True:
             self.done = True
             self.reward = 2 * (self.turn == "X") - 1
             self.validinputs = []
@@ -388,7 +427,7 @@ def deepcopy(env: BookEnv) -> BookEnv:  # copy.deepcopy, only faster
 def AI_think1(env):
     for m in env.validinputs:
         env_copy = deepcopy(env)
-        new_state, reward, done, info = env_copy.step(m)
+        _new_state, reward, done, _info = env_copy.step(m)
         if done and abs(reward) == 1:
             return m
     return None
@@ -403,7 +442,7 @@ def AI_think2(env):
             if m1 != m2:
                 env_copy = deepcopy(env)
                 s, r, done, _ = env_copy.step(m1)
-                s, r, done, _ = env_copy.step(m2)
+                _s, r, done, _ = env_copy.step(m2)
                 if done and r != 0:
                     return m2
     return None
@@ -424,7 +463,7 @@ def AI_think3(env):
                     env_copy = deepcopy(env)
                     s, r, done, _ = env_copy.step(m1)
                     s, r, done, _ = env_copy.step(m2)
-                    s, r, done, _ = env_copy.step(m3)
+                    _s, r, done, _ = env_copy.step(m3)
                     if done and r != 0:
                         w3.append(m1)
     if len(w3) > 0:
@@ -454,7 +493,7 @@ def heuristic_ai(board, player_label, choice):
     opponent = ["X", "O"]
     opponent.remove(player_label)
     opponent = opponent[0]
-    avail_moves = [i for i in board.keys() if board[i] == " "]
+    avail_moves = [i for i in board if board[i] == " "]
     temp_board = board.copy()
     middle, corner, side = 5, [1, 3, 7, 9], [2, 4, 6, 8]
     move_found = False
@@ -494,15 +533,15 @@ def one_step_ai(board, win_patterns, player_label, choice):
     opponent = ["X", "O"]
     opponent.remove(player_label)
     opponent = opponent[0]
-    avail_moves = {i: 1 for i in board.keys() if board[i] == " "}
+    avail_moves = {i: 1 for i in board if board[i] == " "}
     temp_board = board.copy()
-    for move in avail_moves.keys():
+    for move in avail_moves:
         temp_board[move] = opponent
         for pattern in win_patterns:
             if [temp_board[i] for i in pattern] == [opponent] * 3:
                 avail_moves[move] = 10
         temp_board[move] = " "
-    for move in avail_moves.keys():
+    for move in avail_moves:
         temp_board[move] = player_label
         for pattern in win_patterns:
             if [temp_board[i] for i in pattern] == [player_label] * 3:
@@ -534,7 +573,7 @@ def n_step_scores(board, player_label, n_steps):
 
     def minimax(depth, board, maximizing_player):
         opponent = "O" if player_label == "X" else "X"
-        avail_moves = [i for i in board.keys() if board[i] == " "]
+        avail_moves = [i for i in board if board[i] == " "]
         if check_winning(board) or check_stalemate(board) or depth == 0:
             return get_score(board)
         if maximizing_player:
@@ -552,7 +591,7 @@ def n_step_scores(board, player_label, n_steps):
         return score
 
     scores = {}
-    for move in [i for i in board.keys() if board[i] == " "]:
+    for move in [i for i in board if board[i] == " "]:
         temp_board = board.copy()
         temp_board[move] = player_label
         scores[move] = minimax(n_steps - 1, temp_board, False)
@@ -591,8 +630,12 @@ def seed_minimax_scores(board: str, depth: int, fixed: bool = True) -> dict[int,
         return sum(list(w).count(piece) == num and list(w).count(0) == 3 - num for w in lines)
 
     def get_heuristic(g, p):
-        return (100000 * windows(g, 3, p) + windows(g, 2, p) - 100 * windows(g, 2, p % 2 + 1)
-                - 1000 * windows(g, 3, p % 2 + 1))
+        return (
+            100000 * windows(g, 3, p)
+            + windows(g, 2, p)
+            - 100 * windows(g, 2, p % 2 + 1)
+            - 1000 * windows(g, 3, p % 2 + 1)
+        )
 
     def finished(g):
         text = "".join(".XO"[v] for v in g.flatten())

@@ -19,8 +19,24 @@ from ttt_solver.solver import solve
 from ttt_solver.tournament import unfinished_boards
 from ttt_solver.variant import STANDARD, Variant
 
-ENUMERABLE = ["random", "think1", "think2", "think3", "heuristic", "onestep", "nstep:1", "nstep:2", "nstep:3",
-              "nstep:4", "minimax:1", "minimax:2", "minimax:3", "perfect:0", "perfect:0.5", "perfect:0.9"]
+ENUMERABLE = [
+    "random",
+    "think1",
+    "think2",
+    "think3",
+    "heuristic",
+    "onestep",
+    "nstep:1",
+    "nstep:2",
+    "nstep:3",
+    "nstep:4",
+    "minimax:1",
+    "minimax:2",
+    "minimax:3",
+    "perfect:0",
+    "perfect:0.5",
+    "perfect:0.9",
+]
 
 
 @pytest.fixture(scope="session")

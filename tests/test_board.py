@@ -70,9 +70,9 @@ def test_illegal_boards_name_what_is_wrong(text, message):
 def test_separate_lines_mean_a_move_after_the_game_ended():
     # Impossible on 3x3 with fitting counts; 4x4 with k = 3 has room for it.
     variant = Variant.parse("4x4k3")
-    text = "XXX." "OOO." "XXX." "OO.."
+    text = "XXX.OOO.XXX.OO.."
     assert "both X and O" in rules.legality_error(text, variant)
-    text = "XXX." "OO.O" "XXX." "OO.."
+    text = "XXX.OO.OXXX.OO.."
     assert rules.legality_error(text, variant) == "X has two separate lines: a move was made after the game ended"
 
 
@@ -96,7 +96,9 @@ def test_non_text_is_rejected():
         rules.normalize(123)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("spelling", ["x...o....", "X---O----", "X___O____", "X../.O./...", "X..|.O.|...", " X..\n.O.\n... "])
+@pytest.mark.parametrize(
+    "spelling", ["x...o....", "X---O----", "X___O____", "X../.O./...", "X..|.O.|...", " X..\n.O.\n... "]
+)
 def test_accepted_spellings_normalise(spelling):
     assert rules.parse(spelling) == "X...O...."
 

@@ -49,7 +49,7 @@ def test_every_nine_cell_text_is_legal_exactly_when_the_rules_say_so(text):
 def test_spellings_of_a_legal_board_round_trip(board, data):
     assert rules.parse(rules.pretty(board)) == board
     assert rules.parse(board.lower()) == board
-    assert rules.parse("/".join(board[i:i + 3] for i in (0, 3, 6))) == board
+    assert rules.parse("/".join(board[i : i + 3] for i in (0, 3, 6))) == board
     empties = data.draw(st.sampled_from(".-_"))
     assert rules.parse(board.replace(".", empties)) == board
 

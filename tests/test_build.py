@@ -14,8 +14,7 @@ from ttt_solver import board as rules
 from ttt_solver.build import build, main
 from ttt_solver.errors import BuildError, DatabaseError
 from ttt_solver.solver import solve
-from ttt_solver.store import Target
-from ttt_solver.store import writer
+from ttt_solver.store import Target, writer
 from ttt_solver.store.content import move_rows, position_rows
 from ttt_solver.store.reader import read
 from ttt_solver.symmetry import canonical_text
@@ -44,7 +43,9 @@ def test_positions_table_has_one_row_per_canonical_position(built):
 
 
 def test_finished_rows_by_outcome(built):
-    counted = rows(built, "SELECT coalesce(winner, 'draw'), sum(orbit) FROM positions WHERE remoteness = 0 GROUP BY 1 ORDER BY 1")
+    counted = rows(
+        built, "SELECT coalesce(winner, 'draw'), sum(orbit) FROM positions WHERE remoteness = 0 GROUP BY 1 ORDER BY 1"
+    )
     assert counted == [("O", 316), ("X", 626), ("draw", 16)]
 
 
@@ -215,10 +216,17 @@ def test_main_errors_are_one_line_and_exit_1(tmp_path, capsys, args, message):
 def test_build_db_script_runs_and_refuses(tmp_path):
     target = tmp_path / "x.sqlite"
     target.write_text("not ours")
-    run = subprocess.run([sys.executable, str(ROOT / "build_db.py"), "--db", str(target)], capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "build_db.py"), "--db", str(target)], capture_output=True, text=True, check=False
+    )
     assert run.returncode == 1 and run.stdout == ""
     assert run.stderr.strip().startswith("Error: refusing to overwrite") and "Traceback" not in run.stderr
-    run = subprocess.run([sys.executable, str(ROOT / "build_db.py"), "--db", str(target), "--force"], capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "build_db.py"), "--db", str(target), "--force"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert run.returncode == 0 and "765 canonical rows" in run.stdout
 
 
@@ -236,7 +244,10 @@ def test_reader_rejects_missing_foreign_corrupt_and_outdated_databases(tmp_path,
     for sql, message in [
         ("UPDATE positions SET value = 1 WHERE board = '.........'", "content digest does not match"),
         ("DELETE FROM moves WHERE cell = 0 AND board = '.........'", "2269 moves, meta says 765 and 2270"),
-        ("UPDATE meta SET value = '0' WHERE key = 'schema_version'", "schema version '0', this ttt-solver reads version '1'"),
+        (
+            "UPDATE meta SET value = '0' WHERE key = 'schema_version'",
+            "schema version '0', this ttt-solver reads version '1'",
+        ),
         ("UPDATE meta SET value = 'someone' WHERE key = 'generator'", "is not a ttt-solver database"),
     ]:
         copy = tmp_path / "copy.sqlite"

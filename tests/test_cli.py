@@ -67,7 +67,12 @@ def test_analyze_json_empty_board(run):
     data = json.loads(run("analyze", ".........", "--json").stdout)
     assert list(data) == ["board", "to_move", "value", "outcome", "remoteness", "best_moves", "moves", "line"]
     assert (data["board"], data["to_move"], data["value"], data["outcome"], data["remoteness"]) == (
-        ".........", "X", 0, "draw", 9)
+        ".........",
+        "X",
+        0,
+        "draw",
+        9,
+    )
     assert data["best_moves"] == list(range(9))
     assert data["moves"] == [{"cell": cell, "value": 0, "remoteness": 9} for cell in range(9)]
     assert data["line"] == [0, 4, 1, 2, 6, 3, 5, 7, 8]
@@ -76,9 +81,19 @@ def test_analyze_json_empty_board(run):
 def test_analyze_json_win_lists_moves_best_first(run):
     data = json.loads(run("analyze", "XX.OO....", "--json").stdout)
     assert (data["value"], data["outcome"], data["remoteness"], data["best_moves"], data["line"]) == (
-        1, "win", 1, [2], [2])
+        1,
+        "win",
+        1,
+        [2],
+        [2],
+    )
     assert [(m["cell"], m["value"], m["remoteness"]) for m in data["moves"]] == [
-        (2, 1, 1), (5, 0, 5), (6, -1, 2), (7, -1, 2), (8, -1, 2)]
+        (2, 1, 1),
+        (5, 0, 5),
+        (6, -1, 2),
+        (7, -1, 2),
+        (8, -1, 2),
+    ]
     assert "winner" not in data
 
 
@@ -119,7 +134,9 @@ def test_analyze_moves_gives_the_same_answer_as_the_board(run):
 def test_analyze_human_output(run):
     result = run("analyze", "X...O....")
     assert result.exit_code == 0
-    assert result.stdout == """\
+    assert (
+        result.stdout
+        == """\
 X...O....: X to move at ply 2, a draw, 7 plies to the end
 
   X  | D7 | D7
@@ -133,6 +150,7 @@ best moves:  1 2 3 5 6 7 8
 moves:       1:D7  2:D7  3:D7  5:D7  6:D7  7:D7  8:D7
 line:        X1 O2 X6 O3 X5 O7 X8
 """
+    )
 
 
 def test_analyze_human_output_mixed_results(run):
@@ -142,7 +160,9 @@ def test_analyze_human_output_mixed_results(run):
 
 
 def test_analyze_human_output_finished_board(run):
-    assert run("analyze", "XXXOO....").stdout == """\
+    assert (
+        run("analyze", "XXXOO....").stdout
+        == """\
 XXXOO....: game over at ply 5, X won
 
   X | X | X
@@ -151,6 +171,7 @@ XXXOO....: game over at ply 5, X won
   --+---+--
   . | . | .
 """
+    )
 
 
 def test_analyze_colours_results_on_a_terminal(db_path):
@@ -167,7 +188,17 @@ def test_db_from_environment(db_path):
 # -- best -------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "args, move",
-    [(["X...O...."], "1"), (["XX.OO...."], "2"), (["--moves", "0,3,1"], "2"), ([".........",], "0")],
+    [
+        (["X...O...."], "1"),
+        (["XX.OO...."], "2"),
+        (["--moves", "0,3,1"], "2"),
+        (
+            [
+                ".........",
+            ],
+            "0",
+        ),
+    ],
 )
 def test_best(run, args, move):
     result = run("best", *args)
@@ -185,8 +216,13 @@ def test_best_on_a_finished_board(run):
     [
         (["X..?O...."], "invalid board 'X..?O....': bad character '?' at position 3 (use X, O and . for empty)"),
         (["XO"], "invalid board 'XO': expected 9 cells, got 2"),
-        (["XXX......"], ("illegal board 'XXX......': wrong piece counts: X has 3 and O has 0, but X moves first"
-                         " so X must have as many marks as O or one more")),
+        (
+            ["XXX......"],
+            (
+                "illegal board 'XXX......': wrong piece counts: X has 3 and O has 0, but X moves first"
+                " so X must have as many marks as O or one more"
+            ),
+        ),
         (["XXXOOO..."], "illegal board 'XXXOOO...': both X and O have 3 in a row"),
         (["X........", "--moves", "4"], "give either BOARD or --moves, not both"),
         ([], "no board given: pass BOARD (e.g. X...O....) or --moves (e.g. 4,0,8)"),
@@ -200,46 +236,62 @@ def test_bad_board(run, command, args, message):
 
 
 def test_bad_variant(run):
-    assert_error(run("analyze", "X........", "--variant", "9x9"), 2,
-                 "invalid variant '9x9': the board must have 1 to 16 cells")
+    assert_error(
+        run("analyze", "X........", "--variant", "9x9"), 2, "invalid variant '9x9': the board must have 1 to 16 cells"
+    )
 
 
 def test_bad_db_url(run):
-    assert_error(run("best", "X........", db="sqlite://"), 2,
-                 "invalid database 'sqlite://': a SQLite URL must name a file, e.g. sqlite:///data/ttt.sqlite")
+    assert_error(
+        run("best", "X........", db="sqlite://"),
+        2,
+        "invalid database 'sqlite://': a SQLite URL must name a file, e.g. sqlite:///data/ttt.sqlite",
+    )
 
 
 # -- database errors: exit 1, one line --------------------------------------------------------
 @pytest.mark.parametrize("command", [["analyze", "X........"], ["stats"], ["query", "ply_counts"]])
 def test_missing_db(run, tmp_path, command):
     missing = tmp_path / "nowhere.sqlite"
-    assert_error(run(*command, db=missing), 1,
-                 f"no database at '{missing}': build it with: python -m ttt_solver.build --db {missing}")
+    assert_error(
+        run(*command, db=missing),
+        1,
+        f"no database at '{missing}': build it with: python -m ttt_solver.build --db {missing}",
+    )
 
 
 @pytest.mark.parametrize("command", [["analyze", "X........"], ["stats"], ["query", "ply_counts"]])
 def test_foreign_db(run, tmp_path, command):
     foreign = tmp_path / "foreign.sqlite"
     sql(foreign, "CREATE TABLE notes (text TEXT)")
-    assert_error(run(*command, db=foreign), 1,
-                 f"'{foreign}' is not a ttt-solver database (no meta table);"
-                 f" rebuild it with: python -m ttt_solver.build --db {foreign} --force")
+    assert_error(
+        run(*command, db=foreign),
+        1,
+        f"'{foreign}' is not a ttt-solver database (no meta table);"
+        f" rebuild it with: python -m ttt_solver.build --db {foreign} --force",
+    )
 
 
 @pytest.mark.parametrize("command", [["analyze", "X........"], ["stats"]])
 def test_corrupt_db(run, db_copy, command):
     sql(db_copy, "UPDATE positions SET value = 1 WHERE board = '.........'")
-    assert_error(run(*command, db=db_copy), 1,
-                 f"database '{db_copy}' is corrupt (content digest does not match);"
-                 f" rebuild it with: python -m ttt_solver.build --db {db_copy} --force")
+    assert_error(
+        run(*command, db=db_copy),
+        1,
+        f"database '{db_copy}' is corrupt (content digest does not match);"
+        f" rebuild it with: python -m ttt_solver.build --db {db_copy} --force",
+    )
 
 
 @pytest.mark.parametrize("command", [["analyze", "X........"], ["stats"], ["query", "ply_counts"]])
 def test_schema_version_mismatch(run, db_copy, command):
     sql(db_copy, "UPDATE meta SET value = '99' WHERE key = 'schema_version'")
-    assert_error(run(*command, db=db_copy), 1,
-                 f"database '{db_copy}' has schema version '99', this ttt-solver reads version '1';"
-                 f" rebuild it with: python -m ttt_solver.build --db {db_copy} --force")
+    assert_error(
+        run(*command, db=db_copy),
+        1,
+        f"database '{db_copy}' has schema version '99', this ttt-solver reads version '1';"
+        f" rebuild it with: python -m ttt_solver.build --db {db_copy} --force",
+    )
 
 
 def test_wrong_variant_db(run):
@@ -289,18 +341,25 @@ def test_unknown_query(run):
 
 
 def test_missing_query_param(run):
-    assert_error(run("query", "positions_at_ply"), 2,
-                 "query 'positions_at_ply' needs parameter 'ply': pass --param ply=VALUE")
+    assert_error(
+        run("query", "positions_at_ply"), 2, "query 'positions_at_ply' needs parameter 'ply': pass --param ply=VALUE"
+    )
 
 
 def test_unknown_query_param(run):
-    assert_error(run("query", "traps", "--param", "min_lose=2"), 2,
-                 "unknown parameter 'min_lose' for query 'traps' (it takes: min_losing)")
+    assert_error(
+        run("query", "traps", "--param", "min_lose=2"),
+        2,
+        "unknown parameter 'min_lose' for query 'traps' (it takes: min_losing)",
+    )
 
 
 def test_malformed_query_param(run):
-    assert_error(run("query", "traps", "--param", "min_losing"), 2,
-                 "invalid --param 'min_losing': expected KEY=VALUE, e.g. min_losing=3")
+    assert_error(
+        run("query", "traps", "--param", "min_losing"),
+        2,
+        "invalid --param 'min_losing': expected KEY=VALUE, e.g. min_losing=3",
+    )
 
 
 def test_query_without_name(run):
@@ -318,7 +377,17 @@ def test_stats_json(run):
     assert data["boards"]["by_value"] == {"win": 2836, "draw": 1068, "loss": 1574}
     assert data["canonical"]["by_value"] == {"win": 390, "draw": 151, "loss": 224}
     assert data["boards"]["by_remoteness"] == {
-        "0": 958, "1": 2438, "2": 708, "3": 556, "4": 388, "5": 258, "6": 138, "7": 24, "8": 9, "9": 1}
+        "0": 958,
+        "1": 2438,
+        "2": 708,
+        "3": 556,
+        "4": 388,
+        "5": 258,
+        "6": 138,
+        "7": 24,
+        "8": 9,
+        "9": 1,
+    }
     assert data["longest_win"] == {"remoteness": 5, "boards": 122, "canonical": 18, "example": ".......OX"}
 
 
@@ -340,7 +409,9 @@ def test_stats_human(run):
 def test_play_a_lost_game(run):
     result = run("play", "--as", "O", "--seed", "2", input="4\n8\n")
     assert result.exit_code == 0
-    assert result.output == """\
+    assert (
+        result.output
+        == """\
 You are O; the computer plays perfectly.
 The computer plays 0.
 
@@ -367,6 +438,7 @@ X | O | .
 X | . | O
 The computer wins.
 """
+    )
 
 
 def test_play_reprompts_on_bad_input_and_quits(run):
@@ -441,7 +513,9 @@ def test_version():
 def test_python_dash_m(db_path):
     done = subprocess.run(
         [sys.executable, "-m", "ttt_solver.cli", "best", "--moves", "0", "--db", str(db_path)],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, "4\n", "")
 
@@ -449,7 +523,9 @@ def test_python_dash_m(db_path):
 def test_error_in_a_real_process_is_one_line_without_traceback(db_path):
     done = subprocess.run(
         [sys.executable, "-m", "ttt_solver.cli", "analyze", "XXX......", "--db", str(db_path)],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("Error: illegal board 'XXX......'")

@@ -139,7 +139,9 @@ def test_tables_on_every_legal_board():
         x = [c for c in range(9) if board[c] == "X"]
         assert np.flatnonzero(tables.planes[index, 0, :, :, 0]).tolist() == x
         assert np.flatnonzero(tables.planes[index, 1, :, :, 1]).tolist() == x
-    assert tables.index_array(np.array([rules.to_array(b) for b in LEGAL])).tolist() == [tables.index_of(b) for b in LEGAL]
+    assert tables.index_array(np.array([rules.to_array(b) for b in LEGAL])).tolist() == [
+        tables.index_of(b) for b in LEGAL
+    ]
 
 
 def test_the_perfect_opponent_never_loses(oracle):
@@ -194,7 +196,11 @@ def test_illegal_modes(oracle):
     obs, info = env.reset(seed=0)
     taken = int(np.argmin(info["action_mask"]))
     obs2, reward, terminated, _, info2 = env.step(taken)
-    assert (reward, terminated) == (-0.25, False) and (obs2 == obs).all() and (info2["action_mask"] == info["action_mask"]).all()
+    assert (
+        (reward, terminated) == (-0.25, False)
+        and (obs2 == obs).all()
+        and (info2["action_mask"] == info["action_mask"]).all()
+    )
     env.step(int(np.argmax(info2["action_mask"])))  # play goes on
     env = TicTacToeEnv(oracle=oracle, side="O", illegal="raise")
     env.reset(seed=0)

@@ -7,8 +7,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
-
 import reference
+
 from ttt_solver import Oracle, paths
 from ttt_solver import board as rules
 from ttt_solver.board import Board
@@ -39,7 +39,7 @@ def test_every_legal_board_against_an_independent_minimax(oracle):
 
 def test_moves_are_listed_best_first(oracle):
     moves = oracle.moves("X.X.O..O.")  # O to move, X threatens cell 1
-    assert [m.cell for m in moves][0] == 1
+    assert next(m.cell for m in moves) == 1
     keys = [(*rank(m.value, m.remoteness), m.cell) for m in moves]
     assert keys == sorted(keys)
 
@@ -51,8 +51,14 @@ def test_the_published_example(oracle):
 
 
 def test_a_board_can_be_text_a_board_object_or_numbers(oracle):
-    forms = ["x...o....", "X../.O./...", Board("X...O...."), [1, 0, 0, 0, -1, 0, 0, 0, 0],
-             (1, 0, 0, 0, -1, 0, 0, 0, 0), np.array([1, 0, 0, 0, -1, 0, 0, 0, 0], dtype=np.int8)]
+    forms = [
+        "x...o....",
+        "X../.O./...",
+        Board("X...O...."),
+        [1, 0, 0, 0, -1, 0, 0, 0, 0],
+        (1, 0, 0, 0, -1, 0, 0, 0, 0),
+        np.array([1, 0, 0, 0, -1, 0, 0, 0, 0], dtype=np.int8),
+    ]
     assert {oracle.remoteness(form) for form in forms} == {7}
 
 
@@ -116,7 +122,9 @@ def test_batch_lookups_match_the_single_ones(oracle):
     array = np.array([rules.to_array(t) for t in texts], dtype=np.int8)
     assert oracle.value_batch(array).tolist() == [oracle.value(t) for t in texts]
     assert oracle.value_batch(array.astype(np.int64)).tolist() == [oracle.value(t) for t in texts]
-    assert oracle.best_move_batch(array).tolist() == [oracle.probe(t).preferred[0] if oracle.probe(t).preferred else -1 for t in texts]
+    assert oracle.best_move_batch(array).tolist() == [
+        oracle.probe(t).preferred[0] if oracle.probe(t).preferred else -1 for t in texts
+    ]
     chosen = oracle.best_move_batch(array, np.random.default_rng(0)).tolist()
     for text, cell in zip(texts, chosen):
         assert cell in (oracle.probe(text).preferred or (-1,))

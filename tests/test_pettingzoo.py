@@ -51,7 +51,9 @@ def to_pz_observation(board: str) -> dict[str, np.ndarray]:
 
 
 def test_the_numbering_matches_pettingzoo():
-    cell_of_action = {action: 3 * row + col for row, actions in enumerate(PZ_LAYOUT) for col, action in enumerate(actions)}
+    cell_of_action = {
+        action: 3 * row + col for row, actions in enumerate(PZ_LAYOUT) for col, action in enumerate(actions)
+    }
     assert PZ_TO_CELL == tuple(cell_of_action[a] for a in range(9))
     assert all(PZ_TO_CELL[PZ_TO_CELL[a]] == a for a in range(9))
     env = make_env()
@@ -65,7 +67,9 @@ def test_the_numbering_matches_pettingzoo():
 
 def test_our_picture_of_its_observations_is_right():
     """Random games in the real environment, our board tracked through PZ_LAYOUT alone."""
-    cell_of_action = {action: 3 * row + col for row, actions in enumerate(PZ_LAYOUT) for col, action in enumerate(actions)}
+    cell_of_action = {
+        action: 3 * row + col for row, actions in enumerate(PZ_LAYOUT) for col, action in enumerate(actions)
+    }
     env = make_env()
     rng = np.random.default_rng(0)
     for game in range(30):
@@ -110,7 +114,9 @@ def test_every_position_single_and_batch(oracle):
     actions = [policy(o) for o in observations]  # the dict form, as env.last() gives it
     for board, action in zip(playable, actions):
         assert PZ_TO_CELL[action] == oracle.best_move(board), board
-    batch = policy.batch(np.stack([o["observation"] for o in observations]), np.stack([o["action_mask"] for o in observations]))
+    batch = policy.batch(
+        np.stack([o["observation"] for o in observations]), np.stack([o["action_mask"] for o in observations])
+    )
     assert batch.tolist() == actions
 
 

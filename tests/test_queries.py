@@ -148,7 +148,8 @@ def test_longest_wins_are_the_longest(ask, oracle):
     rows = ask("longest_wins", limit="100")
     assert rows[0]["remoteness"] == longest == 5
     assert sum(row["orbit"] for row in rows if row["remoteness"] == longest) == sum(
-        1 for p in oracle.all_positions().values() if p.value == 1 and p.remoteness == longest)
+        1 for p in oracle.all_positions().values() if p.value == 1 and p.remoteness == longest
+    )
 
 
 def test_ply_counts_match_the_oracle(ask, oracle):

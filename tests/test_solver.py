@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 import reference
+
 from ttt_solver import board as rules
 from ttt_solver.solver import solve
 from ttt_solver.symmetry import canonical, canonical_text

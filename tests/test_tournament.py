@@ -84,7 +84,16 @@ def test_tournament_json(exact_tournament):
     assert list(data) == ["agents", "exact", "games", "standings", "pairs", "accuracy"]
     assert data["exact"] is True and data["games"] is None
     first = data["accuracy"][0]
-    assert set(first) == {"agent", "positions", "positions_sampled", "keep", "blundering", "samples", "groups", "blunders"}
+    assert set(first) == {
+        "agent",
+        "positions",
+        "positions_sampled",
+        "keep",
+        "blundering",
+        "samples",
+        "groups",
+        "blunders",
+    }
     assert first["positions_sampled"] is False
     assert first["blunders"][0]["moves"][0].keys() == {"cell", "probability", "value"}
 
@@ -108,8 +117,9 @@ def test_exact_round_robin_refuses_a_sampling_agent_before_any_work(oracle):
         round_robin([make_agent("nstep:9"), make_agent("mc:10")], exact=True)
 
 
-@pytest.mark.parametrize("specs, message", [(["random"], "at least two agents"),
-                                            (["random", "think1", "random"], "repeated: random")])
+@pytest.mark.parametrize(
+    "specs, message", [(["random"], "at least two agents"), (["random", "think1", "random"], "repeated: random")]
+)
 def test_round_robin_needs_distinct_agents(specs, message):
     with pytest.raises(InvalidAgentError, match=message):
         round_robin([make_agent(s) for s in specs], exact=True)

@@ -16,21 +16,45 @@ from ttt_solver import Oracle
 from ttt_solver import board as rules
 from ttt_solver.agents import make_agent
 from ttt_solver.arena import (
-    EXACT_LIMIT, compare_exact, compare_sampled, exact_feasible, outcome_probabilities, position_bound,
+    EXACT_LIMIT,
+    compare_exact,
+    compare_sampled,
+    exact_feasible,
+    outcome_probabilities,
+    position_bound,
 )
 from ttt_solver.cli import cli
 from ttt_solver.errors import InvalidAgentError, NotFeasibleError
 from ttt_solver.tournament import (
-    DEFAULT_POSITIONS, accuracy, default_agents, round_robin, run, sample_positions, unfinished_boards,
+    DEFAULT_POSITIONS,
+    accuracy,
+    default_agents,
+    round_robin,
+    run,
+    sample_positions,
+    unfinished_boards,
 )
 from ttt_solver.variant import Variant
 
 NAMED = ["3x3", "3x3-misere", "4x4", "4x4k3", "3x4k3", "4x3k3"]
-SPECS = ["random", "think1", "think2", "think3", "heuristic", "onestep", "nstep:2", "minimax:2", "mc:30",
-         "perfect", "perfect:0.5"]
+SPECS = [
+    "random",
+    "think1",
+    "think2",
+    "think3",
+    "heuristic",
+    "onestep",
+    "nstep:2",
+    "minimax:2",
+    "mc:30",
+    "perfect",
+    "perfect:0.5",
+]
 PLAY_MISERE = ("random", "nstep", "mc", "perfect")
-INFEASIBLE = ("Error: --exact is not feasible for 4x4: up to 10,165,779 positions to walk (exact runs go up to"
-              " 200,000); sample instead with --games N\n")
+INFEASIBLE = (
+    "Error: --exact is not feasible for 4x4: up to 10,165,779 positions to walk (exact runs go up to"
+    " 200,000); sample instead with --games N\n"
+)
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +90,9 @@ def test_every_agent_plays_legal_games_to_the_end_or_refuses_the_variant(spec, n
         return
     player = agent(spec, name, oracle_of)
     assert player.variant == variant
-    result = compare_sampled(player, make_agent("random", variant=variant), games=4, seed=3)  # raises on an illegal move
+    result = compare_sampled(
+        player, make_agent("random", variant=variant), games=4, seed=3
+    )  # raises on an illegal move
     assert sum(result.total.to_json().values()) == 4
 
 
@@ -124,7 +150,9 @@ def test_a_rule_player_on_misere_is_one_error_line_from_the_command_line():
 
 
 def test_misere_exact_tournament_of_the_default_agents(variant_db):
-    result = run_cli("tournament", "--variant", "3x3-misere", "--exact", "--json", "--db", str(variant_db("3x3-misere")))
+    result = run_cli(
+        "tournament", "--variant", "3x3-misere", "--exact", "--json", "--db", str(variant_db("3x3-misere"))
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["agents"] == ["random", "nstep:3", "perfect:0.5", "perfect"]
@@ -146,15 +174,17 @@ def test_exact_compare_on_3x4k3(oracle_of, variant_db):
     perfect, random = agent("perfect", "3x4k3", oracle_of), make_agent("random", variant=variant)
     assert oracle_of("3x4k3").value(rules.EMPTY * 12) == 1  # a first-player win
     assert compare_exact(perfect, random).a_as_x.x_wins == pytest.approx(1.0)
-    result = run_cli("compare", "think2", "random", "--variant", "3x4k3", "--exact", "--json",
-                     "--db", str(variant_db("3x4k3")))
+    result = run_cli(
+        "compare", "think2", "random", "--variant", "3x4k3", "--exact", "--json", "--db", str(variant_db("3x4k3"))
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["exact"] is True and sum(data["total"].values()) == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("args", [("compare", "perfect", "random"), ("tournament",),
-                                  ("tournament", "--agents", "random,think1")])
+@pytest.mark.parametrize(
+    "args", [("compare", "perfect", "random"), ("tournament",), ("tournament", "--agents", "random,think1")]
+)
 def test_exact_on_4x4_fails_at_once_before_reading_the_database(args, tmp_path):
     missing = tmp_path / "missing.sqlite"
     result = run_cli(*args, "--variant", "4x4", "--exact", "--db", str(missing))
@@ -177,16 +207,43 @@ def test_exact_on_4x4_is_refused_by_the_library(eager_4x4):
 
 # -- sampled otherwise -------------------------------------------------------------------------
 def test_a_sampled_4x4_tournament_measures_accuracy_on_sampled_positions(db_4x4):
-    result = run_cli("tournament", "--variant", "4x4", "--db", str(db_4x4[0]), "--agents", "random,think1,perfect",
-                     "--games", "4", "--positions", "200", "--seed", "1", "--json")
+    result = run_cli(
+        "tournament",
+        "--variant",
+        "4x4",
+        "--db",
+        str(db_4x4[0]),
+        "--agents",
+        "random,think1,perfect",
+        "--games",
+        "4",
+        "--positions",
+        "200",
+        "--seed",
+        "1",
+        "--json",
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["games"] == 4 and data["exact"] is False
     scores = {a["agent"]: a for a in data["accuracy"]}
     assert {(a["positions"], a["positions_sampled"]) for a in scores.values()} == {(200, True)}
     assert scores["perfect"]["keep"] == 1.0 and scores["random"]["keep"] < 1.0
-    table = run_cli("tournament", "--variant", "4x4", "--db", str(db_4x4[0]), "--agents", "random,perfect",
-                    "--games", "2", "--positions", "50", "--seed", "1")
+    table = run_cli(
+        "tournament",
+        "--variant",
+        "4x4",
+        "--db",
+        str(db_4x4[0]),
+        "--agents",
+        "random,perfect",
+        "--games",
+        "2",
+        "--positions",
+        "50",
+        "--seed",
+        "1",
+    )
     assert "over 50 unfinished positions drawn uniformly at random (seed 1)" in table.stdout
 
 
@@ -231,4 +288,7 @@ def test_every_command_takes_variant():
 
 def test_positions_is_a_sampling_option():
     result = run_cli("tournament", "--exact", "--positions", "10")
-    assert (result.exit_code, result.stderr) == (2, "Error: --positions only apply to sampled runs; drop it or --exact\n")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "Error: --positions only apply to sampled runs; drop it or --exact\n",
+    )

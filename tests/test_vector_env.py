@@ -78,8 +78,18 @@ def assert_agree(opponent, oracle, n=12, steps=50, seed=7, illegal_rate=0.05, **
 
 
 OPPONENTS = [
-    "perfect", "perfect:0.6", "perfect:0", "random", "think1", "think2", "think3",
-    "heuristic", "onestep", "nstep:2", "minimax:2", "mc:10",
+    "perfect",
+    "perfect:0.6",
+    "perfect:0",
+    "random",
+    "think1",
+    "think2",
+    "think3",
+    "heuristic",
+    "onestep",
+    "nstep:2",
+    "minimax:2",
+    "mc:10",
 ]
 
 
@@ -128,7 +138,9 @@ def test_vector_api(oracle):
     assert infos["action_mask"].shape == (5, 9) and infos["action_mask"].dtype == np.int8
     assert infos["_action_mask"].all()
     assert (vector.action_masks() == infos["action_mask"].astype(bool)).all()
-    obs, rewards, terminated, truncated, infos = vector.step(legal_actions(infos["action_mask"], np.random.default_rng(0)))
+    obs, rewards, terminated, truncated, infos = vector.step(
+        legal_actions(infos["action_mask"], np.random.default_rng(0))
+    )
     assert rewards.shape == terminated.shape == truncated.shape == (5,)
     assert rewards.dtype == np.float64 and terminated.dtype == truncated.dtype == bool
 
@@ -203,8 +215,13 @@ def test_render(oracle):
 # -- other variants --------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "name, opponent",
-    [("3x3-misere", "perfect:0.7"), ("3x3-misere", "nstep:2"), ("3x3-misere", "mc:5"), ("3x4k3", "perfect:0.7"),
-     ("4x3k3", "think2")],
+    [
+        ("3x3-misere", "perfect:0.7"),
+        ("3x3-misere", "nstep:2"),
+        ("3x3-misere", "mc:5"),
+        ("3x4k3", "perfect:0.7"),
+        ("4x3k3", "think2"),
+    ],
 )
 def test_agrees_with_the_single_env_on_other_variants(variant_db, name, opponent):
     oracle = Oracle.load(variant_db(name), name) if opponent.startswith("perfect") else None

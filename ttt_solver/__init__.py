@@ -1,7 +1,8 @@
 """ttt-solver: an exhaustively solved game database for tic-tac-toe and its family.
 
 Values are +1 win, 0 draw, -1 loss, always for the side to move (see :mod:`ttt_solver.board`).
-Heavy modules are imported lazily, so ``import ttt_solver`` stays cheap.
+Heavy modules are imported lazily, so ``import ttt_solver`` stays cheap: the names below
+resolve on first use, and type checkers see them through the explicit re-exports.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
+# public name -> the module that defines it
 _LAZY = {
     "Board": "board",
     "Variant": "variant",
@@ -24,13 +26,33 @@ _LAZY = {
     "BuildError": "errors",
 }
 
-__all__ = ["__version__", *_LAZY]
+__all__ = [
+    "STANDARD",
+    "Board",
+    "BuildError",
+    "DatabaseError",
+    "GameOverError",
+    "InvalidBoardError",
+    "InvalidTargetError",
+    "InvalidVariantError",
+    "Oracle",
+    "TTTError",
+    "Variant",
+    "__version__",
+]
 
 if TYPE_CHECKING:
-    from .board import Board
-    from .errors import BuildError, DatabaseError, GameOverError, InvalidBoardError, InvalidTargetError, InvalidVariantError, TTTError
-    from .oracle import Oracle
-    from .variant import STANDARD, Variant
+    from .board import Board as Board
+    from .errors import BuildError as BuildError
+    from .errors import DatabaseError as DatabaseError
+    from .errors import GameOverError as GameOverError
+    from .errors import InvalidBoardError as InvalidBoardError
+    from .errors import InvalidTargetError as InvalidTargetError
+    from .errors import InvalidVariantError as InvalidVariantError
+    from .errors import TTTError as TTTError
+    from .oracle import Oracle as Oracle
+    from .variant import STANDARD as STANDARD
+    from .variant import Variant as Variant
 
 
 def __getattr__(name: str) -> Any:
@@ -40,3 +62,7 @@ def __getattr__(name: str) -> Any:
     from importlib import import_module
 
     return getattr(import_module(f".{module}", __name__), name)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from .agents import Agent
 
-Number = Union[int, float]
+Number = int | float
 Seed = Union[int, "SeedSequence", None]
 
 EXACT_LIMIT = 200_000  # positions an exact walk may have to visit (see the module docstring)
@@ -180,7 +180,7 @@ def outcome_probabilities(agent_x: Agent, agent_o: Agent, board: str | None = No
             mark = rules.to_move(text)
             x = d = o = 0.0
             for cell, p in (policy_x if mark == rules.X else policy_o)(text).items():
-                cx, cd, co = visit(text[:cell] + mark + text[cell + 1:])
+                cx, cd, co = visit(text[:cell] + mark + text[cell + 1 :])
                 x, d, o = x + p * cx, d + p * cd, o + p * co
             found = (x, d, o)
         memo[text] = found

@@ -311,7 +311,4 @@ def move_results(tables: Tables, text: str) -> list[tuple[int, int, int]]:
         return []
     _rows, cells, result = children(encode([board]), variant)
     index = find(tables, result)
-    return [
-        (int(cell), -int(tables.value[i]), int(tables.remoteness[i]) + 1)
-        for cell, i in zip(cells, index)
-    ]
+    return [(int(cell), -int(tables.value[i]), int(tables.remoteness[i]) + 1) for cell, i in zip(cells, index)]

@@ -149,8 +149,11 @@ class ArrayRows:
         """From (board, value, remoteness) rows in any order."""
         rows = list(rows)
         return cls.from_columns(
-            variant, "".join(row[0] for row in rows), "".join(chr(49 + row[1]) for row in rows),
-            "".join(chr(48 + row[2]) for row in rows), source,
+            variant,
+            "".join(row[0] for row in rows),
+            "".join(chr(49 + row[1]) for row in rows),
+            "".join(chr(48 + row[2]) for row in rows),
+            source,
         )
 
     def get(self, text: str) -> _Row | None:

@@ -39,14 +39,11 @@ def normalize(text: str, variant: Variant = STANDARD) -> str:
         mark = _CHARS.get(char)
         if mark is None:
             raise InvalidBoardError(
-                f"invalid board {text!r}: bad character {char!r} at position {position}"
-                " (use X, O and . for empty)"
+                f"invalid board {text!r}: bad character {char!r} at position {position} (use X, O and . for empty)"
             )
         cells.append(mark)
     if len(cells) != variant.cells:
-        raise InvalidBoardError(
-            f"invalid board {text!r}: expected {variant.cells} cells, got {len(cells)}"
-        )
+        raise InvalidBoardError(f"invalid board {text!r}: expected {variant.cells} cells, got {len(cells)}")
     return "".join(cells)
 
 
@@ -73,7 +70,7 @@ def legality_error(text: str, variant: Variant = STANDARD) -> str | None:
         return f"both X and O have {variant.k} in a row"
     if not owners:
         return None
-    (owner, lines), = owners.items()
+    ((owner, lines),) = owners.items()
     last_mover = X if xs > os else O
     if owner != last_mover:
         return (
@@ -106,9 +103,7 @@ def from_array(cells: Iterable[int], variant: Variant = STANDARD) -> str:
         bad = numbers[marks.index(None)]
         raise InvalidBoardError(f"invalid board {numbers!r}: bad value {bad!r} (use +1, -1 or 0)")
     if len(marks) != variant.cells:
-        raise InvalidBoardError(
-            f"invalid board {numbers!r}: expected {variant.cells} cells, got {len(marks)}"
-        )
+        raise InvalidBoardError(f"invalid board {numbers!r}: expected {variant.cells} cells, got {len(marks)}")
     return parse("".join(marks), variant)  # type: ignore[arg-type]
 
 
@@ -157,7 +152,7 @@ def play(text: str, cell: int, variant: Variant = STANDARD) -> str:
         raise InvalidBoardError(f"invalid move {cell}: the game on {text!r} is already over")
     if text[cell] != EMPTY:
         raise InvalidBoardError(f"invalid move {cell}: cell {cell} of {text!r} is taken")
-    return text[:cell] + to_move(text) + text[cell + 1:]
+    return text[:cell] + to_move(text) + text[cell + 1 :]
 
 
 def from_moves(moves: Iterable[int], variant: Variant = STANDARD) -> str:
@@ -192,7 +187,7 @@ def all_boards(variant: Variant = STANDARD) -> list[str]:
 def pretty(text: str, variant: Variant = STANDARD) -> str:
     """Rows on separate lines, e.g. ``X..\\n.O.\\n...``."""
     c = variant.cols
-    return "\n".join(text[row * c:(row + 1) * c] for row in range(variant.rows))
+    return "\n".join(text[row * c : (row + 1) * c] for row in range(variant.rows))
 
 
 @dataclass(frozen=True)

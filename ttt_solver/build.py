@@ -81,15 +81,24 @@ def build(
     with _paused_gc():
         positions = table_position_rows(tables)
         moves = table_move_rows(tables, [row[0] for row in positions]) if stored else []
-        extra = {"legal_positions": str(int(tables.orbit.sum(dtype="int64"))), "solver_version": SOLVER_VERSION,
-                 "moves_stored": "1" if stored else "0"}
+        extra = {
+            "legal_positions": str(int(tables.orbit.sum(dtype="int64"))),
+            "solver_version": SOLVER_VERSION,
+            "moves_stored": "1" if stored else "0",
+        }
         meta = write(where, variant.name, positions, moves, extra, force=force, progress=progress)
     weights = tables.orbit.astype("int64")
     outcomes = {
         name: int(weights[tables.value == value].sum()) for name, value in (("win", 1), ("draw", 0), ("loss", -1))
     }
     return BuildReport(
-        str(where), variant.name, int(weights.sum()), len(positions), len(moves), outcomes, meta["digest"],
+        str(where),
+        variant.name,
+        int(weights.sum()),
+        len(positions),
+        len(moves),
+        outcomes,
+        meta["digest"],
         time.perf_counter() - started,
     )
 
@@ -114,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
         epilog="Example: python build_db.py --variant 4x4   (writes data/4x4.sqlite)",
     )
     parser.add_argument(
-        "--db", metavar="PATH_OR_URL",
+        "--db",
+        metavar="PATH_OR_URL",
         help="SQLite file or SQLAlchemy URL (default: data/ttt.sqlite for 3x3, data/VARIANT.sqlite otherwise)",
     )
     parser.add_argument(

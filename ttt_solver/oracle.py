@@ -86,10 +86,15 @@ class _LazyRows:
         from .symmetry import canonical_text
 
         mark = rules.to_move(text)
-        children = [] if rules.terminal_value(text, self.variant) is not None else [
-            (cell, canonical_text(text[:cell] + mark + text[cell + 1:], self.variant))
-            for cell, here in enumerate(text) if here == rules.EMPTY
-        ]
+        children = (
+            []
+            if rules.terminal_value(text, self.variant) is not None
+            else [
+                (cell, canonical_text(text[:cell] + mark + text[cell + 1 :], self.variant))
+                for cell, here in enumerate(text)
+                if here == rules.EMPTY
+            ]
+        )
         found = self.lookup.values([text, *{child for _, child in children}])
         if text not in found:
             return None
@@ -336,7 +341,9 @@ class Oracle:
             text = rules.parse(board, self.variant)
         elif isinstance(board, rules.Board):
             if board.variant != self.variant:
-                raise InvalidBoardError(f"board {board!r} is a {board.variant} board, this oracle solves {self.variant}")
+                raise InvalidBoardError(
+                    f"board {board!r} is a {board.variant} board, this oracle solves {self.variant}"
+                )
             text = board.text
         else:
             text = rules.from_array(board, self.variant)

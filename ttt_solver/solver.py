@@ -66,7 +66,7 @@ def solve(variant: Variant = STANDARD) -> dict[str, Solution]:
             for cell, here in enumerate(text):
                 if here != rules.EMPTY:
                     continue
-                child = visit(canonical_text(text[:cell] + mark + text[cell + 1:], variant))
+                child = visit(canonical_text(text[:cell] + mark + text[cell + 1 :], variant))
                 moves.append(MoveResult(cell, -child.value, child.remoteness + 1))
             result = tuple(moves)
             value, remoteness = combine(result)

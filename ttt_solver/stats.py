@@ -69,7 +69,10 @@ class Stats:
             "longest_win": None
             if win is None
             else {
-                "remoteness": win.remoteness, "boards": win.boards, "canonical": win.canonical, "example": win.example
+                "remoteness": win.remoteness,
+                "boards": win.boards,
+                "canonical": win.canonical,
+                "example": win.example,
             },
         }
 

@@ -31,8 +31,16 @@ if TYPE_CHECKING:
     from .oracle import Oracle
 
 DEFAULT_AGENTS = (
-    "random", "think1", "think2", "think3", "heuristic", "onestep",
-    "nstep:3", "minimax:3", "perfect:0.5", "perfect",
+    "random",
+    "think1",
+    "think2",
+    "think3",
+    "heuristic",
+    "onestep",
+    "nstep:3",
+    "minimax:3",
+    "perfect:0.5",
+    "perfect",
 )
 DEFAULT_POSITIONS = 1000  # positions sampled for accuracy where every position is too many
 _POSITIONS_STREAM = 0x7070  # spawn key of the random stream that draws the sampled positions
@@ -75,9 +83,13 @@ class Accuracy:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "agent": self.agent, "positions": self.positions, "positions_sampled": self.positions_sampled,
-            "keep": self.keep, "blundering": self.blundering,
-            "samples": self.samples, "groups": [g.to_json() for g in self.groups],
+            "agent": self.agent,
+            "positions": self.positions,
+            "positions_sampled": self.positions_sampled,
+            "keep": self.keep,
+            "blundering": self.blundering,
+            "samples": self.samples,
+            "groups": [g.to_json() for g in self.groups],
             "blunders": [b.to_json() for b in self.blunders],
         }
 
@@ -110,8 +122,11 @@ class Tournament:
         for pair in self.pairs:
             if {pair.a, pair.b} == {agent, other}:
                 total = pair.total
-                won, drawn, lost = (total.a_wins, total.draws, total.b_wins) if pair.a == agent else (
-                    total.b_wins, total.draws, total.a_wins)
+                won, drawn, lost = (
+                    (total.a_wins, total.draws, total.b_wins)
+                    if pair.a == agent
+                    else (total.b_wins, total.draws, total.a_wins)
+                )
                 n = 1 if self.exact else pair.games
                 return won / n, drawn / n, lost / n  # type: ignore[operator]
         raise KeyError(f"no game between {agent!r} and {other!r}")
@@ -127,7 +142,9 @@ class Tournament:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "agents": list(self.agents), "exact": self.exact, "games": self.games,
+            "agents": list(self.agents),
+            "exact": self.exact,
+            "games": self.games,
             "standings": [s.to_json() for s in self.standings()],
             "pairs": [p.to_json() for p in self.pairs],
             "accuracy": [a.to_json() for a in self.accuracy],
@@ -149,7 +166,10 @@ def default_agents(variant: Variant) -> tuple[str, ...]:
 
 
 def round_robin(
-    agents: Sequence[Agent], games: int = 1000, seed: Seed = None, exact: bool = False,
+    agents: Sequence[Agent],
+    games: int = 1000,
+    seed: Seed = None,
+    exact: bool = False,
     progress: Callable[[int], Any] | None = None,
 ) -> tuple[Comparison, ...]:
     """Every pair once (each seat half the time): exact, or ``games`` sampled games per pair.
@@ -157,7 +177,7 @@ def round_robin(
     Sampled pairs draw from independent streams spawned from ``seed``, so a run is reproducible.
     """
     _distinct(agents)
-    pairs = [(a, b) for i, a in enumerate(agents) for b in agents[i + 1:]]
+    pairs = [(a, b) for i, a in enumerate(agents) for b in agents[i + 1 :]]
     if exact:
         check_exact(agents[0].variant)
         for agent in agents:  # fail before any work, not at the first pair that needs the agent
@@ -169,12 +189,17 @@ def round_robin(
         return tuple(compare_exact(a, b) for a, b in pairs)
     import numpy as np
 
-    seeds = np.random.SeedSequence(seed).spawn(len(pairs))
+    root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    seeds = root.spawn(len(pairs))
     return tuple(compare_sampled(a, b, games, s, progress) for (a, b), s in zip(pairs, seeds))
 
 
 def accuracy(
-    agent: Agent, oracle: Oracle, blunders: int = 5, samples: int = 1, seed: Seed = None,
+    agent: Agent,
+    oracle: Oracle,
+    blunders: int = 5,
+    samples: int = 1,
+    seed: Seed = None,
     boards: Sequence[str] | None = None,
 ) -> Accuracy:
     """How often ``agent`` keeps the value (see the module docstring): over every unfinished
@@ -201,15 +226,23 @@ def accuracy(
         groups.setdefault((rules.to_move(board), position.value), []).append(keep)
         drop = sum(p * (position.value - values[cell]) for cell, p in policy.items())
         if drop > 1e-12:
-            moves = tuple(sorted((cell, p, values[cell]) for cell, p in policy.items()
-                                 if values[cell] < position.value))
+            moves = tuple(
+                sorted((cell, p, values[cell]) for cell, p in policy.items() if values[cell] < position.value)
+            )
             found.append((-drop, rules.ply(board), board, Blunder(board, position.value, keep, drop, moves)))
     found.sort(key=lambda item: item[:3])
     every = [keep for keeps in groups.values() for keep in keeps]
     return Accuracy(
-        agent.name, len(every), sum(every) / len(every), len(found),
-        tuple(Group(side, value, len(groups[side, value]), sum(groups[side, value]) / len(groups[side, value]))
-              for side in (rules.X, rules.O) for value in (1, 0, -1) if (side, value) in groups),
+        agent.name,
+        len(every),
+        sum(every) / len(every),
+        len(found),
+        tuple(
+            Group(side, value, len(groups[side, value]), sum(groups[side, value]) / len(groups[side, value]))
+            for side in (rules.X, rules.O)
+            for value in (1, 0, -1)
+            if (side, value) in groups
+        ),
         tuple(item[3] for item in found[:blunders]),
         None if rng is None else samples,
         boards is not None,
@@ -217,8 +250,14 @@ def accuracy(
 
 
 def run(
-    agents: Sequence[Agent], oracle: Oracle, games: int = 1000, seed: Seed = None, exact: bool = False,
-    progress: Callable[[int], Any] | None = None, blunders: int = 5, samples: int = 1,
+    agents: Sequence[Agent],
+    oracle: Oracle,
+    games: int = 1000,
+    seed: Seed = None,
+    exact: bool = False,
+    progress: Callable[[int], Any] | None = None,
+    blunders: int = 5,
+    samples: int = 1,
     positions: int | None = None,
 ) -> Tournament:
     """The round robin and every agent's accuracy: over every unfinished position, or over
@@ -252,7 +291,9 @@ def sample_positions(variant: Variant, count: int, seed: Seed = None) -> tuple[s
     sparse = position_bound(variant.cells) // 20
     if count > sparse:
         if not exact_feasible(variant):
-            raise NotFeasibleError(f"a sample of {count:,} positions of {variant.name} is too big: draw at most {sparse:,}")
+            raise NotFeasibleError(
+                f"a sample of {count:,} positions of {variant.name} is too big: draw at most {sparse:,}"
+            )
         every = unfinished_boards(variant)
         if count >= len(every):
             return every

@@ -37,13 +37,9 @@ class Variant:
 
     def __post_init__(self) -> None:
         if self.rows < 1 or self.cols < 1 or self.rows * self.cols > MAX_CELLS:
-            raise InvalidVariantError(
-                f"invalid variant {self.name!r}: the board must have 1 to {MAX_CELLS} cells"
-            )
+            raise InvalidVariantError(f"invalid variant {self.name!r}: the board must have 1 to {MAX_CELLS} cells")
         if not 3 <= self.k <= max(self.rows, self.cols):
-            raise InvalidVariantError(
-                f"invalid variant {self.name!r}: k must be from 3 to {max(self.rows, self.cols)}"
-            )
+            raise InvalidVariantError(f"invalid variant {self.name!r}: k must be from 3 to {max(self.rows, self.cols)}")
 
     @classmethod
     def parse(cls, name: str) -> Variant:

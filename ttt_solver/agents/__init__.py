@@ -30,11 +30,14 @@ misère turns upside down, so they refuse it with InvalidAgentError.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 from ..errors import InvalidAgentError
 from ..variant import STANDARD, Variant
 from .base import Agent, Policy
+
+N = TypeVar("N", int, float)
 
 if TYPE_CHECKING:
     from ..oracle import Oracle
@@ -42,8 +45,17 @@ if TYPE_CHECKING:
 __all__ = ["AGENT_NAMES", "Agent", "Policy", "make_agent"]
 
 AGENT_NAMES = (
-    "random", "think1", "think2", "think3", "heuristic", "onestep",
-    "nstep:D", "minimax:D", "mc:N", "perfect", "perfect:P",
+    "random",
+    "think1",
+    "think2",
+    "think3",
+    "heuristic",
+    "onestep",
+    "nstep:D",
+    "minimax:D",
+    "mc:N",
+    "perfect",
+    "perfect:P",
 )
 _DEFAULT_ARGUMENT = {"nstep": "3", "minimax": "3", "mc": "1000", "perfect": "1"}
 _MISERE_FAMILIES = ("random", "nstep", "mc", "perfect")  # the others' rules assume making a line wins
@@ -101,9 +113,9 @@ def _build(family: str, argument: str, oracle: Oracle | None, variant: Variant) 
     return MonteCarloAgent(number, variant)
 
 
-def _number(kind: type, text: str, what: str) -> int | float:
+def _number(kind: Callable[[str], N], text: str, what: str) -> N:
     try:
-        return kind(text)  # type: ignore[no-any-return]
+        return kind(text)
     except ValueError:
         expected = "a number from 0 to 1" if kind is float else "a positive integer"
         raise ValueError(f"{what} must be {expected}, got {text!r}") from None

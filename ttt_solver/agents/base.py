@@ -145,7 +145,7 @@ def empty_cells(board: str) -> list[Cell]:
 
 def place(board: str, cell: Cell, mark: str) -> str:
     """``board`` with ``mark`` on ``cell`` (no checks: for searches over checked boards)."""
-    return board[:cell] + mark + board[cell + 1:]
+    return board[:cell] + mark + board[cell + 1 :]
 
 
 def opponent(mark: str) -> str:

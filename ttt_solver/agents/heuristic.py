@@ -32,7 +32,7 @@ class HeuristicAgent(Agent):
                 return {wins[0]: 1.0}
         empties = empty_cells(board)
         if self.middle in empties:
-            return {self.middle: 1.0}  # type: ignore[dict-item]
+            return {self.middle: 1.0}
         corners = [cell for cell in empties if cell in self.corners]
         return uniform(corners or empties)
 

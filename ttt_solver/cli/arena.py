@@ -19,7 +19,7 @@ import click
 from .. import board as rules
 from ..tournament import DEFAULT_AGENTS
 from ..variant import Variant
-from .options import CLIError, database_options, load_oracle
+from .options import CLIError, CLIFailure, database_options, load_oracle
 from .output import echo_json, output_options, table
 
 if TYPE_CHECKING:
@@ -31,11 +31,17 @@ _LETTER = {1: "W", 0: "D", -1: "L"}
 
 
 def _sampling_options(f: Any) -> Any:
-    f = click.option("--exact", is_flag=True,
-                     help="Exact probabilities by recursion over the game tree (no sampling).")(f)
+    f = click.option(
+        "--exact", is_flag=True, help="Exact probabilities by recursion over the game tree (no sampling)."
+    )(f)
     f = click.option("--seed", type=int, help="Seed the sampled games, for repeatable results.")(f)
-    return click.option("--games", type=click.IntRange(min=1), default=1000, show_default=True,
-                        help="Games to sample (per pair in a tournament).")(f)
+    return click.option(
+        "--games",
+        type=click.IntRange(min=1),
+        default=1000,
+        show_default=True,
+        help="Games to sample (per pair in a tournament).",
+    )(f)
 
 
 @click.command()
@@ -75,18 +81,40 @@ def compare(
 
 
 @click.command()
-@click.option("--agents", "specs", metavar="LIST",
-              help=f"Comma-separated agents [default: {', '.join(DEFAULT_AGENTS)}; on misère those that play it].")
+@click.option(
+    "--agents",
+    "specs",
+    metavar="LIST",
+    help=f"Comma-separated agents [default: {', '.join(DEFAULT_AGENTS)}; on misère those that play it].",
+)
 @_sampling_options
-@click.option("--positions", type=click.IntRange(min=1), metavar="N",
-              help="Measure accuracy on N unfinished positions drawn at random (seeded by --seed)"
-                   " [default: all of them where feasible, else 1,000].")
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Also draw a chart to FILE (.png, .svg, .pdf); needs the [plot] extra.")
+@click.option(
+    "--positions",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Measure accuracy on N unfinished positions drawn at random (seeded by --seed)"
+    " [default: all of them where feasible, else 1,000].",
+)
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Also draw a chart to FILE (.png, .svg, .pdf); needs the [plot] extra.",
+)
 @database_options
 @output_options("json")
-def tournament(specs: str | None, games: int, seed: int | None, exact: bool, positions: int | None,
-               plot_path: str | None, variant: Variant, db: str | None, fmt: str) -> None:
+def tournament(
+    specs: str | None,
+    games: int,
+    seed: int | None,
+    exact: bool,
+    positions: int | None,
+    plot_path: str | None,
+    variant: Variant,
+    db: str | None,
+    fmt: str,
+) -> None:
     """A round robin of agents, and each agent's accuracy against the database.
 
     Every pair plays (both seats equally); every agent's moves are checked on every unfinished
@@ -103,8 +131,11 @@ def tournament(specs: str | None, games: int, seed: int | None, exact: bool, pos
     from ..tournament import default_agents, run
 
     _check_sampling_flags(exact, variant)
-    names = [spec.strip() for spec in (specs if specs is not None else ",".join(default_agents(variant))).split(",")
-             if spec.strip()]
+    names = [
+        spec.strip()
+        for spec in (specs if specs is not None else ",".join(default_agents(variant))).split(",")
+        if spec.strip()
+    ]
     if plot_path is not None:
         from ..plot import require
 
@@ -137,8 +168,11 @@ def _check_sampling_flags(exact: bool, variant: Variant) -> None:
 
     ctx = click.get_current_context()
     if exact:
-        given = [f"--{name}" for name in ("games", "seed", "positions") if name in ctx.params
-                 and ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)]
+        given = [
+            f"--{name}"
+            for name in ("games", "seed", "positions")
+            if name in ctx.params and ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
+        ]
         if given:
             them = "them" if len(given) > 1 else "it"
             raise CLIError(f"{' and '.join(given)} only apply to sampled runs; drop {them} or --exact")
@@ -167,7 +201,7 @@ def _require_plot(action: Any) -> Any:
     try:
         return action()
     except MissingExtraError as error:
-        raise CLIError(f"--plot: {error}", exit_code=1) from None
+        raise CLIFailure(f"--plot: {error}") from None
 
 
 @contextmanager
@@ -190,8 +224,11 @@ def _percent(share: float) -> float:
 def _describe_comparison(result: Comparison, seed: int | None) -> str:
     a, b = result.a, result.b
     exact = result.exact
-    how = "exact outcome probabilities" if exact else f"{result.games:,} sampled games" + (
-        f" (seed {seed})" if seed is not None else "")
+    how = (
+        "exact outcome probabilities"
+        if exact
+        else f"{result.games:,} sampled games" + (f" (seed {seed})" if seed is not None else "")
+    )
     show = _percent if exact else (lambda n: n)
     unit = " %" if exact else ""
     seats = [
@@ -199,64 +236,104 @@ def _describe_comparison(result: Comparison, seed: int | None) -> str:
         (f"{a} as O", *(show(v) for v in (result.a_as_o.x_wins, result.a_as_o.draws, result.a_as_o.o_wins))),
     ]
     total = result.total
-    lines = [f"{a} vs {b}: {how}, {a} playing X in half of the games", "",
-             table(["seats", f"X wins{unit}", f"draws{unit}", f"O wins{unit}"], seats), ""]
+    lines = [
+        f"{a} vs {b}: {how}, {a} playing X in half of the games",
+        "",
+        table(["seats", f"X wins{unit}", f"draws{unit}", f"O wins{unit}"], seats),
+        "",
+    ]
     if exact:
         per = [round(1000 * v, 1) for v in (total.a_wins, total.draws, total.b_wins)]
-        lines.append(f"{a} wins {_percent(total.a_wins)}%, draws {_percent(total.draws)}%, loses "
-                     f"{_percent(total.b_wins)}% against {b} (per 1,000 games: {per[0]} / {per[1]} / {per[2]})")
+        lines.append(
+            f"{a} wins {_percent(total.a_wins)}%, draws {_percent(total.draws)}%, loses "
+            f"{_percent(total.b_wins)}% against {b} (per 1,000 games: {per[0]} / {per[1]} / {per[2]})"
+        )
     else:
-        lines.append(f"{a} won {total.a_wins}, drew {total.draws} and lost {total.b_wins}"
-                     f" of {result.games:,} games against {b}")
+        lines.append(
+            f"{a} won {total.a_wins}, drew {total.draws} and lost {total.b_wins} of {result.games:,} games against {b}"
+        )
     return "\n".join(lines)
 
 
 def _describe_tournament(result: Tournament, seed: int | None) -> str:
     agents = list(result.agents)
-    how = "exact" if result.exact else f"{result.games:,} sampled games a pair" + (
-        f", seed {seed}" if seed is not None else "")
-    standings = [(s.agent, _percent(s.wins), _percent(s.draws), _percent(s.losses), _percent(s.score))
-                 for s in result.standings()]
+    how = (
+        "exact"
+        if result.exact
+        else f"{result.games:,} sampled games a pair" + (f", seed {seed}" if seed is not None else "")
+    )
+    standings = [
+        (s.agent, _percent(s.wins), _percent(s.draws), _percent(s.losses), _percent(s.score))
+        for s in result.standings()
+    ]
     numbers = [str(i + 1) for i in range(len(agents))]
-    matrix = [(f"{i + 1} {agent}", *(None if other == agent else _percent(_score(result.shares(agent, other)))
-                                     for other in agents)) for i, agent in enumerate(agents)]
+    matrix = [
+        (
+            f"{i + 1} {agent}",
+            *(None if other == agent else _percent(_score(result.shares(agent, other))) for other in agents),
+        )
+        for i, agent in enumerate(agents)
+    ]
     accuracy_rows, blunder_rows = [], []
     groups = [(side, value) for side in ("X", "O") for value in (1, 0)]
     for score in result.accuracy:
         by_group = {(g.side, g.value): g for g in score.groups}
-        accuracy_rows.append((score.agent, _percent(score.keep),
-                              *(_percent(by_group[key].keep) if key in by_group else None for key in groups),
-                              score.blundering,
-                              "policy" if score.samples is None else f"{score.samples} sampled move(s) a position"))
+        accuracy_rows.append(
+            (
+                score.agent,
+                _percent(score.keep),
+                *(_percent(by_group[key].keep) if key in by_group else None for key in groups),
+                score.blundering,
+                "policy" if score.samples is None else f"{score.samples} sampled move(s) a position",
+            )
+        )
         for blunder in score.blunders[:3]:
             moves = " ".join(f"{cell}:{_LETTER[value]} {100 * p:.0f}%" for cell, p, value in blunder.moves)
-            blunder_rows.append((score.agent, blunder.board, rules.to_move(blunder.board), _VALUE[blunder.value], _percent(blunder.keep),
-                                 _TwoDecimals(blunder.drop), moves))
+            blunder_rows.append(
+                (
+                    score.agent,
+                    blunder.board,
+                    rules.to_move(blunder.board),
+                    _VALUE[blunder.value],
+                    _percent(blunder.keep),
+                    _TwoDecimals(blunder.drop),
+                    moves,
+                )
+            )
     counts = {(g.side, g.value): g.positions for g in result.accuracy[0].groups} if result.accuracy else {}
     group_columns = [f"{side} {_VALUE[value]} ({counts.get((side, value), 0)}) %" for side, value in groups]
     positions = result.accuracy[0].positions if result.accuracy else 0
     sampled = bool(result.accuracy) and result.accuracy[0].positions_sampled
-    over = (f"{positions:,} unfinished positions drawn uniformly at random"
-            + (f" (seed {seed})" if seed is not None else "")) if sampled else f"the {positions:,} unfinished positions"
-    return "\n".join([
-        f"Round robin of {len(agents)} agents ({how}; every pair plays both seats equally)",
-        "",
-        table(["agent", "wins %", "draws %", "losses %", "score %"], standings),
-        "",
-        "Score of the row against the column (wins + half the draws, %)",
-        "",
-        table(["agent", *numbers], matrix),
-        "",
-        f"Accuracy: moves keeping the game-theoretic value over {over}",
-        "(by the agent's side and the position's value; every move keeps a lost position)",
-        "",
-        table(["agent", "all %", *group_columns, "blundering positions", "measured"], accuracy_rows),
-        "",
-        "Worst blunders (expected value thrown away; moves that drop it: cell:result probability)",
-        "",
-        table(["agent", "board", "to move", "value", "keeps %", "drop", "dropping moves"], blunder_rows)
-        if blunder_rows else "none",
-    ])
+    over = (
+        (
+            f"{positions:,} unfinished positions drawn uniformly at random"
+            + (f" (seed {seed})" if seed is not None else "")
+        )
+        if sampled
+        else f"the {positions:,} unfinished positions"
+    )
+    return "\n".join(
+        [
+            f"Round robin of {len(agents)} agents ({how}; every pair plays both seats equally)",
+            "",
+            table(["agent", "wins %", "draws %", "losses %", "score %"], standings),
+            "",
+            "Score of the row against the column (wins + half the draws, %)",
+            "",
+            table(["agent", *numbers], matrix),
+            "",
+            f"Accuracy: moves keeping the game-theoretic value over {over}",
+            "(by the agent's side and the position's value; every move keeps a lost position)",
+            "",
+            table(["agent", "all %", *group_columns, "blundering positions", "measured"], accuracy_rows),
+            "",
+            "Worst blunders (expected value thrown away; moves that drop it: cell:result probability)",
+            "",
+            table(["agent", "board", "to move", "value", "keeps %", "drop", "dropping moves"], blunder_rows)
+            if blunder_rows
+            else "none",
+        ]
+    )
 
 
 def _score(shares: tuple[float, float, float]) -> float:

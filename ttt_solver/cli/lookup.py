@@ -110,10 +110,21 @@ def best(board: str, variant: Variant, db: str | None) -> None:
 
 @click.command()
 @database_options
-@click.option("--as", "side", type=click.Choice(["X", "O"], case_sensitive=False), default="X", show_default=True,
-              help="The side you play (X moves first).")
-@click.option("--skill", type=click.FloatRange(0, 1), default=1.0, show_default=True,
-              help="Chance that the computer plays a perfect move rather than a random one.")
+@click.option(
+    "--as",
+    "side",
+    type=click.Choice(["X", "O"], case_sensitive=False),
+    default="X",
+    show_default=True,
+    help="The side you play (X moves first).",
+)
+@click.option(
+    "--skill",
+    type=click.FloatRange(0, 1),
+    default=1.0,
+    show_default=True,
+    help="Chance that the computer plays a perfect move rather than a random one.",
+)
 @click.option("--seed", type=int, help="Seed the computer's choices, for a repeatable game.")
 def play(side: str, skill: float, seed: int | None, variant: Variant, db: str | None) -> None:
     """Play a game against the perfect opponent in the terminal.

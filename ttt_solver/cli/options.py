@@ -24,20 +24,20 @@ if TYPE_CHECKING:
 
 F = Callable[..., Any]
 
-# Bad input is a usage error (2); a database that cannot be read, or built, is a failure (1).
-_FAILURE_EXIT = 1
-_USAGE_EXIT = 2
-
 
 class CLIError(click.ClickException):
-    """One ``Error: ...`` line and an exit code (2, a usage error, unless told otherwise).
+    """Bad input: one ``Error: ...`` line and exit code 2, the usage-error code.
 
     Unlike ``click.UsageError`` it prints no usage lines, so the message is the whole output.
     """
 
-    def __init__(self, message: str, exit_code: int = _USAGE_EXIT) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
+    exit_code = 2
+
+
+class CLIFailure(CLIError):
+    """A database that cannot be read, or built: one ``Error: ...`` line and exit code 1."""
+
+    exit_code = 1
 
 
 @contextmanager
@@ -45,9 +45,10 @@ def translate_errors() -> Iterator[None]:
     """Turn the library's TTTError into a CLIError (the one place where that happens)."""
     try:
         yield
+    except (DatabaseError, BuildError) as error:
+        raise CLIFailure(str(error)) from None
     except TTTError as error:
-        code = _FAILURE_EXIT if isinstance(error, (DatabaseError, BuildError)) else _USAGE_EXIT
-        raise CLIError(str(error), code) from None
+        raise CLIError(str(error)) from None
 
 
 def _parse_variant(_ctx: click.Context, _param: click.Parameter, value: str) -> Variant:

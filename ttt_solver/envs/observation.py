@@ -23,9 +23,10 @@ rules per board when first asked for; only the single environment takes them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -162,7 +163,9 @@ def _dense_tables(variant: Variant) -> BoardTables:
     empty = cells == 0
     masks = (empty & (final == PLAYING)[:, None]).astype(np.int8)
     order = np.argsort(~empty, axis=1, kind="stable").astype(np.int8)  # empty cells first, ascending
-    empties = np.where(np.take_along_axis(empty, order.astype(np.intp), axis=1) & legal[:, None], order, -1).astype(np.int8)
+    empties = np.where(np.take_along_axis(empty, order.astype(np.intp), axis=1) & legal[:, None], order, -1).astype(
+        np.int8
+    )
     grid = (cells * legal[:, None]).reshape(size, variant.rows, variant.cols)
     planes = np.zeros((size, 2, variant.rows, variant.cols, 2), dtype=np.int8)
     for column, side in ((0, 1), (1, -1)):
@@ -170,7 +173,7 @@ def _dense_tables(variant: Variant) -> BoardTables:
         planes[:, column, :, :, 1] = grid == -side
     legal_index = np.flatnonzero(legal)
     letters = np.frombuffer(b"O.X", dtype=np.uint8)[cells[legal_index] + 1].tobytes().decode("ascii")
-    texts = {i: letters[j * n:(j + 1) * n] for j, i in enumerate(legal_index.tolist())}
+    texts = {i: letters[j * n : (j + 1) * n] for j, i in enumerate(legal_index.tolist())}
     for table in (final, masks, planes, empties):
         table.flags.writeable = False
     mask_rows: list[np.ndarray | None] = [None] * size
@@ -179,8 +182,9 @@ def _dense_tables(variant: Variant) -> BoardTables:
         mask_rows[i] = masks[i]
         plane_rows[0][i] = planes[i, 0]
         plane_rows[1][i] = planes[i, 1]
-    return BoardTables(variant, powers, offset, final, masks, planes, empties, texts,
-                       final.tolist(), mask_rows, plane_rows)
+    return BoardTables(
+        variant, powers, offset, final, masks, planes, empties, texts, final.tolist(), mask_rows, plane_rows
+    )
 
 
 def _legality(cells: np.ndarray, variant: Variant) -> tuple[np.ndarray, np.ndarray]:

@@ -77,7 +77,7 @@ class Draws:
             used = int(self._used[game])
             row = self._buffer[game]
             row[: self.block - used] = row[used:]
-            self.generators[game].random(out=row[self.block - used:])
+            self.generators[game].random(out=row[self.block - used :])
             self._used[game] = 0
 
     def take(self, games: np.ndarray) -> np.ndarray:

@@ -57,7 +57,9 @@ class PerfectPolicy:
             raise GameOverError(f"no action on {text!r}: the game is over") from None
         action = PZ_TO_CELL[cell]
         if mask is not None and not mask.reshape(-1)[action]:
-            raise InvalidBoardError(f"observation and action_mask disagree: mask {mask.tolist()} forbids action {action}")
+            raise InvalidBoardError(
+                f"observation and action_mask disagree: mask {mask.tolist()} forbids action {action}"
+            )
         return action
 
     def batch(self, observations: Any, action_masks: Any = None) -> np.ndarray:
@@ -75,7 +77,9 @@ class PerfectPolicy:
             allowed = masks[np.arange(len(actions)), actions]
             if not allowed.all():
                 row = int(np.argmin(allowed))
-                raise InvalidBoardError(f"observation {row} and its action_mask disagree: mask forbids action {actions[row]}")
+                raise InvalidBoardError(
+                    f"observation {row} and its action_mask disagree: mask forbids action {actions[row]}"
+                )
         return actions
 
 

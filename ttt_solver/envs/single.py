@@ -65,7 +65,7 @@ def as_variant(variant: Variant | str) -> Variant:
 class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
     """The learner against one agent; see the module docstring."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}  # noqa: RUF012 (gymnasium declares it as a plain attribute)
 
     def __init__(
         self,
@@ -96,7 +96,9 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
         self._last_reward = 0.0
 
     # -- the Gymnasium API --------------------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         rng = self.np_random  # the property: creates an unseeded generator on first use
         tables = self._tables

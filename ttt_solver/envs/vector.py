@@ -46,7 +46,7 @@ _MOST_DRAWS = 3  # per game and step: side, then the opponent's mixing draw and 
 class VectorTicTacToe(VectorEnv):
     """``num_envs`` games of the learner against ``opponent``; see the module docstring."""
 
-    metadata = {"render_modes": ["ansi"], "autoreset_mode": AutoresetMode.NEXT_STEP}
+    metadata = {"render_modes": ["ansi"], "autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012 (gymnasium declares it as a plain attribute)
 
     def __init__(
         self,
@@ -181,7 +181,9 @@ class VectorTicTacToe(VectorEnv):
         out = (cells < 0) | (cells >= len(self._powers))
         if out.any():
             game = int(np.argmax(out))
-            raise InvalidBoardError(f"invalid action {int(cells[game])} in game {game}: cells are 0 to {len(self._powers) - 1}")
+            raise InvalidBoardError(
+                f"invalid action {int(cells[game])} in game {game}: cells are 0 to {len(self._powers) - 1}"
+            )
         return cells.astype(np.intp, copy=False)
 
     def _start(self, games: np.ndarray) -> None:

@@ -84,10 +84,18 @@ def table_position_rows(tables: Tables) -> list[PositionRow]:
     won = (tables.remoteness == 0) & (tables.value != 0)
     winner_index = np.where(won, np.where(tables.value > 0, parity, 1 - parity) + 1, 0)
     winner = np.array([None, rules.X, rules.O], dtype=object)[winner_index]
-    return list(zip(
-        texts, tables.ply.tolist(), to_move.tolist(), tables.value.tolist(), tables.remoteness.tolist(),
-        labels[which.ravel()].tolist(), tables.orbit.tolist(), winner.tolist(),
-    ))
+    return list(
+        zip(
+            texts,
+            tables.ply.tolist(),
+            to_move.tolist(),
+            tables.value.tolist(),
+            tables.remoteness.tolist(),
+            labels[which.ravel()].tolist(),
+            tables.orbit.tolist(),
+            winner.tolist(),
+        )
+    )
 
 
 def table_move_rows(tables: Tables, texts: list[str] | None = None) -> list[MoveRow]:
@@ -114,11 +122,13 @@ def content_digest(variant_name: str, positions: Iterable[Row], moves: Iterable[
     # (this runs on every verified load), and bounded memory for big variants.
     rows = sorted(positions)
     for start in range(0, len(rows), _DIGEST_CHUNK):
-        chunk = rows[start:start + _DIGEST_CHUNK]
-        digest.update("".join(["P" + "|".join(["" if v is None else str(v) for v in row]) + "\n" for row in chunk]).encode())
+        chunk = rows[start : start + _DIGEST_CHUNK]
+        digest.update(
+            "".join(["P" + "|".join(["" if v is None else str(v) for v in row]) + "\n" for row in chunk]).encode()
+        )
     rows = sorted(moves)
     for start in range(0, len(rows), _DIGEST_CHUNK):
-        chunk = rows[start:start + _DIGEST_CHUNK]
+        chunk = rows[start : start + _DIGEST_CHUNK]
         digest.update("".join(["M" + "|".join(map(str, row)) + "\n" for row in chunk]).encode())
     return digest.hexdigest()
 

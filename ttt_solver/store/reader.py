@@ -129,6 +129,7 @@ def _with_query(target: Target, work: Callable[[Query], T]) -> T:
     try:
         engine = create_engine(target.url)
         with engine.connect() as server:
+
             def query(sql: str, params: Sequence[Any] = ()) -> list[Row]:
                 names = {f"p{i}": value for i, value in enumerate(params)}
                 for name in names:
@@ -159,7 +160,9 @@ def _corrupt(target: Target, why: str, variant_name: str = "3x3") -> DatabaseErr
 
 
 def _checked_meta(target: Target, query: Query, variant_name: str | None) -> dict[str, str]:
-    tables = {row[0] for row in query("SELECT name FROM sqlite_master WHERE type = 'table'", ())} if target.path else None
+    tables = (
+        {row[0] for row in query("SELECT name FROM sqlite_master WHERE type = 'table'", ())} if target.path else None
+    )
     if tables is not None and "meta" not in tables:
         raise DatabaseError(
             f"{target.spec!r} is not a ttt-solver database (no meta table); {rebuild_hint(target.spec, variant_name or '3x3')}"
@@ -187,7 +190,9 @@ def _read_all(target: Target, query: Query, variant_name: str | None, verify: bo
     variant = meta["variant"]
     if (str(len(positions)), str(len(moves))) != (meta.get("positions"), meta.get("moves")):
         raise _corrupt(
-            target, f"{len(positions)} positions and {len(moves)} moves, meta says {meta.get('positions')} and {meta.get('moves')}", variant
+            target,
+            f"{len(positions)} positions and {len(moves)} moves, meta says {meta.get('positions')} and {meta.get('moves')}",
+            variant,
         )
     if verify and content_digest(variant, positions, moves) != meta.get("digest"):
         raise _corrupt(target, "content digest does not match", variant)

@@ -26,7 +26,8 @@ class Target:
         if scheme.split("+")[0] == "sqlite":
             if not rest.startswith("/") or rest == "/" or ":memory:" in rest:
                 raise InvalidTargetError(
-                    f"invalid database {text!r}: a SQLite URL must name a file, e.g. sqlite:///data/ttt.sqlite")
+                    f"invalid database {text!r}: a SQLite URL must name a file, e.g. sqlite:///data/ttt.sqlite"
+                )
             return cls(text, Path(rest[1:]).expanduser(), text)
         return cls(text, None, text)
 

@@ -108,7 +108,9 @@ def _write_file(target: Target, positions: list[Row], moves: list[Row], meta: di
         raise
 
 
-def _write_transaction(target: Target, positions: list[Row], moves: list[Row], meta: dict[str, str], force: bool) -> None:
+def _write_transaction(
+    target: Target, positions: list[Row], moves: list[Row], meta: dict[str, str], force: bool
+) -> None:
     from sqlalchemy import create_engine, inspect, select
     from sqlalchemy.exc import SQLAlchemyError, StatementError
 
@@ -118,9 +120,11 @@ def _write_transaction(target: Target, positions: list[Row], moves: list[Row], m
         engine = create_engine(target.url)
         with engine.begin() as conn:
             names = set(inspect(conn).get_table_names())
-            ours = "meta" in names and conn.execute(
-                select(schema.meta.c.value).where(schema.meta.c.key == "generator")
-            ).scalar() == GENERATOR
+            ours = (
+                "meta" in names
+                and conn.execute(select(schema.meta.c.value).where(schema.meta.c.key == "generator")).scalar()
+                == GENERATOR
+            )
             if names & {"meta", "positions", "moves"} and not ours and not force:
                 raise BuildError(
                     f"refusing to overwrite {target.spec!r}: it holds tables ttt-solver did not make"
@@ -132,7 +136,9 @@ def _write_transaction(target: Target, positions: list[Row], moves: list[Row], m
     except SQLAlchemyError as error:
         # Only statement errors wrap a driver error (.orig); others (a bad URL) carry their own message.
         cause = error.orig if isinstance(error, StatementError) else None
-        raise BuildError(f"cannot build database at {target.spec!r}: {error.__class__.__name__}: {cause or error}") from None
+        raise BuildError(
+            f"cannot build database at {target.spec!r}: {error.__class__.__name__}: {cause or error}"
+        ) from None
     except ModuleNotFoundError as error:
         raise BuildError(f"cannot build database at {target.spec!r}: missing driver {error.name!r}") from None
 
@@ -172,7 +178,7 @@ def _insert_rows(conn: Any, table: Any, columns: tuple[str, ...], rows: list[Row
     direct = conn.dialect.name == "sqlite"
     sql = str(insert.compile(dialect=conn.dialect, column_keys=list(columns))) if direct else ""
     for start in range(0, len(rows), _CHUNK):
-        chunk = rows[start:start + _CHUNK]
+        chunk = rows[start : start + _CHUNK]
         if direct:
             conn.exec_driver_sql(sql, chunk)
         else:
