@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .. import board as rules
+from ..analysis import analysis
 from ..variant import Variant
 from .options import board_input, database_options, load_oracle, resolve_database
 from .output import echo_json, grid, output_options
@@ -18,7 +19,6 @@ from .output import echo_json, grid, output_options
 if TYPE_CHECKING:
     from ..oracle import Oracle, Position
 
-OUTCOMES = {1: "win", 0: "draw", -1: "loss"}
 _LETTER = {1: "W", 0: "D", -1: "L"}
 _COLOUR = {1: "green", 0: "yellow", -1: "red"}
 
@@ -42,23 +42,6 @@ def analyze(board: str, variant: Variant, db: str | None, fmt: str) -> None:
         echo_json(analysis(position, line, variant))
     else:
         click.echo(describe(position, line, variant))
-
-
-def analysis(position: Position, line: list[int], variant: Variant) -> dict[str, Any]:
-    """The JSON form of ``analyze``."""
-    data: dict[str, Any] = {
-        "board": position.board,
-        "to_move": position.to_move,
-        "value": position.value,
-        "outcome": OUTCOMES[position.value],
-        "remoteness": position.remoteness,
-        "best_moves": list(position.best_moves),
-        "moves": [{"cell": m.cell, "value": m.value, "remoteness": m.remoteness} for m in position.moves],
-        "line": line,
-    }
-    if position.is_over:
-        data["winner"] = rules.winner(position.board, variant)
-    return data
 
 
 def describe(position: Position, line: list[int], variant: Variant) -> str:

@@ -1,0 +1,39 @@
+"""The full answer for one position as plain data: what ``ttt-lookup analyze --json`` prints
+and what the HTTP API returns, so both stay the same contract.
+
+Values are +1 win, 0 draw, -1 loss for the side to move (see :mod:`ttt_solver.board`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from . import board as rules
+
+if TYPE_CHECKING:
+    from .oracle import Oracle, Position
+    from .variant import Variant
+
+OUTCOMES = {1: "win", 0: "draw", -1: "loss"}
+
+
+def analysis(position: Position, line: list[int], variant: Variant) -> dict[str, Any]:
+    """The JSON form of a position and its principal variation ``line``."""
+    data: dict[str, Any] = {
+        "board": position.board,
+        "to_move": position.to_move,
+        "value": position.value,
+        "outcome": OUTCOMES[position.value],
+        "remoteness": position.remoteness,
+        "best_moves": list(position.best_moves),
+        "moves": [{"cell": m.cell, "value": m.value, "remoteness": m.remoteness} for m in position.moves],
+        "line": line,
+    }
+    if position.is_over:
+        data["winner"] = rules.winner(position.board, variant)
+    return data
+
+
+def analyze(oracle: Oracle, board: str) -> dict[str, Any]:
+    """Probe ``board`` (normalised text) and its perfect line, as :func:`analysis` data."""
+    return analysis(oracle.probe(board), oracle.line(board), oracle.variant)
