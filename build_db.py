@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""Build the solved tic-tac-toe database: ``python build_db.py [--db PATH_OR_URL] [--variant V] [--force] [--quiet]``."""
+"""Build the solved database: ``python build_db.py [--db PATH_OR_URL] [--variant V] [--force] [--quiet]``.
+
+The same as ``ttt-lookup build``: one command line, one set of exit codes.
+"""
 
 import sys
 
-from ttt_solver.build import main
+from ttt_solver.cli import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main(["build", *sys.argv[1:]])

@@ -3,11 +3,13 @@
 Each ``NAME.sql`` file holds one read-only statement. Its leading ``--`` comment block
 documents it: the first line is the one-line description, a line
 ``-- param NAME = DEFAULT: what it means`` declares a parameter with a default (``null`` for
-SQL NULL), ``-- param NAME: what it means`` a required one, and the rest describes the
-columns. Parameters appear in the SQL as ``:NAME``.
+SQL NULL), ``-- param NAME (int): what it means`` a required one of a given type, a line
+``-- variants: 3x3`` limits the query to those variants (it answers every variant when there
+is none), and the rest describes the columns. Parameters appear in the SQL as ``:NAME``.
 
-Values given on the command line are bound as integers or reals when they look like
-numbers, so that ``COUNT(*) >= :min_losing`` compares numbers, not text.
+A parameter's type is the one declared, else its default's (``int``, ``real`` or ``text``);
+values given on the command line must parse as that type (integers within SQL's 64-bit
+range), so that ``losses >= :min_losing`` compares numbers, never text.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from typing import Any
 
 from ..errors import TTTError
 
-_PARAM_LINE = re.compile(r"--\s*param\s+(\w+)\s*(?:=\s*(.*?))?\s*:\s*(.*)")
+_PARAM_LINE = re.compile(r"--\s*param\s+(\w+)\s*(?:=\s*(.*?))?\s*(?:\((int|real|text)\))?\s*:\s*(.*)")
+_VARIANTS_LINE = re.compile(r"--\s*variants:\s*(.*)")
+_INT64 = (-(2**63), 2**63 - 1)
 _PLACEHOLDER = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 _STRINGS_AND_COMMENTS = re.compile(r"'(?:[^']|'')*'|--[^\n]*")
 
@@ -34,6 +38,19 @@ class Param:
     default: Any  # only meaningful when not required
     description: str
     required: bool
+    kind: str = "text"  # int, real or text
+
+    def parse(self, text: str, query: str) -> Any:
+        """A value given as text -> the bound value; QueryError if it is not of the parameter's type."""
+        value = coerce(text)
+        if value is None or self.kind == "text":
+            return value
+        if self.kind == "int" and isinstance(value, int) and _INT64[0] <= value <= _INT64[1]:
+            return value
+        if self.kind == "real" and isinstance(value, (int, float)) and value == value and abs(value) != float("inf"):
+            return float(value)
+        expected = "an integer" if self.kind == "int" else "a number"
+        raise QueryError(f"invalid --param {self.name}={text!r} for query {query!r}: expected {expected}")
 
 
 @dataclass(frozen=True)
@@ -42,6 +59,7 @@ class NamedQuery:
     description: str
     sql: str
     params: dict[str, Param]
+    variants: tuple[str, ...] = ()  # the variants it answers; () for every variant
 
     @classmethod
     def from_text(cls, name: str, text: str) -> NamedQuery:
@@ -52,14 +70,28 @@ class NamedQuery:
             header.append(line)
         description = header[0].lstrip("-").strip() if header else ""
         declared: dict[str, Param] = {}
+        variants: tuple[str, ...] = ()
         for line in header:
             match = _PARAM_LINE.fullmatch(line.strip())
             if match:
-                pname, default, what = match.groups()
-                declared[pname] = Param(pname, coerce(default) if default is not None else None, what, default is None)
+                pname, default, kind, what = match.groups()
+                value = coerce(default) if default is not None else None
+                kind = kind or ("int" if isinstance(value, int) else "real" if isinstance(value, float) else "text")
+                declared[pname] = Param(pname, value, what, default is None, kind)
+            listed = _VARIANTS_LINE.fullmatch(line.strip())
+            if listed:
+                variants = tuple(v.strip() for v in listed[1].split(",") if v.strip())
         used = dict.fromkeys(_PLACEHOLDER.findall(_STRINGS_AND_COMMENTS.sub(" ", text)))
         params = {p: declared.get(p, Param(p, None, "", True)) for p in used}
-        return cls(name, description, text, params)
+        return cls(name, description, text, params, variants)
+
+    def check_variant(self, variant_name: str) -> None:
+        """QueryError if the query does not answer ``variant_name``."""
+        if self.variants and variant_name not in self.variants:
+            raise QueryError(
+                f"query {self.name!r} answers {', '.join(self.variants)} only, not {variant_name}"
+                " (see ttt-lookup query --list)"
+            )
 
     def bind(self, given: Mapping[str, str]) -> dict[str, Any]:
         """The parameters to bind: defaults overridden by ``given`` (text, coerced to numbers)."""
@@ -70,7 +102,7 @@ class NamedQuery:
         missing = [p.name for p in self.params.values() if p.required and p.name not in given]
         if missing:
             raise QueryError(f"query {self.name!r} needs parameter {missing[0]!r}: pass --param {missing[0]}=VALUE")
-        return {name: coerce(given[name]) if name in given else p.default for name, p in self.params.items()}
+        return {name: p.parse(given[name], self.name) if name in given else p.default for name, p in self.params.items()}
 
 
 def coerce(text: str) -> Any:

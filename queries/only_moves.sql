@@ -2,7 +2,8 @@
 --
 -- param min_choices = 2: fewest legal moves a position must have (2 leaves out forced moves)
 --
--- One row per canonical position; cells use the canonical board's numbering.
+-- One row per canonical position; cells use the canonical board's numbering. Answered from
+-- each row's move counts, on every variant.
 -- columns:
 --   board       canonical board, text form (X, O, . row-major)
 --   ply         marks on the board
@@ -12,16 +13,15 @@
 --   only_move   the one cell that keeps the value
 --   choices     how many legal moves there are
 --   orbit       how many real boards the row stands for
-SELECT p.board,
-       p.ply,
-       p.to_move,
-       CASE p.value WHEN 1 THEN 'win' WHEN 0 THEN 'draw' ELSE 'loss' END AS outcome,
-       p.remoteness,
-       MIN(CASE WHEN m.value = p.value THEN m.cell END) AS only_move,
-       COUNT(*) AS choices,
-       p.orbit
-FROM positions AS p
-JOIN moves AS m ON m.board = p.board
-GROUP BY p.board
-HAVING SUM(m.value = p.value) = 1 AND COUNT(*) >= :min_choices
-ORDER BY p.ply, p.board
+SELECT board,
+       ply,
+       to_move,
+       CASE value WHEN 1 THEN 'win' WHEN 0 THEN 'draw' ELSE 'loss' END AS outcome,
+       remoteness,
+       CAST(best_moves AS INTEGER) AS only_move,
+       wins + draws + losses AS choices,
+       orbit
+FROM positions
+WHERE CASE value WHEN 1 THEN wins WHEN 0 THEN draws ELSE losses END = 1
+  AND wins + draws + losses >= :min_choices
+ORDER BY ply, board

@@ -1,9 +1,11 @@
 -- The opening table (3x3): each first move's value for X and each reply's for O.
 --
--- param first = null: show only the replies to this first move (a cell 0-8; null for all)
+-- variants: 3x3
+-- param first = null (int): show only the replies to this first move (a cell 0-8; null for all)
 --
--- Cells are real cells 0-8, row-major from the top-left; each ply-2 board is looked up
--- through its canonical form (the smallest of its 8 symmetric images).
+-- Cells are real cells 0-8, row-major from the top-left; each board after one or two moves
+-- is looked up by its canonical code: the smallest code of its 8 symmetric images, a code
+-- being the board read as a base-3 number with O = 0, . = 1, X = 2, cell 0 first.
 -- columns:
 --   first             X's first move
 --   first_outcome     win, draw or loss for X after it, with perfect play
@@ -18,31 +20,38 @@ symmetries(p) AS (
     VALUES ('012345678'), ('210543876'), ('678345012'), ('876543210'),
            ('036147258'), ('630741852'), ('258147036'), ('852741630')
 ),
-openings(first, reply, b) AS (
-    SELECT f.i, r.i,
-           substr(x, 1, r.i) || 'O' || substr(x, r.i + 2)
-    FROM (SELECT i, substr('.........', 1, i) || 'X' || substr('.........', i + 2) AS x FROM cells) AS f
-    JOIN cells AS r ON r.i <> f.i
-    WHERE :first IS NULL OR f.i = :first
+firsts(first, b) AS (
+    SELECT i, substr('.........', 1, i) || 'X' || substr('.........', i + 2)
+    FROM cells
+    WHERE :first IS NULL OR i = :first
 ),
-canonical(first, reply, board) AS (
-    SELECT first, reply,
-           MIN(substr(b, substr(p, 1, 1) + 1, 1) || substr(b, substr(p, 2, 1) + 1, 1)
-            || substr(b, substr(p, 3, 1) + 1, 1) || substr(b, substr(p, 4, 1) + 1, 1)
-            || substr(b, substr(p, 5, 1) + 1, 1) || substr(b, substr(p, 6, 1) + 1, 1)
-            || substr(b, substr(p, 7, 1) + 1, 1) || substr(b, substr(p, 8, 1) + 1, 1)
-            || substr(b, substr(p, 9, 1) + 1, 1))
-    FROM openings, symmetries
-    GROUP BY first, reply
+boards(first, reply, b) AS (
+    SELECT first, -1, b FROM firsts
+    UNION ALL
+    SELECT f.first, r.i, substr(f.b, 1, r.i) || 'O' || substr(f.b, r.i + 2)
+    FROM firsts AS f JOIN cells AS r ON r.i <> f.first
+),
+images(first, reply, p, code) AS (
+    SELECT first, reply, p,
+           SUM(CASE substr(b, CAST(substr(p, c.i + 1, 1) AS INTEGER) + 1, 1) WHEN 'O' THEN 0 WHEN '.' THEN 1 ELSE 2 END
+               * CASE c.i WHEN 0 THEN 6561 WHEN 1 THEN 2187 WHEN 2 THEN 729 WHEN 3 THEN 243 WHEN 4 THEN 81
+                          WHEN 5 THEN 27 WHEN 6 THEN 9 WHEN 7 THEN 3 ELSE 1 END)
+    FROM boards, symmetries, cells AS c
+    GROUP BY first, reply, p
+),
+canonical(first, reply, code) AS (
+    SELECT first, reply, MIN(code) FROM images GROUP BY first, reply
 )
-SELECT c.first,
-       CASE m.value WHEN 1 THEN 'win' WHEN 0 THEN 'draw' ELSE 'loss' END AS first_outcome,
-       m.remoteness AS first_remoteness,
-       c.reply,
-       CASE -p.value WHEN 1 THEN 'win' WHEN 0 THEN 'draw' ELSE 'loss' END AS reply_outcome,
-       p.remoteness + 1 AS reply_remoteness,
-       CAST(-p.value = -m.value AS INTEGER) AS best_reply
-FROM canonical AS c
-JOIN positions AS p ON p.board = c.board
-JOIN moves AS m ON m.board = '.........' AND m.cell = c.first
-ORDER BY c.first, c.reply
+SELECT f.first,
+       CASE -pf.value WHEN 1 THEN 'win' WHEN 0 THEN 'draw' ELSE 'loss' END AS first_outcome,
+       pf.remoteness + 1 AS first_remoteness,
+       r.reply,
+       CASE -pr.value WHEN 1 THEN 'win' WHEN 0 THEN 'draw' ELSE 'loss' END AS reply_outcome,
+       pr.remoteness + 1 AS reply_remoteness,
+       CASE WHEN -pr.value = pf.value THEN 1 ELSE 0 END AS best_reply
+FROM canonical AS f
+JOIN positions AS pf ON pf.code = f.code
+JOIN canonical AS r ON r.first = f.first AND r.reply >= 0
+JOIN positions AS pr ON pr.code = r.code
+WHERE f.reply = -1
+ORDER BY f.first, r.reply

@@ -16,7 +16,7 @@ SELECT ply,
        SUM(CASE WHEN value = 1 THEN orbit ELSE 0 END) AS wins,
        SUM(CASE WHEN value = 0 THEN orbit ELSE 0 END) AS draws,
        SUM(CASE WHEN value = -1 THEN orbit ELSE 0 END) AS losses,
-       SUM(CASE WHEN best_moves = '' THEN orbit ELSE 0 END) AS finished,
+       SUM(CASE WHEN wins + draws + losses = 0 THEN orbit ELSE 0 END) AS finished,
        COUNT(*) AS canonical
 FROM positions
 GROUP BY ply, to_move

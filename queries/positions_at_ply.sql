@@ -1,6 +1,6 @@
 -- Every position after :ply marks, with its value, remoteness and best moves.
 --
--- param ply: how many marks are on the board (0-9 on 3x3); required
+-- param ply (int): how many marks are on the board (0-9 on 3x3); required
 --
 -- One row per canonical position; cells use the canonical board's numbering.
 -- columns:

@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ttt_solver import board as rules
+from ttt_solver import codec
 from ttt_solver.symmetry import apply, canonical, canonical_text, images, inverse, orbit_size
 from ttt_solver.variant import STANDARD, Variant
 
@@ -35,8 +36,13 @@ def test_765_canonical_positions_of_which_138_finished():
 
 
 @given(boards)
-def test_canonical_is_the_smallest_image_in_string_order(text):
-    assert canonical(text).text == min(images(text)) == canonical_text(text)
+def test_canonical_is_the_image_with_the_smallest_code(text):
+    # Codes compare like the text with O < . < X, cell 0 first (see ttt_solver.codec).
+    smallest = min(images(text), key=lambda image: image.translate(str.maketrans("O.X", "012")))
+    form = canonical(text)
+    assert form.text == smallest == canonical_text(text)
+    assert form.code == codec.encode(smallest)
+    assert apply(form.perm, text) == form.text
 
 
 @given(boards, symmetries)

@@ -16,7 +16,7 @@ _LAZY = {
     "Board": "board",
     "Variant": "variant",
     "STANDARD": "variant",
-    "Oracle": "oracle",
+    "Oracle": "lookup.oracle",
     "TTTError": "errors",
     "InvalidBoardError": "errors",
     "InvalidVariantError": "errors",
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from .errors import InvalidTargetError as InvalidTargetError
     from .errors import InvalidVariantError as InvalidVariantError
     from .errors import TTTError as TTTError
-    from .oracle import Oracle as Oracle
+    from .lookup.oracle import Oracle as Oracle
     from .variant import STANDARD as STANDARD
     from .variant import Variant as Variant
 

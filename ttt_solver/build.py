@@ -1,36 +1,38 @@
 """Build the solved database: solve, write all-or-nothing, summarise.
 
-``python build_db.py [--db PATH_OR_URL] [--variant V] [--force] [--quiet]`` (or
-``python -m ttt_solver.build``) runs :func:`main`; :func:`build` is the library call.
-
-Every variant goes through the vectorised backward induction of :mod:`ttt_solver.backward`
-(the recursive solver of :mod:`ttt_solver.solver` stays as the independent reference in the
-tests). The ``moves`` table is written only when it is small (:data:`MOVES_STORED_LIMIT`);
-for bigger variants the oracle derives each move's value from the child positions.
+:func:`build` is the library call; ``ttt-lookup build`` (and ``python build_db.py``, which
+runs it) is the command line. Every variant goes through the vectorised backward induction
+of :mod:`ttt_solver.solve` (the recursive solver of :mod:`ttt_solver.solver` stays as the
+independent reference in the tests). The ``moves`` table is written only when it is small
+(:data:`MOVES_STORED_LIMIT`); bigger variants answer every question from ``positions``.
 """
 
 from __future__ import annotations
 
-import argparse
 import gc
-import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .errors import TTTError
+from . import __version__
 from .paths import default_database
 from .solver import SOLVER_VERSION
-from .store import Target
+from .store import GENERATOR, SCHEMA_VERSION, Target
 from .variant import STANDARD, Variant
+
+if TYPE_CHECKING:
+    from .solve import Tables
 
 Progress = Callable[[str], None]
 
 MOVES_STORED_LIMIT = 250_000
 """Most move rows a database stores (3x3: 2,270; 3x4: 148,906; 4x4: 6,460,008). Above it the
-moves table would dominate the file and the build, and the oracle derives moves instead."""
+moves table would dominate the file and the build; the position rows' move counts and the
+children's rows answer the same questions."""
 
 
 @dataclass(frozen=True)
@@ -61,51 +63,59 @@ def build(
     force: bool = False,
     progress: Progress | None = None,
     store_moves: bool | None = None,
+    tables: Tables | None = None,
 ) -> BuildReport:
     """Solve ``variant`` and write it to ``target`` (default: :func:`default_database`).
 
     ``store_moves``: write the moves table (default: when it has at most
-    :data:`MOVES_STORED_LIMIT` rows). ``progress`` receives one line per stage.
+    :data:`MOVES_STORED_LIMIT` rows). ``progress`` receives one line per stage. ``tables``:
+    the variant already solved (:func:`ttt_solver.solve.solve_tables`), to write it again.
     """
-    from .backward import solve_tables
-    from .store.content import move_count, table_move_rows, table_position_rows
+    from .solve import solve_tables
+    from .store.content import digest, move_blocks, move_count, pack_blob, packed_arrays, position_blocks
     from .store.writer import check_target, write
 
     started = time.perf_counter()
     where = Target.parse(target if target is not None else default_database(variant))
     check_target(where, force)
-    tables = solve_tables(variant, progress)
+    if tables is None:
+        tables = solve_tables(variant, progress)
+    elif tables.variant != variant:
+        raise ValueError(f"tables of {tables.variant} given to build {variant}")
     stored = move_count(tables) <= MOVES_STORED_LIMIT if store_moves is None else store_moves
     if progress:
-        progress(f"{variant}: making {len(tables.codes):,} position rows" + (" and the move rows" if stored else ""))
+        progress(f"{variant}: writing {len(tables):,} positions to {where}")
     with _paused_gc():
-        positions = table_position_rows(tables)
-        moves = table_move_rows(tables, [row[0] for row in positions]) if stored else []
-        extra = {
-            "legal_positions": str(int(tables.orbit.sum(dtype="int64"))),
+        arrays = packed_arrays(tables)
+        packed = {name: pack_blob(name, raw) for name, raw in arrays.items()}
+        moves = move_count(tables) if stored else 0
+        meta = {
+            "generator": GENERATOR,
+            "generator_version": __version__,
+            "schema_version": SCHEMA_VERSION,
             "solver_version": SOLVER_VERSION,
+            "variant": variant.name,
+            "positions": str(len(tables)),
+            "legal_positions": str(tables.legal_positions),
+            "moves": str(moves),
             "moves_stored": "1" if stored else "0",
+            "digest": digest(variant.name, arrays),
+            "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
-        meta = write(where, variant.name, positions, moves, extra, force=force, progress=progress)
+        write(where, position_blocks(tables), move_blocks(tables) if stored else (), packed, meta, force=force)
     weights = tables.orbit.astype("int64")
     outcomes = {
         name: int(weights[tables.value == value].sum()) for name, value in (("win", 1), ("draw", 0), ("loss", -1))
     }
     return BuildReport(
-        str(where),
-        variant.name,
-        int(weights.sum()),
-        len(positions),
-        len(moves),
-        outcomes,
-        meta["digest"],
+        str(where), variant.name, tables.legal_positions, len(tables), moves, outcomes, meta["digest"],
         time.perf_counter() - started,
-    )
+    )  # fmt: skip
 
 
 @contextmanager
 def _paused_gc() -> Iterator[None]:
-    """Millions of row tuples would set off a full collection every few thousand allocations
+    """Millions of row objects would set off a full collection every few thousand allocations
     (doubling the time to make the rows); they hold no cycles, so collect afterwards instead."""
     enabled = gc.isenabled()
     gc.disable()
@@ -116,32 +126,10 @@ def _paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="build_db.py",
-        description="Solve tic-tac-toe (or a variant) exhaustively and write the database.",
-        epilog="Example: python build_db.py --variant 4x4   (writes data/4x4.sqlite)",
-    )
-    parser.add_argument(
-        "--db",
-        metavar="PATH_OR_URL",
-        help="SQLite file or SQLAlchemy URL (default: data/ttt.sqlite for 3x3, data/VARIANT.sqlite otherwise)",
-    )
-    parser.add_argument(
-        "--variant", default="3x3", help="RxC with optional kK and -misere, e.g. 4x4, 3x3-misere (default: 3x3)"
-    )
-    parser.add_argument("--force", action="store_true", help="overwrite a target ttt-solver did not make")
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
-    args = parser.parse_args(argv)
-    progress = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
-    try:
-        report = build(args.db, Variant.parse(args.variant), force=args.force, progress=progress)
-    except TTTError as error:
-        print(f"Error: {error}", file=sys.stderr)
-        return 1
-    print(report.summary())
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    import sys
+
+    from .cli import main
+
+    sys.argv[0] = "python -m ttt_solver.build"
+    main(["build", *sys.argv[1:]])

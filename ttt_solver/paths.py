@@ -8,6 +8,7 @@ data directory, never inside the installed package.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from .variant import STANDARD, Variant
@@ -18,10 +19,23 @@ _CHECKOUT = Path(__file__).resolve().parent.parent
 def data_directory() -> Path:
     if (_CHECKOUT / "build_db.py").is_file() and (_CHECKOUT / "pyproject.toml").is_file():
         return _CHECKOUT / "data"
-    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
-    return Path(base) / "ttt-solver"
+    base = os.environ.get("XDG_DATA_HOME", "")
+    # The XDG spec: a relative path in XDG_DATA_HOME is invalid and must be ignored.
+    return (Path(base) if os.path.isabs(base) else Path.home() / ".local" / "share") / "ttt-solver"
 
 
 def default_database(variant: Variant = STANDARD) -> Path:
     name = "ttt" if variant == STANDARD else variant.name
     return data_directory() / f"{name}.sqlite"
+
+
+def ensure_database(variant: Variant = STANDARD, progress: Callable[[str], None] | None = None) -> Path:
+    """The variant's default database, built first if it is missing (the one place that does)."""
+    path = default_database(variant)
+    if not path.exists():
+        from .build import build
+
+        if progress:
+            progress(f"ttt-solver: building the {variant.name} database at {path} (first use)")
+        build(path, variant, progress=progress)
+    return path

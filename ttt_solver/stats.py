@@ -7,19 +7,17 @@ Values are +1 win, 0 draw, -1 loss for the side to move.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .store import Target
-from .store.content import POSITION_COLUMNS
 from .variant import STANDARD, Variant
 
+if TYPE_CHECKING:
+    from .lookup.rows import Arrays
+
 OUTCOMES = {1: "win", 0: "draw", -1: "loss"}
-_VALUE, _REMOTENESS, _ORBIT, _BOARD, _PLY = (
-    POSITION_COLUMNS.index(name) for name in ("value", "remoteness", "orbit", "board", "ply")
-)
 
 
 @dataclass
@@ -100,28 +98,36 @@ class Stats:
         return "\n".join(lines)
 
 
-def compute(positions: Iterable[tuple[Any, ...]], variant_name: str = STANDARD.name) -> Stats:
-    """Stats from position rows in ``POSITION_COLUMNS`` order."""
+def compute(arrays: Arrays) -> Stats:
+    """Stats of every canonical row (numpy: a second for the 1.2 million rows of 4x4)."""
+    import numpy as np
+
+    from . import codec
+
     boards, canonical = Counts(), Counts()
-    wins: list[tuple[Any, ...]] = []
-    for row in positions:
-        value, remoteness, orbit = row[_VALUE], row[_REMOTENESS], row[_ORBIT]
-        boards.add(value, remoteness, orbit)
-        canonical.add(value, remoteness, 1)
-        if value > 0:
-            wins.append(row)
+    weight = arrays.orbit.astype(np.int64)
+    for counts, weights in ((boards, weight), (canonical, np.ones_like(weight))):
+        counts.total = int(weights.sum())
+        for value, name in OUTCOMES.items():
+            counts.by_value[name] = int(weights[arrays.value == value].sum())
+        found = np.bincount(arrays.remoteness.astype(np.int64), weights=weights).astype(np.int64)
+        counts.by_remoteness = {r: int(n) for r, n in enumerate(found.tolist()) if n}
     longest = None
-    if wins:
-        top = max(row[_REMOTENESS] for row in wins)
-        rows = [row for row in wins if row[_REMOTENESS] == top]
-        example = min(rows, key=lambda row: (row[_PLY], row[_BOARD]))[_BOARD]
-        longest = LongestWin(top, sum(row[_ORBIT] for row in rows), len(rows), example)
-    return Stats(variant_name, boards, canonical, longest)
+    won = np.flatnonzero(arrays.value > 0)
+    if won.size:
+        top = int(arrays.remoteness[won].max())
+        rows = won[arrays.remoteness[won] == top]
+        ply = (codec.digits(arrays.code[rows], arrays.variant) != codec.EMPTY_DIGIT).sum(axis=1)
+        texts = codec.decode_texts(arrays.code[rows], arrays.variant)
+        example = min(zip(ply.tolist(), texts))[1]
+        longest = LongestWin(top, int(weight[rows].sum()), len(rows), example)
+    return Stats(arrays.variant.name, boards, canonical, longest)
 
 
 def load_stats(db: str | Path, variant: Variant = STANDARD) -> Stats:
-    """Read (and verify) a database and count it."""
-    from .store.reader import read
+    """Read a database's digest-checked arrays and count them."""
+    from .lookup.rows import DatabaseRows
+    from .store.reader import Reader
 
-    contents = read(Target.parse(db), variant.name)
-    return compute(contents.positions, variant.name)
+    with Reader(Target.parse(db), variant.name) as reader:
+        return compute(DatabaseRows(reader, variant).arrays())

@@ -1,9 +1,9 @@
 """The symmetries of the board and the canonical form of a position.
 
 A symmetry is a permutation ``perm`` with ``image[i] = board[perm[i]]`` (see
-:attr:`Variant.symmetries`). The canonical form of a board is the smallest of its images in
-plain string comparison of the text form; :func:`canonical` also returns which symmetry
-produced it, so that a cell of the canonical board maps back to the real board with
+:attr:`Variant.symmetries`). The canonical form of a board is the image with the smallest
+code (:mod:`ttt_solver.codec`, which defines it); :func:`canonical` also returns which
+symmetry produced it, so that a cell of the canonical board maps back to the real board with
 ``perm[cell]`` and a real cell maps onto the canonical board with ``inverse[cell]``.
 """
 
@@ -14,6 +14,7 @@ from functools import cache
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
+from . import codec
 from .variant import STANDARD, Permutation, Variant
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ class Canonical:
 
     text: str
     perm: Permutation  # canonical[i] == board[perm[i]]
+    code: int  # the canonical code (the database key)
 
     def to_real(self, cell: int) -> int:
         """A cell of the canonical board -> the same cell on the real board."""
@@ -65,13 +67,12 @@ class Canonical:
 
 def canonical(text: str, variant: Variant = STANDARD) -> Canonical:
     """The canonical form of a normalised board, with the transform to map cells back."""
-    found = images(text, variant)
-    best = min(range(len(found)), key=found.__getitem__)
-    return Canonical(found[best], variant.symmetries[best])
+    code, perm = codec.canonical(text, variant)
+    return Canonical(apply(perm, text), perm, code)
 
 
 def canonical_text(text: str, variant: Variant = STANDARD) -> str:
-    return min(images(text, variant))
+    return codec.canonical_text(text, variant)
 
 
 def orbit_size(text: str, variant: Variant = STANDARD) -> int:

@@ -7,7 +7,8 @@ its commands in ``COMMAND_MODULES``. A module is imported only when one of its c
 module-level imports light (numpy and SQLAlchemy stay inside the commands that need them).
 
 Errors: any TTTError raised while a command runs becomes one ``Error: ...`` line on stderr,
-with exit code 2 for bad input and 1 for a database that cannot be read or built.
+with exit code 2 for bad input and 1 for a database that cannot be read, built or proved.
+``python build_db.py`` runs the ``build`` command through the same path.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ COMMAND_MODULES = {
     "lookup": ("analyze", "best", "play", "stats"),
     "query": ("query",),
     "arena": ("compare", "tournament"),
+    "database": ("build", "verify"),
 }
 
 
@@ -83,5 +85,5 @@ def cli() -> None:
     """
 
 
-def main() -> None:
-    cli(prog_name="ttt-lookup")
+def main(argv: list[str] | None = None, prog_name: str = "ttt-lookup") -> None:
+    cli(argv, prog_name=prog_name)

@@ -105,25 +105,16 @@ def resolve_database(db: str | None, variant: Variant) -> str:
     """``--db`` as given, or the variant's default database (built first if it is missing)."""
     if db is not None:
         return db
-    from ..paths import default_database
+    from ..paths import ensure_database
 
-    path = default_database(variant)
-    if not path.exists():
-        from ..build import build
-
-        click.echo(f"ttt-solver: building the {variant.name} database at {path} (first use)", err=True)
-        build(path, variant)
-    return str(path)
+    return str(ensure_database(variant, progress=lambda line: click.echo(line, err=True)))
 
 
 def load_oracle(db: str | Path | None, variant: Variant, many: bool = False) -> Oracle:
-    """An oracle that resolves only the boards asked for (no warm-up: one lookup stays fast).
-
-    ``many``: thousands of lookups will follow (games, accuracy), so a big variant loads its
-    compact arrays once (about a second for 4x4) rather than querying SQL per lookup.
+    """An oracle for the command line. One lookup reads and proves only the rows it shows
+    (no load at all); ``many``: thousands of lookups will follow (games, accuracy), so the
+    oracle loads the digest-checked arrays once instead.
     """
-    from ..oracle import Oracle
+    from ..lookup.oracle import Oracle
 
-    path = resolve_database(None if db is None else str(db), variant)
-    oracle = Oracle.load(path, variant, eager=False)
-    return Oracle.load(path, variant) if many and not oracle.exhaustive else oracle
+    return Oracle.load(resolve_database(None if db is None else str(db), variant), variant, eager=many)

@@ -28,6 +28,9 @@ def _parse_params(pairs: tuple[str, ...]) -> dict[str, str]:
 def query(name: str | None, params: tuple[str, ...], list_: bool, variant: Variant, db: str | None, fmt: str) -> None:
     """Run a named SQL query on the database (see --list).
 
+    Queries read the tables as they are; `ttt-lookup verify` is the whole-table check
+    that proves them.
+
     \b
     Example:
         ttt-lookup query --list
@@ -44,13 +47,14 @@ def query(name: str | None, params: tuple[str, ...], list_: bool, variant: Varia
     if name is None:
         raise CLIError("no query given: pass a NAME (see ttt-lookup query --list)")
     named = queries.get(name)
+    named.check_variant(variant.name)
     bound = named.bind(_parse_params(params))
     from ..store import Target
-    from ..store.reader import read_meta, run_query
+    from ..store.reader import Reader
 
-    target = Target.parse(resolve_database(db, variant))
-    read_meta(target, variant.name)  # a foreign or mismatched database fails here, with a rebuild hint
-    columns, rows = run_query(target, named.sql, bound)
+    # Opening checks the meta table: a foreign, outdated or mismatched database fails here.
+    with Reader(Target.parse(resolve_database(db, variant)), variant.name) as reader:
+        columns, rows = reader.query(named.sql, bound)
     echo_rows(columns, rows, fmt)
 
 

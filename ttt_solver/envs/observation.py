@@ -1,10 +1,11 @@
 """Every legal board as a table index, with its observation planes and legal-move mask.
 
-The environments keep a board as one integer, its balanced-ternary index
-``sum(cell[i] * 3**i) + (3**cells - 1) // 2`` over the array form (+1 X, -1 O, 0 empty), the
-same index as :mod:`ttt_solver.batch`. A move by ``side`` (+1 or -1) on ``cell`` adds
-``side * 3**cell``. Everything the environments hand out is read from tables over that index,
-so the single and the vectorised environment share one definition of each:
+The environments keep a board as one integer, its code (:mod:`ttt_solver.codec`): the array
+form (+1 X, -1 O, 0 empty) read as ``array @ weights + offset``, the same index as the
+oracle's batch tables. A move by ``side`` (+1 or -1) on ``cell`` adds ``side * powers[cell]``
+(``powers[cell] = 3**(cells - 1 - cell)``). Everything the environments hand out is read from
+tables over that index, so the single and the vectorised environment share one definition of
+each:
 
 - ``planes[index, perspective]``: the observation, an int8 ``(rows, cols, 2)`` array; plane 0
   holds the learner's marks and plane 1 the opponent's, as PettingZoo's classic games do.
@@ -31,10 +32,11 @@ from typing import Any
 import numpy as np
 
 from .. import board as rules
+from .. import codec
 from ..variant import STANDARD, Variant
 
-PLAYING = 2  # ``final`` of a legal board where play goes on
-ILLEGAL = -128  # ``final`` of an index that is no legal board
+PLAYING = codec.PLAYING  # ``final`` of a legal board where play goes on
+ILLEGAL = codec.ILLEGAL  # ``final`` of an index that is no legal board
 DENSE_CELLS = 12  # dense tables over 3**cells indices: 19,683 entries on 3x3, 531,441 on 3x4
 _LAZY_CACHE = 1 << 16  # boards whose rows a lazy table keeps
 
@@ -44,7 +46,7 @@ class BoardTables:
     """Dense per-index tables for one variant (see the module docstring)."""
 
     variant: Variant
-    powers: tuple[int, ...]  # 3**cell: the index step of a mark on ``cell``
+    powers: tuple[int, ...]  # the index step of a mark on ``cell`` (codec weights)
     empty_index: int
     final: np.ndarray  # int8 (3**cells,)
     masks: np.ndarray  # int8 (3**cells, cells)
@@ -58,11 +60,11 @@ class BoardTables:
 
     def index_of(self, text: str) -> int:
         """The table index of a normalised text board."""
-        return _index_of(self.powers, self.empty_index, text)
+        return codec.encode(text)
 
     def index_array(self, boards: np.ndarray) -> np.ndarray:
         """Table indices of an ``(N, cells)`` array of +1/-1/0 boards (not checked for legality)."""
-        return np.asarray(boards, dtype=np.int64) @ np.asarray(self.powers, dtype=np.int64) + self.empty_index
+        return codec.codes_of_arrays(boards, self.variant)
 
     def is_legal(self, index: int) -> bool:
         return index in self.texts
@@ -87,8 +89,8 @@ class LazyBoardTables:
 
     def __init__(self, variant: Variant) -> None:
         self.variant = variant
-        self.powers = tuple(3**cell for cell in range(variant.cells))
-        self.empty_index = (3**variant.cells - 1) // 2
+        self.powers = tuple(int(w) for w in codec.geometry(variant).weights)
+        self.empty_index = codec.offset(variant.cells)
         self.texts = _Rows(self._text)
         self.final_list = _Rows(self._final)
         self.masks = self.mask_rows = _Rows(self._mask)
@@ -96,7 +98,7 @@ class LazyBoardTables:
         self.plane_rows = (_Rows(lambda index: planes[index][0]), _Rows(lambda index: planes[index][1]))
 
     def index_of(self, text: str) -> int:
-        return _index_of(self.powers, self.empty_index, text)
+        return codec.encode(text)
 
     def is_legal(self, index: int) -> bool:
         try:
@@ -108,11 +110,7 @@ class LazyBoardTables:
     def _text(self, index: int) -> str:
         if not 0 <= index < 3 * self.empty_index + 1:
             raise KeyError(index)
-        marks = []
-        for _ in self.powers:
-            index, digit = divmod(index, 3)
-            marks.append("O.X"[digit])  # digit - 1 is the cell's +1/-1/0
-        text = "".join(marks)
+        text = codec.decode(index, self.variant.cells)
         if rules.legality_error(text, self.variant) is not None:
             raise KeyError(index)
         return text
@@ -154,12 +152,10 @@ def board_tables(variant: Variant = STANDARD) -> BoardTables | LazyBoardTables:
 def _dense_tables(variant: Variant) -> BoardTables:
     n = variant.cells
     size = 3**n
-    powers = tuple(3**cell for cell in range(n))
-    offset = (size - 1) // 2
-    index = np.arange(size, dtype=np.int32)
-    cells = ((index[:, None] // np.array(powers, dtype=np.int32)) % 3 - 1).astype(np.int8)  # +1 X, -1 O, 0 empty
-    legal, value = _legality(cells, variant)
-    final = np.where(legal, np.where(value == PLAYING, PLAYING, value), ILLEGAL).astype(np.int8)
+    codes = np.arange(size, dtype=np.int64)
+    cells = (codec.digits(codes, variant).astype(np.int8) - 1).astype(np.int8)  # +1 X, -1 O, 0 empty
+    legal = codec.legal(codes, variant)
+    final = np.where(legal, codec.terminal_values(codes, variant), np.int8(ILLEGAL)).astype(np.int8)
     empty = cells == 0
     masks = (empty & (final == PLAYING)[:, None]).astype(np.int8)
     order = np.argsort(~empty, axis=1, kind="stable").astype(np.int8)  # empty cells first, ascending
@@ -172,8 +168,7 @@ def _dense_tables(variant: Variant) -> BoardTables:
         planes[:, column, :, :, 0] = grid == side
         planes[:, column, :, :, 1] = grid == -side
     legal_index = np.flatnonzero(legal)
-    letters = np.frombuffer(b"O.X", dtype=np.uint8)[cells[legal_index] + 1].tobytes().decode("ascii")
-    texts = {i: letters[j * n : (j + 1) * n] for j, i in enumerate(legal_index.tolist())}
+    texts = dict(zip(legal_index.tolist(), codec.decode_texts(legal_index, variant)))
     for table in (final, masks, planes, empties):
         table.flags.writeable = False
     mask_rows: list[np.ndarray | None] = [None] * size
@@ -182,36 +177,7 @@ def _dense_tables(variant: Variant) -> BoardTables:
         mask_rows[i] = masks[i]
         plane_rows[0][i] = planes[i, 0]
         plane_rows[1][i] = planes[i, 1]
+    powers = tuple(int(w) for w in codec.geometry(variant).weights)
     return BoardTables(
-        variant, powers, offset, final, masks, planes, empties, texts, final.tolist(), mask_rows, plane_rows
+        variant, powers, codec.offset(n), final, masks, planes, empties, texts, final.tolist(), mask_rows, plane_rows
     )
-
-
-def _legality(cells: np.ndarray, variant: Variant) -> tuple[np.ndarray, np.ndarray]:
-    """Which ``(N, cells)`` boards are legal (the rules of :func:`ttt_solver.board.legality_error`,
-    in numpy) and each one's :func:`~ttt_solver.board.terminal_value` (PLAYING while play goes on)."""
-    k = variant.k
-    xs, os = (cells == 1).sum(axis=1), (cells == -1).sum(axis=1)
-    sums = np.zeros((len(cells), len(variant.lines)), dtype=np.int8)
-    for i, line in enumerate(variant.lines):
-        sums[:, i] = cells[:, list(line)].sum(axis=1, dtype=np.int8)
-    x_lines, o_lines = sums == k, sums == -k
-    x_owns, o_owns = x_lines.any(axis=1), o_lines.any(axis=1)
-    shared = np.full(len(cells), (1 << variant.cells) - 1, dtype=np.int64)  # cells common to the owner's lines
-    for i, line in enumerate(variant.lines):
-        bits = sum(1 << cell for cell in line)
-        shared = np.where(x_lines[:, i] | o_lines[:, i], shared & bits, shared)
-    owned = x_owns | o_owns
-    legal = (
-        ((xs - os == 0) | (xs - os == 1))
-        & ~(x_owns & o_owns)
-        & ~(x_owns & (xs == os))  # X made a line, but O moved last
-        & ~(o_owns & (xs > os))
-        & ~(owned & (shared == 0))  # two separate lines: a move after the game ended
-    )
-    value = np.where(owned, 1 if variant.misere else -1, np.where(xs + os == variant.cells, 0, PLAYING))
-    return legal, value.astype(np.int8)
-
-
-def _index_of(powers: tuple[int, ...], empty_index: int, text: str) -> int:
-    return empty_index + sum(p * (1 if m == rules.X else -1) for p, m in zip(powers, text) if m != rules.EMPTY)

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..agents import Agent, make_agent
 from ..agents.perfect import PerfectAgent
+from ..lookup.tables import bit_tables
 from ..variant import Variant
 from .observation import BoardTables
 
@@ -121,13 +122,15 @@ class PerfectMoves:
 
     def __init__(self, agent: PerfectAgent, tables: BoardTables) -> None:
         self.probability = agent.probability
-        batch = agent.oracle.batch_tables()
-        self._preferred, self._preferred_counts = batch.choices, batch.counts.astype(np.intp)
+        self._preferred = agent.oracle.batch_tables().preferred  # masks of the preferred cells, by code
+        _lowest, count, kth = bit_tables()
+        self._kth, self._count = kth[:, : tables.variant.cells], count.astype(np.intp)
         self._empties = tables.empties
         self._empty_counts = (tables.empties >= 0).sum(axis=1)
 
     def __call__(self, index: np.ndarray, games: np.ndarray, draws: Draws) -> np.ndarray:
-        cells, counts = self._preferred[index], self._preferred_counts[index]
+        masks = self._preferred[index]
+        cells, counts = self._kth[masks], self._count[masks]
         if self.probability < 1.0:
             wild = draws.take(games) >= self.probability
             cells[wild] = self._empties[index[wild]]

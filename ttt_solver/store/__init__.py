@@ -5,7 +5,8 @@ Writing goes through SQLAlchemy Core. Reading a SQLite file uses the standard li
 SQLAlchemy.
 """
 
-from .content import GENERATOR, SCHEMA_VERSION, content_digest, rebuild_hint
+from .content import GENERATOR, SCHEMA_VERSION
+from .hints import build_hint, rebuild_hint
 from .target import Target
 
-__all__ = ["GENERATOR", "SCHEMA_VERSION", "Target", "content_digest", "rebuild_hint"]
+__all__ = ["GENERATOR", "SCHEMA_VERSION", "Target", "build_hint", "rebuild_hint"]

@@ -1,20 +1,26 @@
-"""What the database holds, independent of how it is stored: rows, digest, meta keys."""
+"""What the database holds, independent of how it is stored: columns, packed arrays, digest.
+
+The content digest is SHA-256 over the solution's arrays (:data:`PACKED`, little-endian, in
+that order), never over formatted text or file bytes: it costs a few milliseconds even for
+4x4, so every in-memory load checks it. The ``packed`` table stores them compressed. Everything else the ``positions`` table holds (``board``,
+``ply``, ``to_move``, ``best_moves``, ``winner``) follows from the code and these arrays, and
+``ttt-lookup verify`` checks that it does.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .. import board as rules
-from ..solver import Solution
-from ..variant import Variant
 
 if TYPE_CHECKING:
-    from ..backward import Tables
+    import numpy as np
 
+    from ..solve import Tables
 
-# Every CLI lookup checks the digest: CPython's built-in SHA-256 module loads in about 1 ms,
-# hashlib's OpenSSL binding in about 10 ms. Same algorithm, same digest.
+# CPython's built-in SHA-256 module loads in about 1 ms, hashlib's OpenSSL binding in about
+# 10 ms; the same algorithm and digest.
 if TYPE_CHECKING:
     from hashlib import sha256
 else:
@@ -26,113 +32,126 @@ else:
         except ImportError:
             from hashlib import sha256
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 GENERATOR = "ttt-solver"
 
-PositionRow = tuple[str, int, str, int, int, str, int, "str | None"]
-MoveRow = tuple[str, int, int, int]
-Row = tuple[Any, ...]  # a row of either table, as read back from a database
-
-POSITION_COLUMNS = ("board", "ply", "to_move", "value", "remoteness", "best_moves", "orbit", "winner")
-MOVE_COLUMNS = ("board", "cell", "value", "remoteness")
-_DIGEST_CHUNK = 4096
-
-
-def position_rows(solutions: Mapping[str, Solution], variant: Variant) -> list[PositionRow]:
-    """One row per canonical position, sorted by board."""
-    return [
-        (
-            text,
-            rules.ply(text),
-            rules.to_move(text),
-            solution.value,
-            solution.remoteness,
-            ",".join(map(str, solution.best_moves)),
-            solution.orbit,
-            rules.winner(text, variant) if not solution.moves else None,
-        )
-        for text, solution in sorted(solutions.items())
-    ]
+POSITION_COLUMNS = (
+    "code", "board", "ply", "to_move", "value", "remoteness", "best_moves", "wins", "draws", "losses", "orbit", "winner",
+)  # fmt: skip
+MOVE_COLUMNS = ("code", "cell", "value", "remoteness")
+# The solution as arrays: (name, numpy dtype), the order the digest hashes them in.
+PACKED = (
+    ("code", "<i8"), ("value", "i1"), ("remoteness", "i1"), ("best", "<u2"),
+    ("orbit", "i1"), ("wins", "u1"), ("draws", "u1"), ("losses", "u1"),
+)  # fmt: skip
 
 
-def move_rows(solutions: Mapping[str, Solution]) -> list[MoveRow]:
-    """One row per legal move of each canonical position, sorted by board then cell."""
-    return [
-        (text, move.cell, move.value, move.remoteness)
-        for text, solution in sorted(solutions.items())
-        for move in solution.moves
-    ]
+def digest(variant_name: str, arrays: Mapping[str, bytes]) -> str:
+    """SHA-256 of the arrays of one variant (raw, as :func:`unpack_blob` returns them)."""
+    found = sha256(f"ttt-solver schema {SCHEMA_VERSION} variant {variant_name}\n".encode())
+    for name, dtype in PACKED:
+        found.update(f"{name} {dtype} {len(arrays[name])}\n".encode())
+        found.update(arrays[name])
+    return found.hexdigest()
 
 
-def table_position_rows(tables: Tables) -> list[PositionRow]:
-    """:func:`position_rows` from the vectorised solver's tables: the same rows, built with
-    numpy column by column instead of a Python loop over positions."""
+def packed_arrays(tables: Tables) -> dict[str, bytes]:
+    """The raw arrays of solved tables, by :data:`PACKED` name."""
+    return {
+        name: getattr(tables, name if name != "code" else "codes").astype(dtype).tobytes() for name, dtype in PACKED
+    }
+
+
+def pack_blob(name: str, raw: bytes) -> bytes:
+    """How an array is stored: zlib-compressed, the ascending codes as differences (19.5 MB of
+    4x4 arrays take 2.8 MB, and a load decompresses them in milliseconds)."""
+    import zlib
+
+    if name == "code":
+        import numpy as np
+
+        codes = np.frombuffer(raw, dtype="<i8")
+        raw = np.diff(codes, prepend=np.int64(0)).astype("<i8").tobytes()
+    return zlib.compress(raw, 1)
+
+
+def unpack_blob(name: str, blob: bytes) -> bytes:
+    """:func:`pack_blob` undone (zlib.error or ValueError if the blob is damaged)."""
+    import zlib
+
+    raw = zlib.decompress(blob)
+    if name == "code":
+        import numpy as np
+
+        raw = np.cumsum(np.frombuffer(raw, dtype="<i8"), dtype=np.int64).astype("<i8").tobytes()
+    return raw
+
+
+def best_labels(best: np.ndarray, cells: int) -> list[str]:
+    """Each best-move mask as the ``best_moves`` text, e.g. ``"0,4,8"`` (``""`` for none)."""
     import numpy as np
 
-    from ..backward import decode
+    masks, which = np.unique(best, return_inverse=True)
+    labels = [",".join(str(cell) for cell in range(cells) if mask >> cell & 1) for mask in masks.tolist()]
+    return np.array(labels, dtype=object)[which.ravel()].tolist()  # type: ignore[no-any-return]
 
-    texts = decode(tables.codes, tables.variant)
-    parity = tables.ply % 2
-    to_move = np.array([rules.X, rules.O], dtype=object)[parity]
-    masks, which = np.unique(tables.best, return_inverse=True)
-    labels = np.array(
-        [",".join(str(cell) for cell in range(tables.variant.cells) if mask >> cell & 1) for mask in masks.tolist()],
-        dtype=object,
-    )
-    # A finished game with a nonzero value was won: by the side to move when the value is +1
-    # (misère), else by the player who just moved.
+
+def winners(tables: Tables) -> np.ndarray:
+    """Object array: X or O on a finished won board, None elsewhere. A finished game with a
+    nonzero value was won: by the side to move when the value is +1 (misère), else by the
+    player who just moved."""
+    import numpy as np
+
+    parity = tables.ply % 2  # 0: X to move
     won = (tables.remoteness == 0) & (tables.value != 0)
-    winner_index = np.where(won, np.where(tables.value > 0, parity, 1 - parity) + 1, 0)
-    winner = np.array([None, rules.X, rules.O], dtype=object)[winner_index]
-    return list(
-        zip(
-            texts,
-            tables.ply.tolist(),
-            to_move.tolist(),
-            tables.value.tolist(),
-            tables.remoteness.tolist(),
-            labels[which.ravel()].tolist(),
-            tables.orbit.tolist(),
-            winner.tolist(),
-        )
-    )
+    index = np.where(won, np.where(tables.value > 0, parity, 1 - parity) + 1, 0)
+    return np.array([None, rules.X, rules.O], dtype=object)[index]
 
 
-def table_move_rows(tables: Tables, texts: list[str] | None = None) -> list[MoveRow]:
-    """:func:`move_rows` from the vectorised solver's tables (``texts``: the decoded codes)."""
+BLOCK = 65_536  # rows made and written at a time: bounds the memory of the row objects
+
+
+def position_blocks(tables: Tables) -> Iterator[list[list[Any]]]:
+    """The ``positions`` rows, a block at a time, column by column in :data:`POSITION_COLUMNS`
+    order, in code order."""
     import numpy as np
 
-    from ..backward import decode, move_table
+    from ..codec import decode_texts
+
+    variant = tables.variant
+    marks = np.array([rules.X, rules.O], dtype=object)
+    won = winners(tables)
+    labels = np.array(best_labels(tables.best, variant.cells), dtype=object)
+    for start in range(0, len(tables), BLOCK):
+        part = slice(start, start + BLOCK)
+        yield [
+            tables.codes[part].tolist(),
+            decode_texts(tables.codes[part], variant),
+            tables.ply[part].tolist(),
+            marks[tables.ply[part] % 2].tolist(),
+            tables.value[part].tolist(),
+            tables.remoteness[part].tolist(),
+            labels[part].tolist(),
+            tables.wins[part].tolist(),
+            tables.draws[part].tolist(),
+            tables.losses[part].tolist(),
+            tables.orbit[part].tolist(),
+            won[part].tolist(),
+        ]
+
+
+def move_blocks(tables: Tables) -> Iterator[list[list[Any]]]:
+    """The ``moves`` rows, a block at a time, column by column in :data:`MOVE_COLUMNS` order."""
+    from ..solve import move_table
 
     parent, cells, value, remoteness = move_table(tables)
-    boards = np.array(texts if texts is not None else decode(tables.codes, tables.variant), dtype=object)
-    return list(zip(boards[parent].tolist(), cells.tolist(), value.tolist(), remoteness.tolist()))
+    codes = tables.codes[parent]
+    for start in range(0, len(codes), BLOCK):
+        part = slice(start, start + BLOCK)
+        yield [codes[part].tolist(), cells[part].tolist(), value[part].tolist(), remoteness[part].tolist()]
 
 
 def move_count(tables: Tables) -> int:
     """How many rows the moves table would have: one per empty cell of each unfinished position."""
     live = tables.remoteness > 0
     return int((tables.variant.cells - tables.ply[live].astype("int64")).sum())
-
-
-def content_digest(variant_name: str, positions: Iterable[Row], moves: Iterable[Row]) -> str:
-    """SHA-256 of the table contents in a fixed order (never of build time or file bytes)."""
-    digest = sha256(f"ttt-solver schema {SCHEMA_VERSION} variant {variant_name}\n".encode())
-    # Hashed a chunk of rows at a time: the same bytes as row by row, a few times faster
-    # (this runs on every verified load), and bounded memory for big variants.
-    rows = sorted(positions)
-    for start in range(0, len(rows), _DIGEST_CHUNK):
-        chunk = rows[start : start + _DIGEST_CHUNK]
-        digest.update(
-            "".join(["P" + "|".join(["" if v is None else str(v) for v in row]) + "\n" for row in chunk]).encode()
-        )
-    rows = sorted(moves)
-    for start in range(0, len(rows), _DIGEST_CHUNK):
-        chunk = rows[start : start + _DIGEST_CHUNK]
-        digest.update("".join(["M" + "|".join(map(str, row)) + "\n" for row in chunk]).encode())
-    return digest.hexdigest()
-
-
-def rebuild_hint(target: str, variant_name: str = "3x3") -> str:
-    variant = "" if variant_name == "3x3" else f" --variant {variant_name}"
-    return f"rebuild it with: python -m ttt_solver.build --db {target}{variant} --force"

@@ -1,199 +1,207 @@
-"""Read and check a database: meta first, then rows, then the content digest.
+"""Read a database: the checked meta table, rows by code, the packed arrays, named queries.
 
-SQLite files are read with the standard library's ``sqlite3`` (read-only, no SQLAlchemy
-import); other URLs through SQLAlchemy. Every failure is a :class:`DatabaseError` whose
-message says how to rebuild.
+SQLite files are read with the standard library's ``sqlite3`` on a read-only connection (no
+numpy, no SQLAlchemy: a command-line lookup imports neither); other URLs through SQLAlchemy.
+Every failure is a :class:`DatabaseError` whose message says what to run: a damaged or
+outdated database of ours gets the exact rebuild command, a file that is not ours never gets
+``--force``.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
-from contextlib import closing
-from dataclasses import dataclass
-from typing import Any, TypeVar
+import threading
+from collections.abc import Collection, Sequence
+from pathlib import Path
+from typing import Any, Self
 
 from ..errors import DatabaseError
-from .content import GENERATOR, MOVE_COLUMNS, POSITION_COLUMNS, SCHEMA_VERSION, Row, content_digest, rebuild_hint
+from .content import GENERATOR, MOVE_COLUMNS, POSITION_COLUMNS, SCHEMA_VERSION
+from .hints import build_hint, rebuild_hint
 from .target import Target
 
-Query = Callable[[str, Sequence[Any]], list[Row]]
-T = TypeVar("T")
+Row = tuple[Any, ...]
+# What a lookup needs of a position: value, remoteness, best_moves, wins, draws, losses.
+LOOKUP_COLUMNS = ("code", "value", "remoteness", "best_moves", "wins", "draws", "losses")
+_IN_CHUNK = 500  # codes per "WHERE code IN (...)"
 
 
-@dataclass(frozen=True)
-class Contents:
-    meta: dict[str, str]
-    positions: list[Row]  # rows in POSITION_COLUMNS order
-    moves: list[Row]  # rows in MOVE_COLUMNS order
+def sqlite_uri(path: Path, mode: str = "ro") -> str:
+    """A ``file:`` URI for ``path``: ``%``, ``?`` and ``#`` in a file name are escaped, so they
+    stay part of the name instead of starting URI syntax."""
+    escaped = str(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+    return f"file:{escaped}?mode={mode}"
 
 
-def read(target: Target, variant_name: str | None = None, verify: bool = True) -> Contents:
-    """Load every row, checking the meta table (and, with ``verify``, the digest)."""
-    return _with_query(target, lambda query: _read_all(target, query, variant_name, verify))
+def _shown(value: object) -> str:
+    """A value read from a file, for a message: quoted and short (a damaged file holds anything)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
-def read_meta(target: Target, variant_name: str | None = None) -> dict[str, str]:
-    """Only the checked meta table (for callers that then fetch single rows)."""
-    return _with_query(target, lambda query: _checked_meta(target, query, variant_name))
+class Reader:
+    """An open, checked database of one variant (opening checks its meta table)."""
 
-
-def read_values(target: Target) -> tuple[str, str, str]:
-    """Every position's board, value and remoteness as three strings in one row order: the
-    boards run together, then one character per row for ``value + 1`` and for ``remoteness``
-    (``chr(48 + number)``). Millions of rows cost a few strings, not millions of tuples."""
-    sql = (
-        "SELECT group_concat(board, ''), group_concat(char(value + 49), ''), group_concat(char(remoteness + 48), '')"
-        " FROM positions"
-    )
-    if target.path is not None:
-        # One pass of three aggregates over the same rows: the three strings line up.
-        boards, values, remoteness = _with_query(target, lambda query: query(sql, ()))[0]
-        return boards or "", values or "", remoteness or ""
-    rows = _with_query(target, lambda query: query("SELECT board, value, remoteness FROM positions", ()))
-    return (
-        "".join(row[0] for row in rows),
-        "".join(chr(49 + row[1]) for row in rows),
-        "".join(chr(48 + row[2]) for row in rows),
-    )
-
-
-class PositionLookup:
-    """An open database answering for a few positions at a time: the oracle's lazy path,
-    where one lookup costs an indexed query instead of loading every row."""
-
-    def __init__(self, target: Target) -> None:
+    def __init__(self, target: Target, variant_name: str) -> None:
         self.target = target
+        self.variant_name = variant_name
+        self._lock = threading.Lock()  # one connection, shared by threads (it only reads)
+        self._engine: Any = None
         self._conn: Any = None
+        self._open()
+        try:
+            self.meta = self._checked_meta()
+        except BaseException:
+            self.close()
+            raise
 
-    def values(self, boards: Sequence[str]) -> dict[str, tuple[int, int]]:
-        """{board: (value, remoteness)} for those of ``boards`` that have a row."""
-        marks = ", ".join("?" * len(boards))
-        sql = f"SELECT board, value, remoteness FROM positions WHERE board IN ({marks})"
-        if self.target.path is not None:
-            try:
-                if self._conn is None:
-                    self._conn = _connect_sqlite(self.target, shared=True)
-                found = self._conn.execute(sql, tuple(boards)).fetchall()
-            except sqlite3.Error as error:
-                raise _corrupt(self.target, str(error)) from None
-        else:
-            found = _with_query(self.target, lambda query: query(sql, tuple(boards)))
-        return {board: (value, remoteness) for board, value, remoteness in found}
+    # -- connection -----------------------------------------------------------------------
+    def _open(self) -> None:
+        path = self.target.path
+        if path is None:
+            from sqlalchemy import create_engine
+
+            self._engine = create_engine(self.target.url, execution_options={"postgresql_readonly": True})
+            return
+        if not path.is_file():
+            raise DatabaseError(
+                f"no database at {self.target.spec!r}; {build_hint(self.target.spec, self.variant_name)}"
+            )
+        try:
+            self._conn = sqlite3.connect(sqlite_uri(path), uri=True, check_same_thread=False)
+        except sqlite3.Error as error:
+            raise self._unreadable(str(error)) from None
+
+    def _run(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> tuple[list[str], list[Row]]:
+        if self._conn is not None:
+            with self._lock:
+                cursor = self._conn.execute(sql, params)
+                return [d[0] for d in cursor.description or ()], cursor.fetchall()
+        from sqlalchemy import text
+
+        if not isinstance(params, dict):
+            names = {f"p{i}": value for i, value in enumerate(params)}
+            for name in names:
+                sql = sql.replace("?", f":{name}", 1)
+            params = names
+        with self._engine.connect() as server:
+            result = server.execute(text(sql), params)
+            return list(result.keys()), [tuple(row) for row in result]
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """Rows of one statement; a database error becomes a DatabaseError naming the cause."""
+        try:
+            return self._run(sql, params)[1]
+        except sqlite3.Error as error:
+            raise self._damaged(str(error)) from None
+        except Exception as error:  # SQLAlchemy's errors, imported only for server URLs
+            if type(error).__module__.startswith("sqlalchemy"):
+                raise self._damaged(str(getattr(error, "orig", None) or error).splitlines()[0]) from None
+            raise
 
     def close(self) -> None:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+        if self._engine is not None:
+            self._engine.dispose()
+            self._engine = None
 
+    def __enter__(self) -> Self:
+        return self
 
-def run_query(target: Target, sql: str, params: dict[str, Any]) -> tuple[list[str], list[Row]]:
-    """Run one read-only SQL statement with bound parameters; return column names and rows."""
-    if target.path is not None:
-        conn = _connect_sqlite(target)
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    # -- errors -----------------------------------------------------------------------------
+    def _damaged(self, why: str) -> DatabaseError:
+        """A database of ours that cannot be read as written."""
+        return DatabaseError(
+            f"database {self.target.spec!r} is damaged ({why}); {rebuild_hint(self.target.spec, self.variant_name)}"
+        )
+
+    def _unreadable(self, why: str) -> DatabaseError:
+        """A file that is not (or no longer recognisably) a ttt-solver database."""
+        return DatabaseError(
+            f"{self.target.spec!r} is not a readable ttt-solver database ({why}); give --db a ttt-solver"
+            f" database, or build the default one with: ttt-lookup build --variant {self.variant_name}"
+        )
+
+    # -- meta ---------------------------------------------------------------------------------
+    def _checked_meta(self) -> dict[str, str]:
+        spec, name = self.target.spec, self.variant_name
         try:
-            with closing(conn):
-                cursor = conn.execute(sql, params)
-                return [d[0] for d in cursor.description or ()], cursor.fetchall()
+            meta = {str(key): str(value) for key, value in self._run("SELECT key, value FROM meta")[1]}
         except sqlite3.Error as error:
-            raise DatabaseError(f"query failed on {target.spec!r}: {error}") from None
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.exc import SQLAlchemyError
+            raise self._unreadable(str(error)) from None
+        except Exception as error:
+            if type(error).__module__.startswith("sqlalchemy"):
+                raise self._unreadable(str(getattr(error, "orig", None) or error).splitlines()[0]) from None
+            raise
+        if meta.get("generator") != GENERATOR:
+            raise self._unreadable(f"its meta table names generator {_shown(meta.get('generator'))}")
+        version = meta.get("schema_version")
+        if version != SCHEMA_VERSION:
+            older = version is not None and version.isdigit() and int(version) < int(SCHEMA_VERSION)
+            if older:
+                raise DatabaseError(
+                    f"database {spec!r} was built by an older version of ttt-solver (schema {version});"
+                    f" {rebuild_hint(spec, name)}"
+                )
+            raise DatabaseError(
+                f"database {spec!r} has schema version {_shown(version)}, this ttt-solver reads version"
+                f" {SCHEMA_VERSION}: upgrade ttt-solver, or {rebuild_hint(spec, name)}"
+            )
+        if meta.get("variant") != name:
+            held = meta.get("variant")
+            if held is None:
+                raise DatabaseError(
+                    f"database {spec!r} does not say which variant it holds; {rebuild_hint(spec, name)}"
+                )
+            raise DatabaseError(
+                f"database {spec!r} holds variant {_shown(held)}, not {name!r}: pass the variant it holds,"
+                f" or build the {name} database with: ttt-lookup build --variant {name}"
+            )
+        return meta
 
-    engine = create_engine(target.url, execution_options={"postgresql_readonly": True})
-    try:
-        with engine.connect() as server:
-            result = server.execute(text(sql), params)
-            return list(result.keys()), [tuple(row) for row in result]
-    except SQLAlchemyError as error:
-        raise DatabaseError(f"query failed on {target.spec!r}: {error}") from None
-    finally:
-        engine.dispose()
+    # -- rows -------------------------------------------------------------------------------
+    def rows(self, codes: Collection[int]) -> dict[int, Row]:
+        """``{code: (value, remoteness, best_moves, wins, draws, losses)}`` for the codes that
+        have a row."""
+        found: dict[int, Row] = {}
+        wanted = list(codes)
+        for start in range(0, len(wanted), _IN_CHUNK):
+            chunk = wanted[start : start + _IN_CHUNK]
+            sql = f"SELECT {', '.join(LOOKUP_COLUMNS)} FROM positions WHERE code IN ({', '.join('?' * len(chunk))})"
+            for row in self._query(sql, chunk):
+                found[row[0]] = row[1:]
+        return found
 
+    def packed(self) -> dict[str, tuple[str, bytes]]:
+        """``{name: (dtype, bytes)}``: the packed arrays."""
+        return {
+            str(name): (str(dtype), bytes(data))
+            for name, dtype, data in self._query("SELECT name, dtype, data FROM packed")
+        }
 
-def _with_query(target: Target, work: Callable[[Query], T]) -> T:
-    if target.path is not None:
-        conn = _connect_sqlite(target)
+    def positions(self) -> list[Row]:
+        """Every row of ``positions`` in code order, in :data:`POSITION_COLUMNS` order."""
+        return self._query(f"SELECT {', '.join(POSITION_COLUMNS)} FROM positions ORDER BY code")
 
-        def query_file(sql: str, params: Sequence[Any] = ()) -> list[Row]:
-            return conn.execute(sql, params).fetchall()
+    def moves(self) -> list[Row]:
+        """Every row of ``moves`` (if stored) by code then cell, in :data:`MOVE_COLUMNS` order."""
+        if self.meta.get("moves_stored") != "1":
+            return []
+        return self._query(f"SELECT {', '.join(MOVE_COLUMNS)} FROM moves ORDER BY code, cell")
 
+    def query(self, sql: str, params: dict[str, Any]) -> tuple[list[str], list[Row]]:
+        """One read-only statement with bound parameters: column names and rows."""
         try:
-            with closing(conn):
-                return work(query_file)
+            return self._run(sql, params)
         except sqlite3.Error as error:
-            raise _corrupt(target, str(error)) from None
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.exc import SQLAlchemyError
-
-    try:
-        engine = create_engine(target.url)
-        with engine.connect() as server:
-
-            def query(sql: str, params: Sequence[Any] = ()) -> list[Row]:
-                names = {f"p{i}": value for i, value in enumerate(params)}
-                for name in names:
-                    sql = sql.replace("?", f":{name}", 1)
-                return [tuple(row) for row in server.execute(text(sql), names)]
-
-            return work(query)
-    except SQLAlchemyError as error:
-        raise DatabaseError(f"cannot read database {target.spec!r}: {error}; {rebuild_hint(target.spec)}") from None
-
-
-def _connect_sqlite(target: Target, shared: bool = False) -> sqlite3.Connection:
-    """A read-only connection; ``shared`` lets other threads use it (it only ever reads)."""
-    path = target.path
-    assert path is not None
-    if not path.is_file():
-        raise DatabaseError(
-            f"no database at {target.spec!r}: build it with: python -m ttt_solver.build --db {target.spec}"
-        )
-    try:
-        return sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=not shared)
-    except sqlite3.Error as error:
-        raise _corrupt(target, str(error)) from None
-
-
-def _corrupt(target: Target, why: str, variant_name: str = "3x3") -> DatabaseError:
-    return DatabaseError(f"database {target.spec!r} is corrupt ({why}); {rebuild_hint(target.spec, variant_name)}")
-
-
-def _checked_meta(target: Target, query: Query, variant_name: str | None) -> dict[str, str]:
-    tables = (
-        {row[0] for row in query("SELECT name FROM sqlite_master WHERE type = 'table'", ())} if target.path else None
-    )
-    if tables is not None and "meta" not in tables:
-        raise DatabaseError(
-            f"{target.spec!r} is not a ttt-solver database (no meta table); {rebuild_hint(target.spec, variant_name or '3x3')}"
-        )
-    meta: dict[str, str] = dict(query("SELECT key, value FROM meta", ()))
-    hint = rebuild_hint(target.spec, variant_name or meta.get("variant", "3x3"))
-    if meta.get("generator") != GENERATOR:
-        raise DatabaseError(f"{target.spec!r} is not a ttt-solver database; {hint}")
-    if meta.get("schema_version") != SCHEMA_VERSION:
-        raise DatabaseError(
-            f"database {target.spec!r} has schema version {meta.get('schema_version')!r},"
-            f" this ttt-solver reads version {SCHEMA_VERSION!r}; {hint}"
-        )
-    if variant_name is not None and meta.get("variant") != variant_name:
-        raise DatabaseError(
-            f"database {target.spec!r} holds variant {meta.get('variant')!r}, not {variant_name!r}; {hint}"
-        )
-    return meta
-
-
-def _read_all(target: Target, query: Query, variant_name: str | None, verify: bool) -> Contents:
-    meta = _checked_meta(target, query, variant_name)
-    positions = query(f"SELECT {', '.join(POSITION_COLUMNS)} FROM positions", ())
-    moves = query(f"SELECT {', '.join(MOVE_COLUMNS)} FROM moves", ())
-    variant = meta["variant"]
-    if (str(len(positions)), str(len(moves))) != (meta.get("positions"), meta.get("moves")):
-        raise _corrupt(
-            target,
-            f"{len(positions)} positions and {len(moves)} moves, meta says {meta.get('positions')} and {meta.get('moves')}",
-            variant,
-        )
-    if verify and content_digest(variant, positions, moves) != meta.get("digest"):
-        raise _corrupt(target, "content digest does not match", variant)
-    return Contents(meta, positions, moves)
+            raise DatabaseError(f"query failed on {self.target.spec!r}: {error}") from None
+        except Exception as error:
+            if type(error).__module__.startswith("sqlalchemy"):
+                cause = str(getattr(error, "orig", None) or error).splitlines()[0]
+                raise DatabaseError(f"query failed on {self.target.spec!r}: {cause}") from None
+            raise

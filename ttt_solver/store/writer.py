@@ -1,9 +1,10 @@
 """Write a solved variant into a database, all or nothing.
 
 A SQLite target is built in a temporary file beside it and renamed into place, so an
-interrupted build never leaves a half-written database. Other SQLAlchemy URLs are written
-in one transaction. Either way, a target that holds something ttt-solver did not make is
-left alone unless ``force`` is given.
+interrupted build never leaves a half-written database. Other SQLAlchemy URLs are written in
+one transaction. Either way, a target that holds something ttt-solver did not make is left
+alone unless ``force`` is given. Rows go in key order, many rows per INSERT statement; the
+tables have no secondary index to maintain while they fill.
 """
 
 from __future__ import annotations
@@ -11,28 +12,37 @@ from __future__ import annotations
 import os
 import sqlite3
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import closing
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__
 from ..errors import BuildError
-from .content import GENERATOR, MOVE_COLUMNS, POSITION_COLUMNS, SCHEMA_VERSION, Row, content_digest
+from .content import GENERATOR, MOVE_COLUMNS, POSITION_COLUMNS
 from .target import Target
 
 if TYPE_CHECKING:
+    from sqlalchemy import Table
     from sqlalchemy.engine import Connection
 
 Progress = Callable[[str], None]
-_CHUNK = 50_000  # rows per executemany: bounds the memory of the parameter lists
+Columns = Sequence[Sequence[Any]]  # one list per column
+Blocks = Iterable[Columns]  # the rows, a block at a time, in key order
+_PARAMETERS = 12_000  # bound parameters per INSERT statement (SQLite allows 32,766)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def existing_generator(path: Path) -> str | None:
     """The ``generator`` recorded in an existing SQLite file's meta table, if any."""
+    from .reader import sqlite_uri
+
     try:
-        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        with closing(sqlite3.connect(sqlite_uri(path), uri=True)) as conn:
             row = conn.execute("SELECT value FROM meta WHERE key = 'generator'").fetchone()
     except sqlite3.Error:
         return None
@@ -54,41 +64,27 @@ def check_target(target: Target, force: bool = False) -> None:
 
 def write(
     target: Target,
-    variant_name: str,
-    positions: list[Row],
-    moves: list[Row],
-    extra_meta: Mapping[str, str] = {},
+    positions: Blocks,
+    moves: Blocks,
+    packed: Mapping[str, bytes],
+    meta: Mapping[str, str],
     force: bool = False,
-    progress: Progress | None = None,
-) -> dict[str, str]:
-    """Write the rows and return the meta table that was written."""
-    if progress:
-        progress(f"{variant_name}: hashing {len(positions):,} positions and {len(moves):,} moves")
-    meta = _meta(variant_name, positions, moves, extra_meta)
-    if progress:
-        progress(f"{variant_name}: writing {target}")
+) -> None:
+    """Write the rows, the packed arrays and the meta table."""
     if target.path is None:
-        _write_transaction(target, positions, moves, meta, force)
+        _write_transaction(target, positions, moves, packed, meta, force)
     else:
-        _write_file(target, positions, moves, meta, force)
-    return meta
+        _write_file(target, positions, moves, packed, meta, force)
 
 
-def _meta(variant_name: str, positions: list[Row], moves: list[Row], extra: Mapping[str, str]) -> dict[str, str]:
-    return {
-        "generator": GENERATOR,
-        "generator_version": __version__,
-        "schema_version": SCHEMA_VERSION,
-        "variant": variant_name,
-        "positions": str(len(positions)),
-        "moves": str(len(moves)),
-        "digest": content_digest(variant_name, positions, moves),
-        "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        **extra,
-    }
-
-
-def _write_file(target: Target, positions: list[Row], moves: list[Row], meta: dict[str, str], force: bool) -> None:
+def _write_file(
+    target: Target,
+    positions: Blocks,
+    moves: Blocks,
+    packed: Mapping[str, bytes],
+    meta: Mapping[str, str],
+    force: bool,
+) -> None:
     path = target.path
     assert path is not None
     check_target(target, force)
@@ -96,10 +92,11 @@ def _write_file(target: Target, positions: list[Row], moves: list[Row], meta: di
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".building", dir=path.parent)
         os.close(handle)
+        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes it 0600: give it the mode a new file gets
     except OSError as error:
         raise BuildError(f"cannot build database at {str(path)!r}: {error.strerror or error}") from None
     try:
-        _fill(f"sqlite:///{temporary}", positions, moves, meta, sqlite=True)
+        _fill_file(temporary, positions, moves, packed, meta)
         os.replace(temporary, path)
     except BaseException as error:
         Path(temporary).unlink(missing_ok=True)
@@ -108,8 +105,34 @@ def _write_file(target: Target, positions: list[Row], moves: list[Row], meta: di
         raise
 
 
+def _fill_file(
+    path: str, positions: Blocks, moves: Blocks, packed: Mapping[str, bytes], meta: Mapping[str, str]
+) -> None:
+    from sqlalchemy import create_engine, event
+
+    engine = create_engine(f"sqlite:///{path}")
+
+    # A private temporary file that is renamed only when complete: no journal needed.
+    @event.listens_for(engine, "connect")
+    def _pragmas(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
+        dbapi_connection.execute("PRAGMA page_size = 16384")  # fewer, fuller pages: a faster bulk insert
+        dbapi_connection.execute("PRAGMA journal_mode = OFF")
+        dbapi_connection.execute("PRAGMA synchronous = OFF")
+
+    try:
+        with engine.begin() as conn:
+            _insert(conn, positions, moves, packed, meta)
+    finally:
+        engine.dispose()
+
+
 def _write_transaction(
-    target: Target, positions: list[Row], moves: list[Row], meta: dict[str, str], force: bool
+    target: Target,
+    positions: Blocks,
+    moves: Blocks,
+    packed: Mapping[str, bytes],
+    meta: Mapping[str, str],
+    force: bool,
 ) -> None:
     from sqlalchemy import create_engine, inspect, select
     from sqlalchemy.exc import SQLAlchemyError, StatementError
@@ -125,13 +148,13 @@ def _write_transaction(
                 and conn.execute(select(schema.meta.c.value).where(schema.meta.c.key == "generator")).scalar()
                 == GENERATOR
             )
-            if names & {"meta", "positions", "moves"} and not ours and not force:
+            if names & {"meta", "positions", "moves", "packed"} and not ours and not force:
                 raise BuildError(
                     f"refusing to overwrite {target.spec!r}: it holds tables ttt-solver did not make"
                     " (use --force to replace them)"
                 )
             schema.metadata.drop_all(conn)
-            _insert(conn, positions, moves, meta)
+            _insert(conn, positions, moves, packed, meta)
         engine.dispose()
     except SQLAlchemyError as error:
         # Only statement errors wrap a driver error (.orig); others (a bad URL) carry their own message.
@@ -143,43 +166,41 @@ def _write_transaction(
         raise BuildError(f"cannot build database at {target.spec!r}: missing driver {error.name!r}") from None
 
 
-def _fill(url: str, positions: list[Row], moves: list[Row], meta: dict[str, str], sqlite: bool) -> None:
-    from sqlalchemy import create_engine, event
-
-    engine = create_engine(url)
-    if sqlite:
-        # A private temporary file that is renamed only when complete: no journal needed.
-        @event.listens_for(engine, "connect")
-        def _pragmas(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
-            dbapi_connection.execute("PRAGMA journal_mode = OFF")
-            dbapi_connection.execute("PRAGMA synchronous = OFF")
-
-    try:
-        with engine.begin() as conn:
-            _insert(conn, positions, moves, meta)
-    finally:
-        engine.dispose()
-
-
-def _insert(conn: Connection, positions: list[Row], moves: list[Row], meta: dict[str, str]) -> None:
+def _insert(
+    conn: Connection, positions: Blocks, moves: Blocks, packed: Mapping[str, bytes], meta: Mapping[str, str]
+) -> None:
     from . import schema
+    from .content import PACKED
 
     schema.metadata.create_all(conn)
-    _insert_rows(conn, schema.positions, POSITION_COLUMNS, positions)
-    _insert_rows(conn, schema.moves, MOVE_COLUMNS, moves)
+    _insert_columns(conn, schema.positions, POSITION_COLUMNS, positions)
+    _insert_columns(conn, schema.moves, MOVE_COLUMNS, moves)
+    dtypes = dict(PACKED)
+    conn.execute(schema.packed.insert(), [{"name": k, "dtype": dtypes[k], "data": v} for k, v in packed.items()])
     conn.execute(schema.meta.insert(), [{"key": k, "value": v} for k, v in sorted(meta.items())])
 
 
-def _insert_rows(conn: Any, table: Any, columns: tuple[str, ...], rows: list[Row]) -> None:
-    """Core executemany, a chunk at a time. On SQLite the row tuples go straight to the
-    DBAPI cursor's executemany (still one compiled INSERT): about twice as fast as handing
-    Core a dict per row, which matters for the 1.2 million rows of 4x4."""
-    insert = table.insert()
-    direct = conn.dialect.name == "sqlite"
-    sql = str(insert.compile(dialect=conn.dialect, column_keys=list(columns))) if direct else ""
-    for start in range(0, len(rows), _CHUNK):
-        chunk = rows[start : start + _CHUNK]
-        if direct:
-            conn.exec_driver_sql(sql, chunk)
-        else:
-            conn.execute(insert, [dict(zip(columns, row)) for row in chunk])
+def _insert_columns(conn: Connection, table: Table, names: tuple[str, ...], blocks: Blocks) -> None:
+    """Insert rows given a block at a time, column by column. On SQLite many rows go in each
+    statement: a few times faster than a statement per row, which matters for the 1.2 million
+    rows of 4x4. Other databases get Core's executemany."""
+    import numpy as np
+
+    width = len(names)
+    per = max(1, _PARAMETERS // width)
+    head = f"INSERT INTO {table.name} ({', '.join(names)}) VALUES "
+    one = "(" + ", ".join("?" * width) + ")"
+    for columns in blocks:
+        count = len(columns[0])
+        if conn.dialect.name != "sqlite":
+            conn.execute(table.insert(), [dict(zip(names, row)) for row in zip(*columns)])
+            continue
+        grid = np.empty((count, width), dtype=object)
+        for j, column in enumerate(columns):
+            grid[:, j] = column
+        full = count // per * per
+        if full:
+            statements = grid[:full].reshape(-1, per * width).tolist()
+            conn.exec_driver_sql(head + ", ".join([one] * per), list(map(tuple, statements)))
+        if full < count:
+            conn.exec_driver_sql(head + ", ".join([one] * (count - full)), tuple(grid[full:].ravel().tolist()))

@@ -1,0 +1,73 @@
+"""Making and checking databases: ``build`` and ``verify``."""
+
+from __future__ import annotations
+
+import click
+
+from ..variant import Variant
+from .options import CLIFailure, database_options
+from .output import echo_json, output_options
+
+
+def _stderr(line: str) -> None:
+    click.echo(line, err=True)
+
+
+@click.command()
+@database_options
+@click.option("--force", is_flag=True, help="Overwrite a target that ttt-solver did not make.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
+def build(variant: Variant, db: str | None, force: bool, quiet: bool) -> None:
+    """Solve a variant exhaustively and write its database (all or nothing).
+
+    The default target is the variant's default database (data/ttt.sqlite for 3x3 in a
+    checkout). The SQLite file is written beside the target and renamed into place.
+
+    \b
+    Example:
+        ttt-lookup build
+        ttt-lookup build --variant 4x4
+        ttt-lookup build --db my.sqlite --force
+    """
+    from ..build import build as build_database
+
+    report = build_database(db, variant, force=force, progress=None if quiet else _stderr)
+    click.echo(report.summary())
+
+
+@click.command()
+@database_options
+@output_options("json")
+def verify(variant: Variant, db: str | None, fmt: str) -> None:
+    """Prove a database whole: every row against the rules and its children's rows.
+
+    Checks that the table holds every legal canonical position exactly once and nothing
+    else, every finished position's value from the rules, every other row's value,
+    remoteness, best moves and move counts from its children's rows, the orbits, the
+    readable columns, the moves table (where stored), the meta counts and the content
+    digest. Exit code 1 on any contradiction. (Each lookup already checks the rows it
+    shows against the rows one ply below; this is the whole-table check.)
+
+    \b
+    Example:
+        ttt-lookup verify
+        ttt-lookup verify --variant 4x4 --json
+    """
+    from ..lookup.rows import DatabaseRows
+    from ..store import Target
+    from ..store.reader import Reader
+    from ..verify import verify_source
+    from .options import resolve_database
+
+    target = Target.parse(resolve_database(db, variant))
+    with Reader(target, variant.name) as reader:
+        report = verify_source(DatabaseRows(reader, variant))
+    if fmt == "json":
+        echo_json(report.to_dict())
+    else:
+        click.echo(report.text())
+    if not report.ok:
+        raise CLIFailure(f"{report.found:,} contradictions in {target.spec!r}; {report.hint}")
+
+
+COMMANDS = [build, verify]

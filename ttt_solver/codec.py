@@ -1,0 +1,308 @@
+"""The board codec: one integer per board, its canonical code, and the rules over codes.
+
+A board of ``n = variant.cells`` cells is the base-3 integer
+
+    code = sum(digit[i] * 3**(n - 1 - i))      with 'O' = 0, '.' = 1, 'X' = 2,
+
+cell 0 being the most significant digit. The digit is the array form's number plus one
+(+1 X, -1 O, 0 empty), so ``code = array @ weights + offset(n)`` with
+``weights[i] = 3**(n - 1 - i)``, and the side ``s`` (+1 X, -1 O) moving on cell ``c`` adds
+``s * weights[c]``. The canonical code of a board is the smallest code among its images under
+``variant.symmetries``; the database keys its rows by it, and :mod:`ttt_solver.symmetry`
+uses the same order, so there is one canonical form everywhere.
+
+This module is the only place that defines codes. The scalar functions at the top are pure
+Python (the command line's lookups use them without importing numpy); the vectorised rules
+below (terminal, legal, children, canonical codes of whole arrays) import numpy when first
+called. Values are +1 win, 0 draw, -1 loss for the side to move.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, cast
+
+from .variant import Permutation, Variant
+
+if TYPE_CHECKING:
+    import numpy as np
+
+O_DIGIT, EMPTY_DIGIT, X_DIGIT = 0, 1, 2
+_TO_DIGITS = str.maketrans("O.X", "012")
+_FROM_DIGITS = str.maketrans("012", "O.X")
+PLAYING = 2  # the terminal value of a board where play goes on
+ILLEGAL = -128  # the terminal value of a code that is no legal board
+
+
+# -- scalar, pure Python ------------------------------------------------------------------
+def offset(cells: int) -> int:
+    """The code of the empty board: ``(3**cells - 1) // 2``."""
+    empty: int = (3**cells - 1) // 2
+    return empty
+
+
+def encode(text: str) -> int:
+    """Normalised text (``X``, ``O``, ``.``) -> its code."""
+    code: int = int(text.translate(_TO_DIGITS), 3)
+    return code
+
+
+def decode(code: int, cells: int) -> str:
+    """A code -> normalised text of ``cells`` cells."""
+    digits = []
+    for _ in range(cells):
+        code, digit = divmod(code, 3)
+        digits.append(digit)
+    return "".join("O.X"[digit] for digit in reversed(digits))
+
+
+@cache
+def _getters(variant: Variant) -> tuple[tuple[Permutation, ...], tuple[object, ...]]:
+    from operator import itemgetter
+
+    return variant.symmetries, tuple(itemgetter(*perm) for perm in variant.symmetries)
+
+
+def canonical(text: str, variant: Variant) -> tuple[int, Permutation]:
+    """The canonical code of a normalised board and the symmetry that takes the board there
+    (``canonical_board[i] == board[perm[i]]``)."""
+    perms, getters = _getters(variant)
+    digits = text.translate(_TO_DIGITS)
+    join = "".join
+    images = [join(get(digits)) for get in getters]  # type: ignore[operator]
+    best = min(range(len(images)), key=images.__getitem__)
+    return int(images[best], 3), perms[best]
+
+
+def canonical_code(text: str, variant: Variant) -> int:
+    """The canonical code of a normalised board."""
+    _perms, getters = _getters(variant)
+    digits = text.translate(_TO_DIGITS)
+    join = "".join
+    return int(min(join(get(digits)) for get in getters), 3)  # type: ignore[operator]
+
+
+def canonical_text(text: str, variant: Variant) -> str:
+    """The canonical form of a normalised board, as text."""
+    _perms, getters = _getters(variant)
+    join = "".join
+    return min(join(get(text.translate(_TO_DIGITS))) for get in getters).translate(_FROM_DIGITS)  # type: ignore[operator]
+
+
+# -- vectorised, numpy ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Geometry:
+    """Lookup tables over the two halves of a code: each costs two gathers per board.
+
+    The high half is the first ``n - n // 2`` cells, the low half the last ``n // 2``.
+    """
+
+    variant: Variant
+    n: int
+    base: int  # 3 ** (cells in the low half)
+    weights: np.ndarray  # (n,) int64: 3**(n - 1 - cell)
+    digits: tuple[np.ndarray, np.ndarray]  # (3**m, m) uint8 digits of a half
+    images: tuple[np.ndarray, np.ndarray]  # (symmetries, 3**m) int64: a half's share of each image's code
+    lines: tuple[np.ndarray, np.ndarray]  # (3**m,) uint64: bit l (X) / L + l (O) if the half fills line l
+    line_cells: np.ndarray  # (L,) int64: the cells of each line as a bit mask
+
+
+def _digit_table(m: int) -> np.ndarray:
+    import numpy as np
+
+    codes = np.arange(3**m, dtype=np.int64)
+    return np.stack([codes // 3 ** (m - 1 - i) % 3 for i in range(m)], axis=1).astype(np.uint8).reshape(3**m, m)
+
+
+def _line_table(digits: np.ndarray, cells: range, variant: Variant) -> np.ndarray:
+    import numpy as np
+
+    masks = np.zeros(len(digits), dtype=np.uint64)
+    count = len(variant.lines)
+    for number, line in enumerate(variant.lines):
+        inside = [cell - cells.start for cell in line if cell in cells]
+        for mark, bit in ((X_DIGIT, number), (O_DIGIT, count + number)):
+            full = np.all(digits[:, inside] == mark, axis=1)
+            masks[full] |= np.uint64(1 << bit)
+    return masks
+
+
+@cache
+def geometry(variant: Variant) -> Geometry:
+    """The variant's code tables, built once per process."""
+    import numpy as np
+
+    n = variant.cells
+    low = n // 2
+    halves = (range(n - low), range(n - low, n))
+    weights = 3 ** np.arange(n - 1, -1, -1, dtype=np.int64)
+    # image[i] = board[perm[i]]: board cell j lands at i = perm.index(j)
+    moved = np.array([[weights[perm.index(j)] for j in range(n)] for perm in variant.symmetries], dtype=np.int64)
+    digits = tuple(_digit_table(len(half)) for half in halves)
+    images = tuple(moved[:, half] @ d.T.astype(np.int64) for half, d in zip(halves, digits))
+    lines = tuple(_line_table(d, half, variant) for half, d in zip(halves, digits))
+    line_cells = np.array([sum(1 << cell for cell in line) for line in variant.lines], dtype=np.int64)
+    return Geometry(
+        variant, n, 3**low, weights, (digits[0], digits[1]), (images[0], images[1]), (lines[0], lines[1]), line_cells
+    )
+
+
+def _halves(codes: np.ndarray, g: Geometry) -> tuple[np.ndarray, np.ndarray]:
+    import numpy as np
+
+    high, low = np.divmod(np.asarray(codes, dtype=np.int64), g.base)
+    return high, low
+
+
+def digits(codes: np.ndarray, variant: Variant) -> np.ndarray:
+    """(N, cells) uint8 digits of each code: 0 O, 1 empty, 2 X."""
+    import numpy as np
+
+    g = geometry(variant)
+    high, low = _halves(codes, g)
+    return np.concatenate([g.digits[0][high], g.digits[1][low]], axis=1)
+
+
+def codes_of_arrays(boards: np.ndarray, variant: Variant) -> np.ndarray:
+    """(N, cells) arrays of +1/-1/0 -> int64 codes (values not checked)."""
+    import numpy as np
+
+    g = geometry(variant)
+    return cast("np.ndarray", np.asarray(boards, dtype=np.int64) @ g.weights + offset(g.n))
+
+
+def encode_texts(texts: list[str], variant: Variant) -> np.ndarray:
+    """Normalised text boards -> int64 codes."""
+    import numpy as np
+
+    if not texts:
+        return np.zeros(0, dtype=np.int64)
+    joined = "".join(texts).translate(_TO_DIGITS).encode("ascii")
+    return digit_rows_to_codes(np.frombuffer(joined, dtype=np.uint8).reshape(len(texts), -1) - ord("0"), variant)
+
+
+def digit_rows_to_codes(rows: np.ndarray, variant: Variant) -> np.ndarray:
+    """(N, cells) digits -> int64 codes (Horner's rule: faster than an int64 matmul)."""
+    import numpy as np
+
+    codes = np.zeros(len(rows), dtype=np.int64)
+    for column in np.asarray(rows).T:
+        codes *= 3
+        codes += column
+    return codes
+
+
+def decode_texts(codes: np.ndarray, variant: Variant) -> list[str]:
+    """int64 codes -> normalised text boards."""
+    import numpy as np
+
+    n = variant.cells
+    chars = np.frombuffer(b"O.X", dtype=np.uint8)[digits(codes, variant)]
+    joined = np.ascontiguousarray(chars).tobytes().decode("ascii")
+    return [joined[i : i + n] for i in range(0, len(joined), n)]
+
+
+def image_codes(codes: np.ndarray, variant: Variant) -> np.ndarray:
+    """(symmetries, N) int64: the code of each image of each board."""
+    g = geometry(variant)
+    high, low = _halves(codes, g)
+    return cast("np.ndarray", g.images[0][:, high] + g.images[1][:, low])
+
+
+def canonical_codes(codes: np.ndarray, variant: Variant) -> np.ndarray:
+    """The canonical code (smallest image) of each code."""
+    import numpy as np
+
+    g = geometry(variant)
+    high, low = _halves(codes, g)
+    best = g.images[0][0][high] + g.images[1][0][low]
+    image = np.empty_like(best)
+    for s in range(1, len(g.images[0])):
+        np.take(g.images[0][s], high, out=image)
+        image += g.images[1][s][low]
+        np.minimum(best, image, out=best)
+    return cast("np.ndarray", best)
+
+
+def orbits(codes: np.ndarray, variant: Variant) -> np.ndarray:
+    """int8: how many distinct boards the symmetries make of each code."""
+    import numpy as np
+
+    out = np.empty(len(codes), dtype=np.int8)
+    for start in range(0, len(codes), 1 << 17):  # a block at a time: the images take 8 codes each
+        images = np.sort(image_codes(codes[start : start + (1 << 17)], variant), axis=0)
+        out[start : start + (1 << 17)] = 1 + np.count_nonzero(np.diff(images, axis=0), axis=0)
+    return out
+
+
+def line_bits(codes: np.ndarray, variant: Variant) -> np.ndarray:
+    """uint64 per code: bit l if X fills line l, bit L + l if O does."""
+    g = geometry(variant)
+    high, low = _halves(codes, g)
+    return cast("np.ndarray", g.lines[0][high] & g.lines[1][low])
+
+
+def terminal_values(codes: np.ndarray, variant: Variant) -> np.ndarray:
+    """int8 per legal code: the value of a finished game for the side to move (-1 when the
+    last mover made k in a row, +1 in misère, 0 on a full board), :data:`PLAYING` otherwise."""
+    import numpy as np
+
+    finished_by_line = line_bits(codes, variant) != 0
+    full = (digits(codes, variant) != EMPTY_DIGIT).all(axis=1)
+    lined = np.int8(1 if variant.misere else -1)
+    return np.where(finished_by_line, lined, np.where(full, np.int8(0), np.int8(PLAYING))).astype(np.int8)
+
+
+def legal(codes: np.ndarray, variant: Variant) -> np.ndarray:
+    """bool per code: the board can arise in a real game (the rules of
+    :func:`ttt_solver.board.legality_error`, vectorised)."""
+    import numpy as np
+
+    g = geometry(variant)
+    d = digits(codes, variant)
+    xs = (d == X_DIGIT).sum(axis=1)
+    os = (d == O_DIGIT).sum(axis=1)
+    bits = line_bits(codes, variant)
+    count = len(variant.lines)
+    x_bits = bits & np.uint64((1 << count) - 1)
+    o_bits = bits >> np.uint64(count)
+    x_owns, o_owns = x_bits != 0, o_bits != 0
+    owner_bits = np.where(x_owns, x_bits, o_bits)
+    shared = np.full(len(d), (1 << g.n) - 1, dtype=np.int64)  # cells common to the owner's lines
+    for number in range(count):
+        on = (owner_bits >> np.uint64(number)) & np.uint64(1) != 0
+        shared = np.where(on, shared & g.line_cells[number], shared)
+    return cast(
+        "np.ndarray",
+        ((xs - os == 0) | (xs - os == 1))
+        & ~(x_owns & o_owns)
+        & ~(x_owns & (xs == os))  # X made a line, but O moved last
+        & ~(o_owns & (xs > os))  # O made a line, but X moved last
+        & ~((x_owns | o_owns) & (shared == 0)),  # two separate lines: a move after the game ended
+    )
+
+
+def children(codes: np.ndarray, variant: Variant) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every move on every board: (board row, cell, canonical code of the result), ordered by
+    row then cell. The side to move follows from the piece counts; the caller leaves out
+    finished boards."""
+    import numpy as np
+
+    g = geometry(variant)
+    codes = np.asarray(codes, dtype=np.int64)
+    d = digits(codes, variant)
+    side = np.where((d == X_DIGIT).sum(axis=1) > (d == O_DIGIT).sum(axis=1), -1, 1)
+    rows, cells = np.nonzero(d == EMPTY_DIGIT)
+    result = canonical_codes(codes[rows] + side[rows] * g.weights[cells], variant)
+    return rows, cells, result
+
+
+def search(sorted_codes: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each code sits in an ascending code array, and whether it is there at all."""
+    import numpy as np
+
+    index = np.searchsorted(sorted_codes, codes)
+    found = index < len(sorted_codes)
+    found[found] = sorted_codes[index[found]] == codes[found]
+    return index, found

@@ -1,0 +1,120 @@
+"""Each answer checked against the rows one ply below it, in pure Python.
+
+A solved table proves itself locally: a finished position's row follows from the rules, and
+every other row's value, remoteness, best moves and move counts follow from its children's
+rows (:func:`ttt_solver.values.outcome`). :func:`resolve` builds the answer for one real board
+from its canonical row and its children's rows, and with ``prove`` it also checks the row and
+each child's row against the rows below them, so that a lookup never shows a number the
+table contradicts. A contradiction is a :class:`DatabaseError` naming the board.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
+
+from .. import board as rules
+from .. import codec
+from ..errors import DatabaseError
+from ..values import Outcome, move_result, outcome, rank
+from ..variant import Variant
+from .rows import Row
+
+Fetch = Callable[[Collection[int]], dict[int, Row]]
+
+
+class Move(NamedTuple):
+    cell: int  # in the real board's numbering
+    value: int  # for the player making the move
+    remoteness: int  # plies from the position to the end after this move
+
+
+@dataclass(frozen=True)
+class Position:
+    """Everything the database knows about one real board."""
+
+    board: str
+    value: int
+    remoteness: int
+    moves: tuple[Move, ...]  # best first: value, then fastest win / slowest loss, then cell
+    best_moves: tuple[int, ...]  # ascending cells whose move keeps the value
+    preferred: tuple[int, ...]  # ascending cells that keep the value with the best remoteness
+
+    @property
+    def to_move(self) -> str:
+        return rules.to_move(self.board)
+
+    @property
+    def is_over(self) -> bool:
+        return not self.moves
+
+
+class Node(NamedTuple):
+    """A canonical position as the rules see it."""
+
+    board: str  # canonical text
+    terminal: int | None  # the value of a finished game, None while play goes on
+    children: tuple[tuple[int, int], ...]  # (cell, canonical code of the result), ascending by cell
+
+
+@lru_cache(maxsize=1 << 16)
+def node(code: int, variant: Variant) -> Node:
+    board = codec.decode(code, variant.cells)
+    terminal = rules.terminal_value(board, variant)
+    if terminal is not None:
+        return Node(board, terminal, ())
+    mark = rules.to_move(board)
+    children = tuple(
+        (cell, codec.canonical_code(board[:cell] + mark + board[cell + 1 :], variant))
+        for cell, here in enumerate(board)
+        if here == rules.EMPTY
+    )
+    return Node(board, None, children)
+
+
+def implied(here: Node, rows: dict[int, Row]) -> Outcome:
+    """What the rules and the children's rows say the row of ``here`` must hold."""
+    if here.terminal is not None:
+        return Outcome(here.terminal, 0, (), (), 0, 0, 0)
+    return outcome([(cell, *move_result(*rows[child][:2])) for cell, child in here.children])
+
+
+def contradiction(row: Row, expected: Outcome) -> str | None:
+    """What ``row`` holds that ``expected`` denies, or None."""
+    for name in ("value", "remoteness", "best", "wins", "draws", "losses"):
+        stored, wanted = getattr(row, name), getattr(expected, name)
+        if stored != wanted:
+            return f"{name} {stored!r}, but its children imply {wanted!r}"
+    return None
+
+
+def resolve(text: str, variant: Variant, fetch: Fetch, location: str, hint: str, prove: bool) -> Position:
+    """The answer for a normalised legal board; with ``prove``, checked one ply down."""
+    code, perm = codec.canonical(text, variant)
+    here = node(code, variant)
+    wanted = {code, *(child for _cell, child in here.children)}
+    if prove:
+        wanted.update(grandchild for _cell, child in here.children for _c, grandchild in node(child, variant).children)
+    rows = fetch(wanted)
+    missing = sorted(wanted - rows.keys())
+    if missing:
+        board = codec.decode(missing[0], variant.cells)
+        raise DatabaseError(f"database {location!r} has no row for board {board!r}: it is incomplete; {hint}")
+    row = rows[code]
+    if prove:
+        for checked in (code, *dict.fromkeys(child for _cell, child in here.children)):
+            below = node(checked, variant)
+            wrong = contradiction(rows[checked], implied(below, rows))
+            if wrong is not None:
+                raise DatabaseError(
+                    f"database {location!r} contradicts itself at board {below.board!r}: it stores {wrong}; {hint}"
+                )
+    moves = sorted(
+        (Move(perm[cell], *move_result(*rows[child][:2])) for cell, child in here.children),
+        key=lambda m: (*rank(m.value, m.remoteness), m.cell),
+    )
+    best = tuple(sorted(perm[cell] for cell in row.best))
+    preferred = tuple(sorted(m.cell for m in moves if (m.value, m.remoteness) == (row.value, row.remoteness)))
+    return Position(text, row.value, row.remoteness, tuple(moves), best, preferred)

@@ -1,0 +1,149 @@
+"""Dense tables over every code, for whole-array lookups with no Python loop per board.
+
+A board in array form (+1 X, -1 O, 0 empty) is its code ``array @ weights + offset`` (see
+:mod:`ttt_solver.codec`), which indexes two tables over all ``3**cells`` codes: a score byte
+(value and remoteness; :data:`ILLEGAL` where no legal board has that code) and the mask of
+preferred moves (keep the value with the best remoteness) in the board's own numbering. They
+are filled from the canonical rows by writing each row to every image of its board: 59 KB for
+3x3, 129 MB for 4x4. Building them proves the whole table against the rules first
+(:func:`ttt_solver.verify.prove_arrays`), which also yields the preferred moves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from .. import board as rules
+from .. import codec
+from ..errors import InvalidBoardError
+from ..variant import Variant
+from .rows import Arrays
+
+ILLEGAL = np.uint8(255)
+_REMOTENESS = 32  # score = (value + 1) * 32 + remoteness
+_CHUNK = 16384  # boards per pass: keeps the working set in the CPU cache
+
+
+def checked_boards(boards: Any, cells: int) -> np.ndarray:
+    """An (N, cells) integer array of +1/-1/0, or InvalidBoardError naming what is wrong."""
+    try:
+        array = np.asarray(boards)
+    except ValueError:
+        raise InvalidBoardError(f"invalid boards: expected an array of shape (N, {cells}), got ragged rows") from None
+    if array.dtype == object:
+        raise InvalidBoardError(
+            f"invalid boards: expected an array of shape (N, {cells}) of integers, got ragged rows or objects"
+        )
+    if array.ndim != 2 or array.shape[1] != cells:
+        raise InvalidBoardError(f"invalid boards: expected an array of shape (N, {cells}), got {array.shape}")
+    if array.dtype.kind not in "iu":
+        raise InvalidBoardError(f"invalid boards: expected integers +1, -1 or 0, got dtype {array.dtype}")
+    if array.size and (array.min() < -1 or array.max() > 1):
+        row = int(np.argmax((array < -1).any(axis=1) | (array > 1).any(axis=1)))
+        raise InvalidBoardError(f"invalid boards: row {row} has a value other than +1, -1 or 0: {array[row].tolist()}")
+    return array
+
+
+@cache
+def bit_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For every 16-bit mask: its lowest set bit (-1 if none), its bit count, and its k-th set bit."""
+    masks = np.arange(1 << 16, dtype=np.int64)
+    bits = (masks[:, None] >> np.arange(16)) & 1
+    count = bits.sum(axis=1).astype(np.int8)
+    kth = np.full((1 << 16, 16), -1, dtype=np.int8)
+    rank = np.cumsum(bits, axis=1) - 1
+    rows, cells = np.nonzero(bits)
+    kth[rows, rank[rows, cells]] = cells
+    return kth[:, 0].copy(), count, kth
+
+
+def _permuted_masks(masks: np.ndarray, perm: tuple[int, ...]) -> np.ndarray:
+    """Masks in a canonical board's numbering -> the same cells on the image ``perm`` makes
+    (``image[i] = canonical[perm[i]]``: canonical cell ``perm[i]`` is image cell ``i``)."""
+    out = np.zeros(len(masks), dtype=np.uint16)
+    for i, source in enumerate(perm):
+        out |= ((masks >> np.uint16(source)) & np.uint16(1)) << np.uint16(i)
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class BatchTables:
+    variant: Variant
+    score: np.ndarray  # uint8 per code
+    preferred: np.ndarray  # uint16 per code
+
+    @classmethod
+    def build(cls, arrays: Arrays, location: str, hint: str) -> BatchTables:
+        from ..verify import Report, prove_arrays
+
+        variant = arrays.variant
+        proof = prove_arrays(arrays, Report(variant.name, location, hint))
+        proof.report.raise_for_contradictions()
+        score = np.full(3**variant.cells, ILLEGAL, dtype=np.uint8)
+        preferred = np.zeros(3**variant.cells, dtype=np.uint16)
+        row_score = ((arrays.value + 1).astype(np.uint8) * _REMOTENESS + arrays.remoteness.astype(np.uint8)).astype(
+            np.uint8
+        )
+        images = codec.image_codes(arrays.code, variant)
+        for s, perm in enumerate(variant.symmetries):
+            score[images[s]] = row_score
+            preferred[images[s]] = _permuted_masks(proof.preferred, perm)
+        for table in (score, preferred):
+            table.flags.writeable = False
+        return cls(variant, score, preferred)
+
+    def codes(self, boards: Any) -> np.ndarray:
+        """Codes of an (N, cells) array of +1/-1/0 boards; InvalidBoardError for a bad or illegal row."""
+        array = checked_boards(boards, self.variant.cells)
+        n = self.variant.cells
+        weights = codec.geometry(self.variant).weights
+        dtype = np.int16 if 3**n < 1 << 15 else np.int32
+        out = np.empty(len(array), dtype=dtype)
+        start_code = dtype(codec.offset(n))
+        for start in range(0, len(array), _CHUNK):
+            stop = min(start + _CHUNK, len(array))
+            # A column-major int8 copy of a cache-sized chunk: the per-cell passes then stream.
+            columns = np.ascontiguousarray(array[start:stop].T, dtype=np.int8)
+            part: np.ndarray = out[start:stop]
+            part[:] = start_code
+            for i in range(n):
+                np.add(part, columns[i] * dtype(weights[i]), out=part)
+        bad = self.score[out] == ILLEGAL
+        if bad.any():
+            row = int(np.argmax(bad))
+            text = "".join(".XO"[v] for v in array[row].tolist())
+            reason = rules.legality_error(text, self.variant) or "not a legal position"
+            raise InvalidBoardError(f"invalid boards: row {row} ({text!r}) is illegal: {reason}")
+        return out
+
+    def values(self, boards: Any) -> np.ndarray:
+        found: np.ndarray = (self.score[self.codes(boards)] // _REMOTENESS).astype(np.int8) - 1
+        return found
+
+    def remoteness(self, boards: Any) -> np.ndarray:
+        found: np.ndarray = (self.score[self.codes(boards)] % _REMOTENESS).astype(np.int8)
+        return found
+
+    def best_moves(self, boards: Any, rng: Any = None) -> np.ndarray:
+        """The lowest preferred cell of each board (uniform among them with ``rng``), -1 if over."""
+        masks = self.preferred[self.codes(boards)]
+        lowest, count, kth = bit_tables()
+        if rng is None:
+            first: np.ndarray = lowest[masks]
+            return first
+        pick = (_uniform(rng, len(masks)) * count[masks]).astype(np.intp)
+        chosen: np.ndarray = kth[masks, pick]
+        return chosen
+
+
+def _uniform(rng: Any, size: int) -> np.ndarray:
+    """``size`` floats in [0, 1) from a numpy Generator or a random.Random."""
+    if hasattr(rng, "random") and hasattr(rng, "integers"):
+        return np.asarray(rng.random(size))
+    if hasattr(rng, "getrandbits"):
+        return np.random.default_rng(rng.getrandbits(64)).random(size)
+    raise TypeError(f"rng must be a random.Random or a numpy.random.Generator, got {type(rng).__name__}")

@@ -1,0 +1,257 @@
+"""The whole-table proof: a vectorised retrograde check of a solved database.
+
+:func:`prove_arrays` checks the solution itself: codes strictly ascending, canonical and legal;
+the empty board present and every move of every unfinished row leading to a row (so the table
+holds exactly the reachable canonical positions); every finished row's value from the rules;
+every other row's value, remoteness, best moves and move counts equal to what its children's
+rows imply (:func:`ttt_solver.values.back_up`); orbits as the symmetries make them.
+:func:`verify_source` adds what a database stores besides: the meta counts and digest, the
+``positions`` table equal to the packed arrays column by column, the readable columns
+(``board``, ``ply``, ``to_move``, ``best_moves``, ``winner``) equal to what the code implies, and
+the ``moves`` table (where stored) equal to the children's rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import codec
+from .errors import DatabaseError
+from .values import back_up
+
+if TYPE_CHECKING:
+    from .lookup.rows import Arrays, DatabaseRows
+
+SHOWN = 10  # contradictions a report lists in full
+
+
+@dataclass
+class Report:
+    """What a proof checked and the contradictions it found."""
+
+    variant: str
+    location: str
+    hint: str
+    checks: list[str] = field(default_factory=list)
+    contradictions: list[str] = field(default_factory=list)
+    found: int = 0  # contradictions in all (only the first SHOWN are listed)
+
+    @property
+    def ok(self) -> bool:
+        return self.found == 0
+
+    def passed(self, check: str) -> None:
+        self.checks.append(check)
+
+    def failed(self, what: str, boards: list[str] | None = None, count: int = 1) -> None:
+        self.found += count
+        if len(self.contradictions) < SHOWN:
+            shown = f" (e.g. {', '.join(repr(b) for b in boards[:3])})" if boards else ""
+            self.contradictions.append(f"{what}{shown}" if count == 1 else f"{count:,} rows: {what}{shown}")
+
+    def check(self, passed: bool | np.bool_, what: str) -> bool:
+        if passed:
+            self.passed(what)
+        else:
+            self.failed(what)
+        return bool(passed)
+
+    def rows(self, bad: np.ndarray, codes: np.ndarray, variant: Any, what: str, passed: str) -> None:
+        """Record ``what`` for every row where ``bad`` holds, else ``passed``."""
+        count = int(np.count_nonzero(bad))
+        if count:
+            self.failed(what, codec.decode_texts(codes[bad][:3], variant), count)
+        else:
+            self.passed(passed)
+
+    def raise_for_contradictions(self) -> None:
+        if not self.ok:
+            raise DatabaseError(
+                f"database {self.location!r} fails verification: {self.contradictions[0]}"
+                f"{f' (and {self.found - 1:,} more)' if self.found > 1 else ''}; {self.hint}"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "variant": self.variant,
+            "database": self.location,
+            "ok": self.ok,
+            "checks": self.checks,
+            "contradictions": self.found,
+            "first_contradictions": self.contradictions,
+        }
+
+    def text(self) -> str:
+        lines = [f"verified {self.location} ({self.variant}):"]
+        lines += [f"  ok    {check}" for check in self.checks]
+        lines += [f"  FAIL  {what}" for what in self.contradictions]
+        if self.found > len(self.contradictions):
+            lines.append(f"  ... {self.found - len(self.contradictions):,} more contradictions")
+        lines.append("the table is proved" if self.ok else f"{self.found:,} contradictions; {self.hint}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Proof:
+    """A whole-table proof and what it computed on the way."""
+
+    report: Report
+    preferred: np.ndarray  # uint16 per row: moves that keep the value and the remoteness
+
+
+def prove_arrays(arrays: Arrays, report: Report) -> Proof:
+    """Check the solution in ``arrays`` against the rules (see the module docstring)."""
+    variant, codes = arrays.variant, arrays.code
+    n = len(codes)
+    preferred = np.zeros(n, dtype=np.uint16)
+    if not report.check(n > 0 and bool(np.all(codes[1:] > codes[:-1])), f"{n:,} codes strictly ascending"):
+        return Proof(report, preferred)
+    report.rows(codec.canonical_codes(codes, variant) != codes, codes, variant, "not canonical", "every code canonical")
+    report.rows(~codec.legal(codes, variant), codes, variant, "not a legal position", "every code a legal position")
+    empty = codec.offset(variant.cells)
+    report.check(bool(codec.search(codes, np.array([empty]))[1][0]), "the empty board present")
+    report.rows(arrays.orbit != codec.orbits(codes, variant), codes, variant, "wrong orbit", "every orbit right")
+    terminal = codec.terminal_values(codes, variant)
+    done = terminal != codec.PLAYING
+    wrong_end = done & (
+        (arrays.value != terminal) | (arrays.remoteness != 0) | (arrays.best != 0)
+        | (arrays.wins != 0) | (arrays.draws != 0) | (arrays.losses != 0)
+    )  # fmt: skip
+    report.rows(
+        wrong_end, codes, variant, "finished, but not valued by the rules", f"{int(done.sum()):,} finished rows"
+    )
+    live = np.flatnonzero(~done)
+    rows, cells, children = codec.children(codes[live], variant)
+    index, found = codec.search(codes, children)
+    missing = ~found
+    if missing.any():
+        report.failed(
+            "a move leads to a position with no row",
+            codec.decode_texts(children[missing][:3], variant),
+            int(missing.sum()),
+        )
+        return Proof(report, preferred)
+    report.passed(f"every move of {len(live):,} unfinished rows leads to a row ({len(children):,} moves)")
+    starts = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=len(live)))[:-1]]).astype(np.int64)
+    backed = back_up(arrays.value[index], arrays.remoteness[index], starts, cells)
+    stored = (arrays.value, arrays.remoteness, arrays.best, arrays.wins, arrays.draws, arrays.losses)
+    implied = (backed.value, backed.remoteness, backed.best, backed.wins, backed.draws, backed.losses)
+    names = ("value", "remoteness", "best moves", "winning moves", "drawing moves", "losing moves")
+    for name, column, wanted in zip(names, stored, implied):
+        bad = np.zeros(n, dtype=bool)
+        bad[live] = column[live] != wanted
+        report.rows(
+            bad, codes, variant, f"{name} differ from what the children imply", f"every {name} from the children"
+        )
+    preferred[live] = backed.preferred
+    return Proof(report, preferred)
+
+
+def verify_source(source: DatabaseRows) -> Report:
+    """Prove a database whole (``ttt-lookup verify``): the ``positions`` table as the lookups
+    read it, then the packed arrays and the digest that in-memory loads trust."""
+    from .lookup.rows import Arrays, unpack
+    from .store.content import POSITION_COLUMNS, best_labels
+
+    variant = source.variant
+    report = Report(variant.name, source.location, source.rebuild_hint())
+    meta = source.meta
+    table = source.reader.positions()
+    report.check(str(len(table)) == meta.get("positions"), f"{len(table):,} rows in positions as meta says")
+    columns = dict(zip(POSITION_COLUMNS, zip(*table))) if table else {name: () for name in POSITION_COLUMNS}
+    try:
+        numbers = {
+            name: np.array(columns["code" if name == "code" else name], dtype=np.int64)
+            for name in ("code", "value", "remoteness", "orbit", "wins", "draws", "losses")
+        }
+        best = np.array([_mask(text) for text in columns["best_moves"]], dtype=np.int64)
+    except (TypeError, ValueError, OverflowError):
+        report.failed("the positions table holds a value of the wrong type")
+        return report
+    arrays = Arrays(
+        variant, numbers["code"], numbers["value"].astype(np.int8), numbers["remoteness"].astype(np.int8),
+        best.astype(np.uint16), numbers["orbit"].astype(np.int8), numbers["wins"].astype(np.uint8),
+        numbers["draws"].astype(np.uint8), numbers["losses"].astype(np.uint8),
+    )  # fmt: skip
+    prove_arrays(arrays, report)
+    legal = int(arrays.orbit.sum(dtype=np.int64))
+    report.check(str(legal) == meta.get("legal_positions"), f"orbits sum to {legal:,} legal positions as meta says")
+    _compare_readable(columns, arrays, report, best_labels)
+    try:
+        packed = unpack(source.reader.packed(), variant, meta)
+    except ValueError as why:
+        report.failed(f"packed arrays: {why}")
+    else:
+        report.passed(f"content digest {meta.get('digest', '')[:12]}... matches the packed arrays")
+        same = len(packed) == len(arrays) and all(
+            np.array_equal(getattr(packed, name), getattr(arrays, name))
+            for name in ("code", "value", "remoteness", "best", "orbit", "wins", "draws", "losses")
+        )
+        report.check(same, "the packed arrays equal the positions table")
+    _compare_moves(source, arrays, report)
+    return report
+
+
+def _mask(text: Any) -> int:
+    """``"0,4,8"`` -> the bit mask of those cells (TypeError or ValueError if it is no such list)."""
+    if not isinstance(text, str):
+        raise TypeError(text)
+    return sum(1 << int(cell) for cell in text.split(",")) if text else 0
+
+
+def _compare_readable(columns: dict[str, Any], arrays: Arrays, report: Report, labels: Any) -> None:
+    """The readable columns of ``positions`` against what the codes and the numbers imply."""
+    from . import board as rules
+
+    variant = arrays.variant
+    texts = codec.decode_texts(arrays.code, variant)
+    ply = (codec.digits(arrays.code, variant) != codec.EMPTY_DIGIT).sum(axis=1)
+    parity = ply % 2
+    finished_won = (arrays.remoteness == 0) & (arrays.value != 0)
+    winner_index = np.where(finished_won, np.where(arrays.value > 0, parity, 1 - parity) + 1, 0)
+    expected: dict[str, Any] = {
+        "ply": ply,
+        "board": np.array(texts, dtype=object),
+        "to_move": np.array([rules.X, rules.O], dtype=object)[parity],
+        "best_moves": np.array(labels(arrays.best, variant.cells), dtype=object),
+        "winner": np.array([None, rules.X, rules.O], dtype=object)[winner_index],
+    }
+    for name, wanted in expected.items():
+        stored = np.array(columns[name], dtype=object)
+        bad = np.array([a != b for a, b in zip(stored.tolist(), wanted.tolist())], dtype=bool)
+        report.rows(bad, arrays.code, variant, f"positions.{name} differs from the code", f"positions.{name} right")
+
+
+def _compare_moves(source: DatabaseRows, arrays: Arrays, report: Report) -> None:
+    """The ``moves`` table (where stored) against the children's rows."""
+    if source.meta.get("moves_stored") != "1":
+        report.passed("no moves table (moves are derived from the children)")
+        return
+    variant = arrays.variant
+    live = np.flatnonzero(arrays.remoteness > 0)
+    rows, cells, children = codec.children(arrays.code[live], variant)
+    index = np.searchsorted(arrays.code, children)
+    expected = np.stack(
+        [arrays.code[live][rows], cells, -arrays.value[index].astype(np.int64), arrays.remoteness[index] + 1], axis=1
+    ).astype(np.int64)
+    stored = source.reader.moves()
+    count_ok = str(len(stored)) == source.meta.get("moves") == str(len(expected))
+    report.check(count_ok, f"{len(stored):,} rows in moves as meta says")
+    if len(stored) != len(expected):
+        report.failed(f"the moves table has {len(stored):,} rows, the children imply {len(expected):,}")
+        return
+    try:
+        got = np.array(stored, dtype=np.int64).reshape(len(stored), 4)
+    except (TypeError, ValueError):
+        report.failed("the moves table holds a value that is not a number")
+        return
+    bad = (got != expected).any(axis=1)
+    if bad.any():
+        report.failed(
+            "moves rows differ from the children's rows", codec.decode_texts(got[bad][:3, 0], variant), int(bad.sum())
+        )
+    else:
+        report.passed("every moves row equals its child's row")
