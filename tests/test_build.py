@@ -9,24 +9,34 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from ttt_solver import board as rules
-from ttt_solver.build import build, main
+from ttt_solver import codec
+from ttt_solver.build import build
+from ttt_solver.cli import cli
 from ttt_solver.errors import BuildError, DatabaseError
+from ttt_solver.lookup.rows import DatabaseRows
+from ttt_solver.solve import solve_tables
 from ttt_solver.solver import solve
 from ttt_solver.store import Target, writer
-from ttt_solver.store.content import move_rows, position_rows
-from ttt_solver.store.reader import read
-from ttt_solver.symmetry import canonical_text
+from ttt_solver.store.content import digest, move_blocks, pack_blob, packed_arrays, position_blocks
+from ttt_solver.store.reader import Reader
+from ttt_solver.variant import STANDARD, Variant
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("db") / "ttt.sqlite"
-    build(path)
-    return path
+def built(db_path) -> Path:
+    return db_path
+
+
+def read(target: Target, variant: str = "3x3") -> DatabaseRows:
+    """Open a database and load its checked arrays (what an eager oracle does)."""
+    source = DatabaseRows(Reader(target, variant), Variant.parse(variant))
+    source.arrays()
+    return source
 
 
 def rows(path: Path, sql: str) -> list[tuple]:
@@ -38,8 +48,25 @@ def test_positions_table_has_one_row_per_canonical_position(built):
     assert rows(built, "SELECT count(*), sum(orbit) FROM positions") == [(765, 5478)]
     assert rows(built, "SELECT count(*) FROM positions WHERE best_moves = ''") == [(138,)]
     assert rows(built, "SELECT * FROM positions WHERE board = '.........'") == [
-        (".........", 0, "X", 0, 9, "0,1,2,3,4,5,6,7,8", 1, None)
+        (codec.offset(9), ".........", 0, "X", 0, 9, "0,1,2,3,4,5,6,7,8", 0, 9, 0, 1, None)
     ]
+
+
+def test_rows_are_keyed_by_their_canonical_code_in_key_order(built):
+    found = rows(built, "SELECT code, board FROM positions")
+    assert [code for code, _ in found] == sorted(code for code, _ in found)
+    assert all(code == codec.encode(board) == codec.canonical_code(board, STANDARD) for code, board in found)
+    table = rows(built, "SELECT sql FROM sqlite_master WHERE name = 'positions'")[0][0]
+    assert "code INTEGER NOT NULL" in table and "PRIMARY KEY (code)" in table  # the rowid itself
+
+
+def test_move_counts_agree_with_the_moves_table(built):
+    counted = rows(
+        built,
+        "SELECT p.wins, p.draws, p.losses, sum(m.value = 1), sum(m.value = 0), sum(m.value = -1)"
+        " FROM positions p JOIN moves m ON m.code = p.code GROUP BY p.code",
+    )
+    assert len(counted) == 627 and all(row[:3] == row[3:] for row in counted)
 
 
 def test_finished_rows_by_outcome(built):
@@ -53,8 +80,8 @@ def test_best_moves_column_lists_the_moves_keeping_the_value(built):
     listed = dict(rows(built, "SELECT board, best_moves FROM positions"))
     derived = rows(
         built,
-        "SELECT p.board, group_concat(m.cell) FROM positions p JOIN moves m ON m.board = p.board"
-        " AND m.value = p.value GROUP BY p.board ORDER BY p.board",
+        "SELECT p.board, group_concat(m.cell) FROM positions p JOIN moves m ON m.code = p.code"
+        " AND m.value = p.value GROUP BY p.code ORDER BY p.code",
     )
     assert len(derived) == 627
     for board, cells in derived:
@@ -63,8 +90,8 @@ def test_best_moves_column_lists_the_moves_keeping_the_value(built):
 
 def test_game_tree_counts_by_walking_the_moves_table(built):
     children: dict[str, list[str]] = {}
-    for board, cell in rows(built, "SELECT board, cell FROM moves"):
-        children.setdefault(board, []).append(canonical_text(rules.play(board, cell)))
+    for board, cell in rows(built, "SELECT p.board, m.cell FROM moves m JOIN positions p ON p.code = m.code"):
+        children.setdefault(board, []).append(codec.canonical_text(rules.play(board, cell), STANDARD))
 
     @cache
     def games(board: str) -> int:
@@ -80,27 +107,28 @@ def test_game_tree_counts_by_walking_the_moves_table(built):
 
 def test_meta_describes_the_build(built):
     meta = dict(rows(built, "SELECT key, value FROM meta"))
-    assert meta["generator"] == "ttt-solver" and meta["schema_version"] == "1" and meta["variant"] == "3x3"
+    assert meta["generator"] == "ttt-solver" and meta["schema_version"] == "2" and meta["variant"] == "3x3"
     assert (meta["positions"], meta["moves"], meta["legal_positions"]) == ("765", "2270", "5478")
     assert meta["solver_version"] and meta["built_at"] and len(meta["digest"]) == 64
 
 
-def test_indexes_exist(built):
-    names = {name for (name,) in rows(built, "SELECT name FROM sqlite_master WHERE type = 'index'")}
-    assert {"ix_positions_ply_value", "ix_positions_value_remoteness", "ix_moves_value"} <= names
-
-
-def test_round_trip_reads_back_what_was_written(built):
+def test_round_trip_reads_back_what_was_solved(built):
     solutions = solve()
-    contents = read(Target.parse(built))
-    assert sorted(contents.positions) == position_rows(solutions, _std())
-    assert sorted(contents.moves) == move_rows(solutions)
+    arrays = read(Target.parse(built)).arrays()
+    texts = codec.decode_texts(arrays.code, STANDARD)
+    assert sorted(texts) == sorted(solutions)
+    assert arrays.value.tolist() == [solutions[t].value for t in texts]
+    assert arrays.remoteness.tolist() == [solutions[t].remoteness for t in texts]
+    assert arrays.orbit.tolist() == [solutions[t].orbit for t in texts]
 
 
-def _std():
-    from ttt_solver.variant import STANDARD
-
-    return STANDARD
+def test_the_packed_arrays_are_compressed_and_digested_raw(built):
+    tables = solve_tables(STANDARD)
+    raw = packed_arrays(tables)
+    meta = dict(rows(built, "SELECT key, value FROM meta"))
+    assert digest("3x3", raw) == meta["digest"]
+    stored = dict(rows(built, "SELECT name, data FROM packed"))
+    assert stored == {name: pack_blob(name, data) for name, data in raw.items()}
 
 
 def test_digest_is_the_same_on_every_build(tmp_path, built):
@@ -118,17 +146,29 @@ def test_sqlite_url_target(tmp_path):
 def test_transactional_writer_for_non_file_urls(tmp_path):
     # Other SQLAlchemy URLs are written in one transaction; exercise that path on SQLite.
     target = Target("server", None, f"sqlite:///{tmp_path}/server.sqlite")
-    solutions = solve()
-    positions, moves = position_rows(solutions, _std()), move_rows(solutions)
-    meta = writer.write(target, "3x3", positions, moves)
-    assert len(read(target).positions) == 765
-    writer.write(target, "3x3", positions, moves)  # ours: replaced without --force
+    tables = solve_tables(STANDARD)
+    raw = packed_arrays(tables)
+    packed = {name: pack_blob(name, data) for name, data in raw.items()}
+    meta = dict(rows(_built_meta_path(tmp_path), "SELECT key, value FROM meta"))
+
+    def write(force: bool = False) -> None:
+        writer.write(target, position_blocks(tables), move_blocks(tables), packed, meta, force=force)
+
+    write()
+    assert len(read(target).arrays()) == 765
+    write()  # ours: replaced without --force
     with sqlite3.connect(tmp_path / "server.sqlite") as conn:
         conn.execute("UPDATE meta SET value = 'other' WHERE key = 'generator'")
     with pytest.raises(BuildError, match="holds tables ttt-solver did not make"):
-        writer.write(target, "3x3", positions, moves)
-    writer.write(target, "3x3", positions, moves, force=True)
-    assert dict(read(target).meta)["digest"] == meta["digest"]
+        write()
+    write(force=True)
+    assert read(target).meta["digest"] == meta["digest"] == digest("3x3", raw)
+
+
+def _built_meta_path(tmp_path: Path) -> Path:
+    path = tmp_path / "meta-source.sqlite"
+    build(path)
+    return path
 
 
 def test_an_interrupted_build_leaves_the_old_database_and_no_temporary_file(tmp_path, monkeypatch):
@@ -142,7 +182,7 @@ def test_an_interrupted_build_leaves_the_old_database_and_no_temporary_file(tmp_
     with pytest.raises(KeyboardInterrupt):
         build(path)
     assert [p.name for p in tmp_path.iterdir()] == ["ttt.sqlite"]
-    assert dict(read(Target.parse(path)).meta)["digest"] == first.digest
+    assert read(Target.parse(path)).meta["digest"] == first.digest
 
 
 def test_an_interrupted_first_build_leaves_nothing(tmp_path, monkeypatch):
@@ -190,27 +230,28 @@ def test_bad_targets_give_one_clear_error(tmp_path, setup):
         build(target)
 
 
-def test_main_prints_a_summary(tmp_path, capsys):
-    assert main(["--db", str(tmp_path / "t.sqlite")]) == 0
-    out = capsys.readouterr().out
-    assert "5,478 positions in 765 canonical rows" in out
-    assert "wins 2,836 / draws 1,068 / loses 1,574" in out
+def test_the_build_command_prints_a_summary(tmp_path):
+    result = CliRunner().invoke(cli, ["build", "--db", str(tmp_path / "t.sqlite"), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "5,478 positions in 765 canonical rows" in result.stdout
+    assert "wins 2,836 / draws 1,068 / loses 1,574" in result.stdout
+    assert result.stderr == ""
 
 
 @pytest.mark.parametrize(
-    "args, message",
+    "args, message, code",
     [
-        (["--db", "{tmp}"], "Error: cannot build database at '{tmp}': it is a directory"),
-        (["--db", "sqlite://"], "Error: invalid database 'sqlite://': a SQLite URL must name a file"),
-        (["--variant", "3y3"], "Error: invalid variant '3y3'"),
+        (["--db", "{tmp}"], "Error: cannot build database at '{tmp}': it is a directory", 1),
+        (["--db", "sqlite://"], "Error: invalid database 'sqlite://': a SQLite URL must name a file", 2),
+        (["--variant", "3y3"], "Error: invalid variant '3y3'", 2),
     ],
 )
-def test_main_errors_are_one_line_and_exit_1(tmp_path, capsys, args, message):
+def test_build_errors_are_one_line(tmp_path, args, message, code):
     args = [a.format(tmp=tmp_path) for a in args]
-    assert main(args) == 1
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    assert captured.err.startswith(message.format(tmp=tmp_path)) and captured.err.count("\n") == 1
+    result = CliRunner().invoke(cli, ["build", *args])
+    assert result.exit_code == code
+    assert result.stdout == ""
+    assert result.stderr.startswith(message.format(tmp=tmp_path)) and result.stderr.count("\n") == 1
 
 
 def test_build_db_script_runs_and_refuses(tmp_path):
@@ -230,34 +271,71 @@ def test_build_db_script_runs_and_refuses(tmp_path):
     assert run.returncode == 0 and "765 canonical rows" in run.stdout
 
 
-def test_reader_rejects_missing_foreign_corrupt_and_outdated_databases(tmp_path, built):
-    with pytest.raises(DatabaseError, match="no database at .*build it with"):
-        read(Target.parse(tmp_path / "missing.sqlite"))
+def test_reader_rejects_missing_foreign_damaged_and_outdated_databases(tmp_path, built):
+    missing = tmp_path / "missing.sqlite"
+    with pytest.raises(
+        DatabaseError, match=f"no database at .*build it with: ttt-lookup build --variant 3x3 --db {missing}$"
+    ):
+        read(Target.parse(missing))
     garbage = tmp_path / "garbage.sqlite"
     garbage.write_bytes(b"\0garbage" * 100)
-    with pytest.raises(DatabaseError, match="is corrupt .*rebuild it with: python -m ttt_solver.build"):
+    with pytest.raises(DatabaseError, match="is not a readable ttt-solver database") as caught:
         read(Target.parse(garbage))
+    assert "--force" not in str(caught.value)
     empty = tmp_path / "empty.sqlite"
     sqlite3.connect(empty).close()
-    with pytest.raises(DatabaseError, match="is not a ttt-solver database"):
+    with pytest.raises(DatabaseError, match="is not a readable ttt-solver database \\(no such table: meta\\)"):
         read(Target.parse(empty))
+    rebuild = f"rebuild it with: ttt-lookup build --variant 3x3 --db {tmp_path}/copy.sqlite --force"
     for sql, message in [
-        ("UPDATE positions SET value = 1 WHERE board = '.........'", "content digest does not match"),
-        ("DELETE FROM moves WHERE cell = 0 AND board = '.........'", "2269 moves, meta says 765 and 2270"),
+        ("UPDATE packed SET data = x'00' WHERE name = 'value'", "a packed array does not decompress"),
+        ("UPDATE meta SET value = '00' WHERE key = 'digest'", "the content digest does not match"),
         (
-            "UPDATE meta SET value = '0' WHERE key = 'schema_version'",
-            "schema version '0', this ttt-solver reads version '1'",
+            "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
+            "built by an older version of ttt-solver \\(schema 1\\)",
         ),
-        ("UPDATE meta SET value = 'someone' WHERE key = 'generator'", "is not a ttt-solver database"),
+        (
+            "UPDATE meta SET value = '9' WHERE key = 'schema_version'",
+            "schema version '9', this ttt-solver reads version 2",
+        ),
+        ("DELETE FROM packed WHERE name = 'orbit'", "the packed arrays are"),
     ]:
         copy = tmp_path / "copy.sqlite"
         copy.write_bytes(built.read_bytes())
         with sqlite3.connect(copy) as conn:
             conn.execute(sql)
-        with pytest.raises(DatabaseError, match=message):
+        with pytest.raises(DatabaseError, match=message) as caught:
             read(Target.parse(copy))
-    with pytest.raises(DatabaseError, match="holds variant '3x3', not '4x4'"):
-        read(Target.parse(built), "4x4")
+        assert str(caught.value).endswith(rebuild), sql
+    copy.write_bytes(built.read_bytes())
+    with sqlite3.connect(copy) as conn:
+        conn.execute("UPDATE meta SET value = 'someone' WHERE key = 'generator'")
+    with pytest.raises(DatabaseError, match="is not a readable ttt-solver database") as caught:
+        read(Target.parse(copy))
+    assert "--force" not in str(caught.value)
+    with pytest.raises(DatabaseError, match="holds variant '3x3', not '4x4'") as caught:
+        Reader(Target.parse(built), "4x4")
+    assert "--force" not in str(caught.value)
+
+
+def test_a_file_built_under_umask_022_is_readable_by_others(tmp_path):
+    import os
+
+    old = os.umask(0o022)
+    try:
+        path = tmp_path / "shared.sqlite"
+        build(path)
+    finally:
+        os.umask(old)
+    assert path.stat().st_mode & 0o777 == 0o644
+
+
+@pytest.mark.parametrize("name", ["new#1.sqlite", "what?.sqlite", "100%.sqlite", "with space.sqlite", "été.sqlite"])
+def test_a_path_with_uri_characters_works_end_to_end(tmp_path, name):
+    path = tmp_path / name
+    build(path)
+    assert len(read(Target.parse(path)).arrays()) == 765
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]
 
 
 def test_an_unknown_database_url_is_one_clear_error():

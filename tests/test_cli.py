@@ -256,7 +256,7 @@ def test_missing_db(run, tmp_path, command):
     assert_error(
         run(*command, db=missing),
         1,
-        f"no database at '{missing}': build it with: python -m ttt_solver.build --db {missing}",
+        f"no database at '{missing}'; build it with: ttt-lookup build --variant 3x3 --db {missing}",
     )
 
 
@@ -267,19 +267,30 @@ def test_foreign_db(run, tmp_path, command):
     assert_error(
         run(*command, db=foreign),
         1,
-        f"'{foreign}' is not a ttt-solver database (no meta table);"
-        f" rebuild it with: python -m ttt_solver.build --db {foreign} --force",
+        f"'{foreign}' is not a readable ttt-solver database (no such table: meta); give --db a ttt-solver"
+        " database, or build the default one with: ttt-lookup build --variant 3x3",
     )
 
 
-@pytest.mark.parametrize("command", [["analyze", "X........"], ["stats"]])
-def test_corrupt_db(run, db_copy, command):
+def test_a_changed_row_fails_the_lookup_that_shows_it(run, db_copy):
     sql(db_copy, "UPDATE positions SET value = 1 WHERE board = '.........'")
+    assert_error(
+        run("analyze", ".........", db=db_copy),
+        1,
+        f"database '{db_copy}' contradicts itself at board '.........': it stores value 1, but its children"
+        f" imply 0; rebuild it with: ttt-lookup build --variant 3x3 --db {db_copy} --force",
+    )
+    assert run("best", "X...O....", db=db_copy).exit_code == 0  # rows the damage does not reach still answer
+
+
+@pytest.mark.parametrize("command", [["stats"], ["compare", "perfect", "random", "--games", "10"]])
+def test_damaged_packed_arrays_fail_every_load(run, db_copy, command):
+    sql(db_copy, "UPDATE meta SET value = 'f00' WHERE key = 'digest'")
     assert_error(
         run(*command, db=db_copy),
         1,
-        f"database '{db_copy}' is corrupt (content digest does not match);"
-        f" rebuild it with: python -m ttt_solver.build --db {db_copy} --force",
+        f"database '{db_copy}' is damaged (the content digest does not match);"
+        f" rebuild it with: ttt-lookup build --variant 3x3 --db {db_copy} --force",
     )
 
 
@@ -289,8 +300,8 @@ def test_schema_version_mismatch(run, db_copy, command):
     assert_error(
         run(*command, db=db_copy),
         1,
-        f"database '{db_copy}' has schema version '99', this ttt-solver reads version '1';"
-        f" rebuild it with: python -m ttt_solver.build --db {db_copy} --force",
+        f"database '{db_copy}' has schema version '99', this ttt-solver reads version 2: upgrade ttt-solver,"
+        f" or rebuild it with: ttt-lookup build --variant 3x3 --db {db_copy} --force",
     )
 
 
@@ -331,8 +342,8 @@ def test_query_params_csv_and_json(run):
     assert lines[4] == "0,draw,9,4,draw,8,1" and len(lines) == 9
     data = json.loads(run("query", "longest_wins", "-p", "limit=2", "--json").stdout)
     assert data == [
-        {"board": ".......OX", "ply": 2, "to_move": "X", "remoteness": 5, "best_moves": "2,4,5", "orbit": 8},
-        {"board": "......O.X", "ply": 2, "to_move": "X", "remoteness": 5, "best_moves": "0,2,5", "orbit": 8},
+        {"board": ".O......X", "ply": 2, "to_move": "X", "remoteness": 5, "best_moves": "2,4,6", "orbit": 8},
+        {"board": ".O...X...", "ply": 2, "to_move": "X", "remoteness": 5, "best_moves": "2,4", "orbit": 8},
     ]
 
 
@@ -388,7 +399,7 @@ def test_stats_json(run):
         "8": 9,
         "9": 1,
     }
-    assert data["longest_win"] == {"remoteness": 5, "boards": 122, "canonical": 18, "example": ".......OX"}
+    assert data["longest_win"] == {"remoteness": 5, "boards": 122, "canonical": 18, "example": ".O......X"}
 
 
 def test_stats_human(run):
@@ -402,7 +413,7 @@ def test_stats_human(run):
         "draw             1,068        151",
         "loss             1,574        224",
     ]
-    assert lines[-1] == "longest forced win: 5 plies (122 boards, 18 canonical), e.g. .......OX"
+    assert lines[-1] == "longest forced win: 5 plies (122 boards, 18 canonical), e.g. .O......X"
 
 
 # -- play -------------------------------------------------------------------------------------

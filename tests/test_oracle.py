@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import random
+import sqlite3
 from collections import Counter
 
 import numpy as np
 import pytest
 import reference
 
-from ttt_solver import Oracle, paths
+from ttt_solver import Oracle, codec, paths
 from ttt_solver import board as rules
 from ttt_solver.board import Board
 from ttt_solver.build import build
 from ttt_solver.errors import DatabaseError, GameOverError, InvalidBoardError
 from ttt_solver.solver import rank, solve
+from ttt_solver.variant import STANDARD
 
 LEGAL = rules.all_boards()
 
@@ -157,26 +159,39 @@ def test_from_solutions_agrees_with_the_database(oracle):
     assert len(oracle.all_positions()) == 5478
 
 
-def test_lazy_and_eager_oracles_agree(oracle, tmp_path):
-    lazy = Oracle.load(oracle.source, eager=False)
-    for text in LEGAL[::7]:
-        assert lazy.probe(text) == oracle.probe(text)
+def test_lazy_and_eager_oracles_agree(oracle, db_path):
+    with Oracle.load(db_path, eager=False) as lazy:
+        for text in LEGAL:
+            assert lazy.probe(text) == oracle.probe(text)
 
 
 def test_the_default_database_is_built_on_first_use(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(paths, "data_directory", lambda: tmp_path / "data")
     fresh = Oracle.load()
     assert (tmp_path / "data" / "ttt.sqlite").is_file()
-    assert "building the 3x3 database" in capsys.readouterr().err
     assert fresh.value(".........") == 0
-    Oracle.load()
-    assert capsys.readouterr().err == ""  # built once
+    assert capsys.readouterr().err == ""  # the library never prints
 
 
-def test_an_incomplete_database_is_reported(oracle):
-    broken = Oracle(oracle.variant, {}, "broken.sqlite")
-    with pytest.raises(DatabaseError, match="has no row for"):
-        broken.value(".........")
+def test_an_incomplete_database_is_reported(db_path, tmp_path):
+    copy = tmp_path / "copy.sqlite"
+    copy.write_bytes(db_path.read_bytes())
+    with sqlite3.connect(copy) as conn:
+        conn.execute(f"DELETE FROM positions WHERE code = {codec.canonical_code('X........', STANDARD)}")
+    with pytest.raises(DatabaseError, match="has no row for board '........X': it is incomplete"):
+        Oracle.load(copy, eager=False).value(".........")
+    with pytest.raises(DatabaseError, match="fails verification"):
+        Oracle.load(copy, verify=True)
+
+
+def test_an_oracle_closes_and_is_a_context_manager(db_path):
+    with Oracle.load(db_path, eager=False) as oracle:
+        assert oracle.value("X........") == 0
+    with pytest.raises(DatabaseError, match="is closed"):
+        oracle.value("O...X....")
+    eager = Oracle.load(db_path)
+    eager.close()
+    assert eager.value("O...X....") is not None  # an eager oracle keeps answering from memory
 
 
 def test_repr(oracle):

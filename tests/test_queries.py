@@ -13,8 +13,14 @@ from ttt_solver import board as rules
 from ttt_solver import queries
 from ttt_solver.oracle import Oracle
 from ttt_solver.store import Target
-from ttt_solver.store.reader import run_query
+from ttt_solver.store.reader import Reader
 from ttt_solver.symmetry import canonical_text
+
+
+def run_query(target: Target, sql: str, params: dict, variant: str = "3x3") -> tuple[list[str], list[tuple]]:
+    with Reader(target, variant) as reader:
+        return reader.query(sql, params)
+
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 OUTCOME = {1: "win", 0: "draw", -1: "loss"}
@@ -60,6 +66,35 @@ def test_every_query_runs_and_returns_its_documented_columns(db_path):
         columns, rows = run_query(Target.parse(db_path), named.sql, named.bind(needs.get(named.name, {})))
         assert columns == documented_columns(named), named.name
         assert rows, named.name
+
+
+@pytest.mark.parametrize("name", ["3x3-misere", "3x4k3", "4x4"])
+def test_every_query_answers_every_variant_or_says_it_cannot(variant_db, name):
+    """No empty table with exit 0: each query gives rows, or refuses the variant (exit 2)."""
+    needs = {"positions_at_ply": {"ply": "3"}}
+    target = Target.parse(variant_db(name))
+    for named in queries.available():
+        if named.variants and name not in named.variants:
+            with pytest.raises(queries.QueryError, match=f"answers 3x3 only, not {name}"):
+                named.check_variant(name)
+            continue
+        columns, rows = run_query(target, named.sql, named.bind(needs.get(named.name, {})), name)
+        assert columns == documented_columns(named), (name, named.name)
+        assert rows, (name, named.name)
+
+
+@pytest.mark.parametrize(
+    "name, given, message",
+    [
+        ("traps", {"min_losing": "abc"}, "expected an integer"),
+        ("traps", {"min_losing": "99999999999999999999999"}, "expected an integer"),
+        ("longest_wins", {"limit": "1.5"}, "expected an integer"),
+        ("positions_at_ply", {"ply": "x"}, "expected an integer"),
+    ],
+)
+def test_params_of_the_wrong_type_are_refused(name, given, message):
+    with pytest.raises(queries.QueryError, match=message):
+        queries.get(name).bind(given)
 
 
 def test_every_query_is_in_the_readme():
@@ -130,6 +165,7 @@ def test_only_moves_match_the_oracle(ask, oracle):
     for board, position in oracle.all_positions().items():
         if board == canonical_text(board) and len(position.moves) >= 2 and len(position.best_moves) == 1:
             expected.add((board, position.best_moves[0]))
+    assert expected
     assert {(row["board"], row["only_move"]) for row in ask("only_moves")} == expected
 
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
 import pytest
 
+from ttt_solver import codec
+from ttt_solver.lookup.rows import Arrays
 from ttt_solver.oracle import Oracle
+from ttt_solver.solve import solve_tables
 from ttt_solver.stats import Counts, compute, load_stats
-from ttt_solver.store import Target
-from ttt_solver.store.reader import read
+from ttt_solver.variant import STANDARD
 
 OUTCOME = {1: "win", 0: "draw", -1: "loss"}
 
@@ -50,7 +53,13 @@ def test_longest_forced_win(stats, real):
     assert win.remoteness == max(p.remoteness for p in wins) == 5
     assert win.boards == sum(p.remoteness == 5 for p in wins) == 122
     assert win.canonical == 18
-    assert win.example == ".......OX" and real[win.example].value == 1 and real[win.example].remoteness == 5
+    # the example: a canonical row of the lowest ply, then the smallest board text
+    best = min(
+        (board.count(".") * -1, board)
+        for board, p in real.items()
+        if p.value == 1 and p.remoteness == 5 and codec.canonical_text(board, STANDARD) == board
+    )
+    assert win.example == best[1] and real[win.example].value == 1 and real[win.example].remoteness == 5
 
 
 def test_to_dict_shape(stats):
@@ -60,12 +69,14 @@ def test_to_dict_shape(stats):
     assert list(data["boards"]["by_remoteness"]) == [str(r) for r in range(10)]
 
 
-def test_compute_from_rows_matches_load(db_path, stats):
-    assert compute(read(Target.parse(db_path)).positions, "3x3") == stats
+def test_compute_from_solved_tables_matches_load(stats):
+    assert compute(Arrays.from_tables(solve_tables(STANDARD))) == stats
 
 
 def test_no_win_gives_no_longest_win():
-    found = compute([(".........", 0, "X", 0, 9, "0", 1, None)])
+    one = [np.array([v], dtype=d) for v, d in ((0, np.int8), (9, np.int8), (1, np.uint16), (1, np.int8))]
+    counts = [np.array([0], dtype=np.uint8), np.array([1], dtype=np.uint8), np.array([0], dtype=np.uint8)]
+    found = compute(Arrays(STANDARD, np.array([codec.offset(9)]), *one, *counts))
     assert found.longest_win is None
     assert "longest forced win: none" in found.report()
 

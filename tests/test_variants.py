@@ -1,5 +1,5 @@
 """Variants through the database: published facts, the recursive solver as reference, and the
-three ways the oracle reads a big variant (per-lookup queries, compact arrays, batches)."""
+ways the oracle reads a big variant (proven per-lookup queries, compact arrays, batches)."""
 
 from __future__ import annotations
 
@@ -12,15 +12,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
-from ttt_solver import Oracle, paths
+from ttt_solver import Oracle, codec, paths
 from ttt_solver import board as rules
-from ttt_solver.build import MOVES_STORED_LIMIT, build, main
+from ttt_solver.build import MOVES_STORED_LIMIT, build
+from ttt_solver.cli import cli
 from ttt_solver.errors import DatabaseError, InvalidBoardError, InvalidVariantError
 from ttt_solver.solver import rank, solve
-from ttt_solver.store import Target
-from ttt_solver.store.content import content_digest, move_rows, position_rows
-from ttt_solver.store.reader import read
 from ttt_solver.variant import Variant
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,30 +50,19 @@ def playouts(variant: Variant, count: int, seed: int) -> list[str]:
 
 
 def test_4x4_has_9722011_legal_positions_and_is_a_draw(db_4x4):
-    path, run = db_4x4
+    path = db_4x4
     assert rows(path, "SELECT count(*), sum(orbit) FROM positions") == [(1_217_977, 9_722_011)]
-    assert rows(path, "SELECT value, remoteness, best_moves FROM positions WHERE board = '................'") == [
-        (0, 16, ",".join(map(str, range(16))))
-    ]
+    assert rows(
+        path, f"SELECT board, value, remoteness, best_moves FROM positions WHERE code = {codec.offset(16)}"
+    ) == [("................", 0, 16, ",".join(map(str, range(16))))]
     meta = dict(rows(path, "SELECT key, value FROM meta"))
     keys = ("variant", "legal_positions", "moves_stored", "moves")
-    assert [meta[key] for key in keys] == ["4x4", "9722011", "0", "0"]
-    assert rows(path, "SELECT count(*) FROM moves") == [(0,)]
-    assert "9,722,011 positions in 1,217,977 canonical rows, moves derived at lookup" in run.stdout
-
-
-def test_the_4x4_build_shows_progress_on_stderr(db_4x4):
-    lines = db_4x4[1].stderr.splitlines()
-    assert lines[0] == "4x4: ply 0: 1 positions" and "4x4: ply 16: 1,059 positions" in lines
-    assert any(line.startswith("4x4: writing ") for line in lines)
+    assert tuple(meta[k] for k in keys) == ("4x4", "9722011", "0", "0")
 
 
 def test_4x4_best_moves_column_against_derived_moves(db_4x4, eager_4x4):
-    sample = rows(db_4x4[0], "SELECT board, value, best_moves FROM positions WHERE rowid % 997 = 0")
-    assert len(sample) > 1000
-    for board, value, best in sample:
-        row = eager_4x4._rows.get(board)
-        assert best == ",".join(str(cell) for cell, v, _ in row.moves if v == value), board
+    for board, listed in rows(db_4x4, "SELECT board, best_moves FROM positions WHERE ply IN (3, 9, 14) LIMIT 300"):
+        assert listed == ",".join(map(str, eager_4x4.best_moves(board))), board
 
 
 def test_4x4k3_is_a_first_player_win(variant_db):
@@ -97,23 +85,22 @@ def test_3x3_misere_is_a_draw_only_with_the_centre(variant_db):
 
 
 @pytest.mark.parametrize("name", ["3x3", "3x3-misere", "3x4k3", "4x3k3"])
-def test_database_matches_the_recursive_solver(tmp_path, name):
+def test_database_matches_the_recursive_solver(variant_db, name):
     variant = Variant.parse(name)
-    path = tmp_path / "v.sqlite"
-    report = build(path, variant)
+    path = variant_db(name)
     solutions = solve(variant)
-    expected_positions, expected_moves = position_rows(solutions, variant), move_rows(solutions)
-    contents = read(Target.parse(path), variant.name)
-    assert sorted(contents.positions) == expected_positions
-    assert sorted(contents.moves) == expected_moves
-    assert contents.meta["moves_stored"] == "1"
-    assert report.digest == content_digest(variant.name, expected_positions, expected_moves)
-
-
-def test_the_3x3_digest_is_the_one_the_recursive_path_gave(db_path):
-    solutions = solve()
-    expected = content_digest("3x3", position_rows(solutions, Variant()), move_rows(solutions))
-    assert dict(rows(db_path, "SELECT key, value FROM meta"))["digest"] == expected
+    found = rows(path, "SELECT board, value, remoteness, best_moves, orbit, wins, draws, losses FROM positions")
+    expected = [
+        (
+            board, s.value, s.remoteness, ",".join(map(str, s.best_moves)), s.orbit,
+            sum(m.value > 0 for m in s.moves), sum(m.value == 0 for m in s.moves), sum(m.value < 0 for m in s.moves),
+        )
+        for board, s in solutions.items()
+    ]  # fmt: skip
+    assert sorted(found) == sorted(expected)
+    moves = rows(path, "SELECT p.board, m.cell, m.value, m.remoteness FROM moves m JOIN positions p ON p.code = m.code")
+    assert sorted(moves) == sorted((b, m.cell, m.value, m.remoteness) for b, s in solutions.items() for m in s.moves)
+    assert dict(rows(path, "SELECT key, value FROM meta"))["moves_stored"] == "1"
 
 
 def test_moves_are_stored_only_for_small_variants(tmp_path):
@@ -162,6 +149,7 @@ def test_4x4_batches_match_the_single_lookups(eager_4x4, lazy_4x4):
     array = np.array([rules.to_array(board) for board in boards], dtype=np.int8)
     positions = [eager_4x4.probe(board) for board in boards]
     assert eager_4x4.value_batch(array).tolist() == [p.value for p in positions]
+    assert eager_4x4.remoteness_batch(array).tolist() == [p.remoteness for p in positions]
     assert lazy_4x4.value_batch(array.astype(np.int64)).tolist() == [p.value for p in positions]
     assert eager_4x4.best_move_batch(array).tolist() == [p.preferred[0] if p.preferred else -1 for p in positions]
     chosen = eager_4x4.best_move_batch(array, np.random.default_rng(0)).tolist()
@@ -177,15 +165,15 @@ def test_4x4_batch_errors(eager_4x4):
         eager_4x4.value_batch(bad)
     with pytest.raises(InvalidBoardError, match=r"expected an array of shape \(N, 16\)"):
         eager_4x4.value_batch(np.zeros((3, 9), dtype=np.int8))
-    with pytest.raises(InvalidVariantError, match="use value_batch and best_move_batch"):
-        eager_4x4.batch_tables()
+    with pytest.raises(InvalidBoardError, match="expected integers"):
+        eager_4x4.value_batch(np.zeros((3, 16), dtype=bool))
     with pytest.raises(InvalidVariantError, match="millions of them"):
         eager_4x4.all_positions()
 
 
-def test_a_lazy_lookup_does_not_load_numpy(db_4x4):
+def test_a_lazy_lookup_imports_neither_numpy_nor_sqlalchemy(db_4x4):
     code = (
-        f"from ttt_solver import Oracle\no = Oracle.load({str(db_4x4[0])!r}, '4x4', eager=False)\n"
+        f"from ttt_solver import Oracle\no = Oracle.load({str(db_4x4)!r}, '4x4', eager=False)\n"
         "print(o.best_move('X...O...........'))\n"
         "import sys\nprint('numpy' in sys.modules, 'sqlalchemy' in sys.modules)"
     )
@@ -193,15 +181,24 @@ def test_a_lazy_lookup_does_not_load_numpy(db_4x4):
     assert done.stdout.split() == ["1", "False", "False"]
 
 
-def test_digest_check_is_skipped_for_big_variants_unless_asked(db_4x4, tmp_path):
+def test_a_changed_row_is_caught_by_the_lookups_that_show_it(db_4x4, tmp_path):
+    """The issue's repro: a drawn child of the empty board made 'a loss in 3' for O."""
     copy = tmp_path / "4x4.sqlite"
-    shutil.copyfile(db_4x4[0], copy)
+    shutil.copyfile(db_4x4, copy)
+    child = codec.canonical_code("..........X.....", V4X4)
     with sqlite3.connect(copy) as conn:
-        conn.execute("UPDATE positions SET remoteness = 15 WHERE board = '................'")
-    assert Oracle.load(copy, "4x4", eager=False).remoteness(rules.EMPTY * 16) == 15  # not checked
-    with pytest.raises(DatabaseError, match="content digest does not match"):
+        conn.execute(f"UPDATE positions SET value = -1, remoteness = 3 WHERE code = {child}")
+    lazy = Oracle.load(copy, "4x4", eager=False)
+    for board in ("................", "..........X....."):
+        with pytest.raises(DatabaseError, match="contradicts itself at board") as caught:
+            lazy.probe(board)
+        assert str(caught.value).endswith(f"rebuild it with: ttt-lookup build --variant 4x4 --db {copy} --force")
+    assert lazy.value("XO..............") == 0  # rows the damage does not reach still answer
+    # An eager load trusts the digest-checked packed arrays, which still hold the truth...
+    assert Oracle.load(copy, "4x4").value("..........X.....") == 0
+    # ...and a whole-table proof finds the changed table.
+    with pytest.raises(DatabaseError, match="fails verification"):
         Oracle.load(copy, "4x4", eager=False, verify=True)
-    assert read(Target.parse(db_4x4[0]), "4x4", verify=True).meta["variant"] == "4x4"
     with pytest.raises(DatabaseError, match="holds variant '4x4', not '4x4k3'"):
         Oracle.load(copy, "4x4k3", eager=False)
 
@@ -217,25 +214,32 @@ def test_lazy_and_eager_agree_on_every_misere_board(tmp_path):
         assert lazy.probe(board) == eager.probe(board) == reference.probe(board), board
 
 
-def test_a_missing_big_default_database_is_built_on_first_use(tmp_path, monkeypatch, capsys):
+def test_a_missing_default_database_is_built_on_first_use_quietly(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(paths, "data_directory", lambda: tmp_path / "data")
     oracle = Oracle.load(variant="2x7k3", eager=False)
     assert (tmp_path / "data" / "2x7k3.sqlite").is_file()
-    assert "building the 2x7k3 database" in capsys.readouterr().err
+    assert capsys.readouterr().err == ""  # the library never prints
     assert oracle.value(rules.EMPTY * 14) == 0
 
 
-# --- build_db.py --------------------------------------------------------------------------
+def test_the_command_line_says_when_it_builds_on_first_use(tmp_path, monkeypatch):
+    monkeypatch.setattr(paths, "data_directory", lambda: tmp_path / "data")
+    result = CliRunner().invoke(cli, ["best", "..............", "--variant", "2x7k3"])
+    assert result.exit_code == 0 and result.stdout.strip().isdigit()
+    assert "building the 2x7k3 database" in result.stderr
 
 
-def test_the_default_path_of_a_variant(tmp_path, monkeypatch, capsys):
+# --- the build command ----------------------------------------------------------------------
+
+
+def test_the_default_path_of_a_variant(tmp_path, monkeypatch):
     monkeypatch.setattr(paths, "data_directory", lambda: tmp_path / "data")
     assert paths.default_database(V4X4) == tmp_path / "data" / "4x4.sqlite"
     assert paths.default_database(Variant()) == tmp_path / "data" / "ttt.sqlite"
-    assert main(["--variant", "2x5k3", "--quiet"]) == 0
+    result = CliRunner().invoke(cli, ["build", "--variant", "2x5k3", "--quiet"])
+    assert result.exit_code == 0
     assert (tmp_path / "data" / "2x5k3.sqlite").is_file()
-    captured = capsys.readouterr()
-    assert captured.err == "" and "(2x5k3): 15,983 positions" in captured.out
+    assert result.stderr == "" and "(2x5k3): 15,983 positions" in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -246,15 +250,15 @@ def test_the_default_path_of_a_variant(tmp_path, monkeypatch, capsys):
         ("4by4", "Error: invalid variant '4by4': expected RxC with optional kK and -misere"),
     ],
 )
-def test_a_bad_variant_is_one_line_and_exit_1(tmp_path, capsys, name, message):
-    assert main(["--variant", name, "--db", str(tmp_path / "x.sqlite")]) == 1
-    captured = capsys.readouterr()
-    assert captured.out == "" and captured.err.startswith(message) and captured.err.count("\n") == 1
+def test_a_bad_variant_is_one_line_and_exit_2(tmp_path, name, message):
+    result = CliRunner().invoke(cli, ["build", "--variant", name, "--db", str(tmp_path / "x.sqlite")])
+    assert result.exit_code == 2
+    assert result.stdout == "" and result.stderr.startswith(message) and result.stderr.count("\n") == 1
     assert not (tmp_path / "x.sqlite").exists()
 
 
 def test_a_bad_variant_from_the_script(tmp_path):
     script = [sys.executable, str(ROOT / "build_db.py"), "--variant", "9x9"]
     run = subprocess.run(script, capture_output=True, text=True, check=False)
-    assert run.returncode == 1 and run.stdout == ""
+    assert run.returncode == 2 and run.stdout == ""
     assert run.stderr.startswith("Error: invalid variant '9x9'") and run.stderr.count("\n") == 1

@@ -38,6 +38,8 @@ class Report:
     checks: list[str] = field(default_factory=list)
     contradictions: list[str] = field(default_factory=list)
     found: int = 0  # contradictions in all (only the first SHOWN are listed)
+    bad: set[int] = field(default_factory=set)  # codes of the rows found wrong
+    kinds: int = 0  # failed checks (only the first SHOWN are listed)
 
     @property
     def ok(self) -> bool:
@@ -48,6 +50,7 @@ class Report:
 
     def failed(self, what: str, boards: list[str] | None = None, count: int = 1) -> None:
         self.found += count
+        self.kinds += 1
         if len(self.contradictions) < SHOWN:
             shown = f" (e.g. {', '.join(repr(b) for b in boards[:3])})" if boards else ""
             self.contradictions.append(f"{what}{shown}" if count == 1 else f"{count:,} rows: {what}{shown}")
@@ -63,6 +66,7 @@ class Report:
         """Record ``what`` for every row where ``bad`` holds, else ``passed``."""
         count = int(np.count_nonzero(bad))
         if count:
+            self.bad.update(codes[bad].tolist())
             self.failed(what, codec.decode_texts(codes[bad][:3], variant), count)
         else:
             self.passed(passed)
@@ -88,8 +92,8 @@ class Report:
         lines = [f"verified {self.location} ({self.variant}):"]
         lines += [f"  ok    {check}" for check in self.checks]
         lines += [f"  FAIL  {what}" for what in self.contradictions]
-        if self.found > len(self.contradictions):
-            lines.append(f"  ... {self.found - len(self.contradictions):,} more contradictions")
+        if self.kinds > len(self.contradictions):
+            lines.append(f"  ... and {self.kinds - len(self.contradictions):,} more failed checks")
         lines.append("the table is proved" if self.ok else f"{self.found:,} contradictions; {self.hint}")
         return "\n".join(lines)
 
@@ -230,28 +234,32 @@ def _compare_moves(source: DatabaseRows, arrays: Arrays, report: Report) -> None
     if source.meta.get("moves_stored") != "1":
         report.passed("no moves table (moves are derived from the children)")
         return
+    stored = source.reader.moves()
+    report.check(str(len(stored)) == source.meta.get("moves"), f"{len(stored):,} rows in moves as meta says")
+    compare_moves(stored, arrays, report)
+
+
+def compare_moves(stored: list[tuple[Any, ...]], arrays: Arrays, report: Report) -> None:
+    """Rows of ``moves`` (code, cell, value, remoteness, by code then cell) against what the
+    children's rows in ``arrays`` imply."""
     variant = arrays.variant
     live = np.flatnonzero(arrays.remoteness > 0)
     rows, cells, children = codec.children(arrays.code[live], variant)
-    index = np.searchsorted(arrays.code, children)
+    index, found = codec.search(arrays.code, children)
+    index[~found] = 0  # a missing child is reported by the proof of the positions
     expected = np.stack(
         [arrays.code[live][rows], cells, -arrays.value[index].astype(np.int64), arrays.remoteness[index] + 1], axis=1
     ).astype(np.int64)
-    stored = source.reader.moves()
-    count_ok = str(len(stored)) == source.meta.get("moves") == str(len(expected))
-    report.check(count_ok, f"{len(stored):,} rows in moves as meta says")
     if len(stored) != len(expected):
         report.failed(f"the moves table has {len(stored):,} rows, the children imply {len(expected):,}")
         return
     try:
         got = np.array(stored, dtype=np.int64).reshape(len(stored), 4)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         report.failed("the moves table holds a value that is not a number")
         return
     bad = (got != expected).any(axis=1)
     if bad.any():
-        report.failed(
-            "moves rows differ from the children's rows", codec.decode_texts(got[bad][:3, 0], variant), int(bad.sum())
-        )
+        report.failed("moves rows differ from the children's rows", codec.decode_texts(got[bad][:3, 0], variant), int(bad.sum()))
     else:
         report.passed("every moves row equals its child's row")

@@ -73,6 +73,8 @@ class Reader:
             raise self._unreadable(str(error)) from None
 
     def _run(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> tuple[list[str], list[Row]]:
+        if self._conn is None and self._engine is None:
+            raise DatabaseError(f"database {self.target.spec!r} is closed")
         if self._conn is not None:
             with self._lock:
                 cursor = self._conn.execute(sql, params)

@@ -110,7 +110,8 @@ def _fill_file(
 ) -> None:
     from sqlalchemy import create_engine, event
 
-    engine = create_engine(f"sqlite:///{path}")
+    # The connection is opened here, not from a URL: a file name may hold "?", "#" or "%".
+    engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(path))
 
     # A private temporary file that is renamed only when complete: no journal needed.
     @event.listens_for(engine, "connect")

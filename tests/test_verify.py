@@ -1,0 +1,268 @@
+"""Proof against damage: every stored number of a 3x3 database changed in turn must be caught
+by ``verify`` and by every lookup that shows it; on 4x4, 50 changed rows at once; schema-1
+files, missing and extra rows, wrong orbits, wrong digests."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+import shutil
+import sqlite3
+from collections.abc import Callable
+from contextlib import closing
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from ttt_solver import board as rules
+from ttt_solver import codec
+from ttt_solver.cli import cli
+from ttt_solver.errors import DatabaseError
+from ttt_solver.lookup.proof import resolve
+from ttt_solver.lookup.rows import Arrays, DatabaseRows
+from ttt_solver.store import Target
+from ttt_solver.store.reader import Reader
+from ttt_solver.variant import STANDARD, Variant
+from ttt_solver.verify import Report, compare_moves, prove_arrays, verify_source
+
+V4X4 = Variant.parse("4x4")
+
+
+def sql(path: Path, *statements: str) -> None:
+    with closing(sqlite3.connect(path)) as conn, conn:
+        for statement in statements:
+            conn.execute(statement)
+
+
+def verify(path: Path, variant: Variant = STANDARD) -> Report:
+    with Reader(Target.parse(path), variant.name) as reader:
+        return verify_source(DatabaseRows(reader, variant))
+
+
+def parent_of(board: str, variant: Variant) -> str | None:
+    """A legal unfinished board one move before ``board`` (None for the empty board)."""
+    last = rules.O if rules.to_move(board) == rules.X else rules.X
+    for cell, mark in enumerate(board):
+        if mark == last:
+            before = board[:cell] + rules.EMPTY + board[cell + 1 :]
+            if rules.legality_error(before, variant) is None and rules.terminal_value(before, variant) is None:
+                return before
+    return None
+
+
+@pytest.fixture(scope="module")
+def stored(db_path):
+    """The 3x3 positions as the lookups read them, and the moves table."""
+    with Reader(Target.parse(db_path), "3x3") as reader:
+        source = DatabaseRows(reader, STANDARD)
+        return source.arrays(), reader.moves()
+
+
+def caught_by_lookups(arrays: Arrays, board: str) -> bool:
+    """Whether a proven lookup of ``board`` reports the damage in ``arrays``."""
+    try:
+        resolve(board, arrays.variant, arrays.fetch, "<test>", "rebuild it", prove=True)
+    except DatabaseError as error:
+        return "contradicts itself" in str(error)
+    return False
+
+
+def flips(arrays: Arrays) -> list[tuple[int, str, Callable[[Arrays], Arrays]]]:
+    """Every stored number of every row, each changed alone: (row, what, change)."""
+    found = []
+
+    def set_column(name: str, row: int, value: int) -> Callable[[Arrays], Arrays]:
+        def change(a: Arrays) -> Arrays:
+            column = getattr(a, name).copy()
+            column[row] = value
+            return dataclasses.replace(a, **{name: column})
+
+        return change
+
+    cells = arrays.variant.cells
+    for row in range(len(arrays)):
+        value, remoteness = int(arrays.value[row]), int(arrays.remoteness[row])
+        found.append((row, "value", set_column("value", row, (value + 2) % 3 - 1)))
+        found.append((row, "remoteness", set_column("remoteness", row, remoteness + 1)))
+        best = int(arrays.best[row])
+        board = codec.decode(int(arrays.code[row]), cells)
+        for cell in range(cells):  # every best-moves entry dropped, and every other empty cell added
+            if best >> cell & 1 or (board[cell] == rules.EMPTY and rules.terminal_value(board) is None):
+                found.append((row, f"best cell {cell}", set_column("best", row, best ^ (1 << cell))))
+        for name in ("wins", "draws", "losses", "orbit"):
+            found.append((row, name, set_column(name, row, int(getattr(arrays, name)[row]) + 1)))
+    return found
+
+
+def test_every_changed_number_is_caught_by_verify_and_by_every_lookup_that_shows_it(stored):
+    arrays, _moves = stored
+    assert prove_arrays(arrays, Report("3x3", "<test>", "")).report.ok
+    checked = 0
+    for row, what, change in flips(arrays):
+        damaged = change(arrays)
+        board = codec.decode(int(arrays.code[row]), 9)
+        report = prove_arrays(damaged, Report("3x3", "<test>", "")).report
+        assert not report.ok and int(arrays.code[row]) in report.bad, (board, what)
+        if what in ("wins", "draws", "losses", "orbit"):
+            continue  # no lookup shows these: verify alone answers for them
+        assert caught_by_lookups(damaged, board), (board, what)
+        parent = parent_of(board, STANDARD)
+        if parent is not None:  # the parent shows this row as one of its moves
+            assert caught_by_lookups(damaged, parent), (board, what, parent)
+        checked += 1
+    assert checked > 765 * 3
+
+
+def test_every_changed_moves_row_is_caught_by_verify(stored):
+    arrays, moves = stored
+    report = Report("3x3", "<test>", "")
+    compare_moves(moves, arrays, report)
+    assert report.ok and len(moves) == 2270
+    for i, (code, cell, value, remoteness) in enumerate(moves):
+        for changed in ((code, cell, (value + 2) % 3 - 1, remoteness), (code, cell, value, remoteness + 1)):
+            report = Report("3x3", "<test>", "")
+            compare_moves([*moves[:i], changed, *moves[i + 1 :]], arrays, report)
+            assert not report.ok, (code, cell)
+
+
+def test_a_sample_of_changes_through_the_file_and_the_command_line(db_path, tmp_path):
+    rng = random.Random(7)
+    rows = sql_rows(db_path, "SELECT code, board, value, remoteness FROM positions WHERE ply BETWEEN 1 AND 7")
+    for code, board, value, remoteness in rng.sample(rows, 12):
+        copy = tmp_path / "copy.sqlite"
+        shutil.copyfile(db_path, copy)
+        sql(copy, f"UPDATE positions SET remoteness = {remoteness + 2} WHERE code = {code}")
+        runner = CliRunner()
+        for shown in (board, parent_of(board, STANDARD)):
+            result = runner.invoke(cli, ["analyze", shown, "--db", str(copy)])
+            assert result.exit_code == 1 and result.stdout == "", (board, shown)
+            assert "contradicts itself at board" in result.stderr and result.stderr.count("\n") == 1
+        result = runner.invoke(cli, ["verify", "--db", str(copy)])
+        assert result.exit_code == 1 and "remoteness differ from what the children imply" in result.stdout
+        assert result.stderr.startswith("Error: ") and result.stderr.endswith("--force\n")
+        assert code in verify(copy).bad
+
+
+def sql_rows(path: Path, statement: str) -> list[tuple]:
+    with closing(sqlite3.connect(path)) as conn:
+        return conn.execute(statement).fetchall()
+
+
+def test_verify_proves_a_sound_database(db_path):
+    result = CliRunner().invoke(cli, ["verify", "--db", str(db_path)])
+    assert result.exit_code == 0 and result.stderr == ""
+    assert result.stdout.splitlines()[-1] == "the table is proved"
+    assert "ok    every value from the children" in result.stdout
+    data = json.loads(CliRunner().invoke(cli, ["verify", "--db", str(db_path), "--json"]).stdout)
+    assert data["ok"] is True and data["contradictions"] == 0 and len(data["checks"]) >= 20
+
+
+@pytest.mark.parametrize(
+    "statements, message",
+    [
+        (
+            ["DELETE FROM positions WHERE code = (SELECT min(code) FROM positions WHERE ply = 2)"],
+            "rows in positions as meta says",
+        ),
+        (
+            [
+                "UPDATE meta SET value = '764' WHERE key = 'positions'",
+                "DELETE FROM positions WHERE code = (SELECT max(code) FROM positions WHERE ply = 9)",
+            ],
+            "a move leads to a position with no row",
+        ),
+        (
+            [
+                f"INSERT INTO positions VALUES ({codec.encode('XX.......')}, 'XX.......', 2, 'X', 0, 7, '', 0, 0, 0, 1, NULL)"
+            ],
+            "not a legal position",
+        ),
+        (
+            [
+                f"INSERT INTO positions VALUES ({codec.encode('X........')}, 'X........', 1, 'O', 0, 8, '', 0, 0, 0, 4, NULL)"
+            ],
+            "not canonical",
+        ),
+        (["UPDATE positions SET orbit = 3 WHERE board = '........X'"], "wrong orbit"),
+        (["UPDATE meta SET value = 'ab' WHERE key = 'digest'"], "packed arrays: the content digest does not match"),
+        (
+            ["UPDATE positions SET board = 'X.O......' WHERE board = '........X'"],
+            "positions.board differs from the code",
+        ),
+        (["UPDATE moves SET remoteness = 3 WHERE code = (SELECT min(code) FROM moves)"], "moves rows differ"),
+        (["UPDATE positions SET value = 'x' WHERE board = '........X'"], "holds a value of the wrong type"),
+    ],
+)
+def test_verify_reports_each_kind_of_damage(db_path, tmp_path, statements, message):
+    copy = tmp_path / "copy.sqlite"
+    shutil.copyfile(db_path, copy)
+    sql(copy, *statements)
+    report = verify(copy)
+    assert not report.ok
+    assert any(message in line for line in report.contradictions), report.contradictions
+    with pytest.raises(DatabaseError, match="fails verification"):
+        report.raise_for_contradictions()
+
+
+def test_a_schema_1_file_says_to_rebuild(tmp_path):
+    old = tmp_path / "old.sqlite"
+    sql(
+        old,
+        "CREATE TABLE positions (board TEXT PRIMARY KEY, value INTEGER)",
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)",
+        "INSERT INTO meta VALUES ('generator', 'ttt-solver'), ('schema_version', '1'), ('variant', '3x3')",
+    )
+    for command in (["analyze", "X........"], ["verify"], ["stats"], ["query", "traps"]):
+        result = CliRunner().invoke(cli, [*command, "--db", str(old)])
+        assert result.exit_code == 1 and result.stdout == ""
+        assert result.stderr == (
+            f"Error: database '{old}' was built by an older version of ttt-solver (schema 1);"
+            f" rebuild it with: ttt-lookup build --variant 3x3 --db {old} --force\n"
+        )
+
+
+def test_50_changed_4x4_rows_are_all_found(db_4x4, tmp_path):
+    copy = tmp_path / "4x4.sqlite"
+    shutil.copyfile(db_4x4, copy)
+    rows = sql_rows(copy, "SELECT code, board, value, remoteness FROM positions WHERE ply BETWEEN 2 AND 14")
+    changed = random.Random(11).sample(rows, 50)
+    sql(
+        copy,
+        *(f"UPDATE positions SET value = {(v + 2) % 3 - 1} WHERE code = {code}" for code, _b, v, _r in changed[:25]),
+    )
+    sql(copy, *(f"UPDATE positions SET remoteness = {r + 1} WHERE code = {code}" for code, _b, _v, r in changed[25:]))
+    report = verify(copy, V4X4)
+    assert {code for code, *_ in changed} <= report.bad
+    runner = CliRunner()
+    for _code, board, _v, _r in changed:
+        for shown in (board, parent_of(board, V4X4)):
+            result = runner.invoke(cli, ["analyze", shown, "--variant", "4x4", "--db", str(copy), "--json"])
+            assert result.exit_code == 1 and result.stdout == "", (board, shown)
+            assert "--variant 4x4" in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_eager_loads_prove_small_tables_whole(db_path, tmp_path):
+    """A changed packed array with a matching digest is still caught: an eager load of a small
+    variant proves the whole table against the rules."""
+    from ttt_solver import Oracle
+    from ttt_solver.store.content import digest, pack_blob
+
+    copy = tmp_path / "copy.sqlite"
+    shutil.copyfile(db_path, copy)
+    with Reader(Target.parse(copy), "3x3") as reader:
+        arrays = DatabaseRows(reader, STANDARD).arrays()
+    value = arrays.value.copy()
+    value[5] = (value[5] + 2) % 3 - 1
+    raw = {name: getattr(arrays, name).astype(dtype).tobytes() for name, dtype in
+           (("code", "<i8"), ("value", "i1"), ("remoteness", "i1"), ("best", "<u2"), ("orbit", "i1"),
+            ("wins", "u1"), ("draws", "u1"), ("losses", "u1"))}  # fmt: skip
+    raw["value"] = value.astype("i1").tobytes()
+    with closing(sqlite3.connect(copy)) as conn, conn:
+        conn.execute("UPDATE packed SET data = ? WHERE name = 'value'", (pack_blob("value", raw["value"]),))
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'digest'", (digest("3x3", raw),))
+    with pytest.raises(DatabaseError, match="fails verification"):
+        Oracle.load(copy)
+    assert np.count_nonzero(value != arrays.value) == 1
