@@ -55,14 +55,17 @@ if TYPE_CHECKING:
     from .variant import Variant as Variant
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ttt_solver' has no attribute {name!r}")
-    from importlib import import_module
+if not TYPE_CHECKING:  # hidden from type checkers, or any misspelt import would pass as Any
 
-    return getattr(import_module(f".{module}", __name__), name)
+    def __getattr__(name: str) -> Any:
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module 'ttt_solver' has no attribute {name!r}")
+        from importlib import import_module
+
+        return getattr(import_module(f".{module}", __name__), name)
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    """The public names and the module's dunders; not the helpers (``Any``, ``_LAZY``, ...)."""
+    return sorted({*__all__, *(name for name in globals() if name.startswith("__"))})
