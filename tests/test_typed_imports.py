@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import ttt_solver
@@ -54,6 +56,8 @@ def test_user_code_importing_the_api_passes_mypy_strict(tmp_path: Path):
     # follow-imports=silent: the package's own modules are analysed (their types reach the user
     # file) but not reported on; CI checks them with mypy --strict ttt_solver. 4 s instead of 13.
     source_root = Path(ttt_solver.__file__).resolve().parent.parent
+    installed = source_root == Path(sysconfig.get_paths()["purelib"]).resolve()  # mypy finds it there itself
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")} | ({} if installed else {"MYPYPATH": str(source_root)})
     done = subprocess.run(
         [
             sys.executable,
@@ -69,7 +73,7 @@ def test_user_code_importing_the_api_passes_mypy_strict(tmp_path: Path):
         capture_output=True,
         text=True,
         cwd=tmp_path,
-        env={"MYPYPATH": str(source_root), "PATH": "/usr/bin:/bin"},
+        env=env,
         check=False,
     )
     errors = [line for line in done.stdout.splitlines() if ": error:" in line]

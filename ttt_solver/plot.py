@@ -1,6 +1,6 @@
 """A chart of a tournament: results over the round robin, and accuracy against the database.
 
-matplotlib is an optional extra (``pip install 'ttt-solver[plot]'``); it is imported only
+matplotlib is an optional extra (``[plot]``: ``pip install matplotlib``); it is imported only
 here, and only when a chart is drawn.
 """
 
@@ -9,12 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import MissingExtraError
+from .errors import MissingExtraError, install_hint
 
 if TYPE_CHECKING:
     from .tournament import Tournament
 
-INSTALL_HINT = "pip install 'ttt-solver[plot]'"
+INSTALL_HINT = install_hint("plot", "matplotlib")
 
 
 def require() -> Any:
