@@ -80,15 +80,30 @@ def describe(position: Position, line: list[int], variant: Variant) -> str:
 @click.command()
 @database_options
 @board_input
-def best(board: str, variant: Variant, db: str | None) -> None:
+@output_options("json")
+def best(board: str, variant: Variant, db: str | None, fmt: str) -> None:
     """One best move: keeps the value, wins fastest or loses slowest (lowest cell on ties).
 
     \b
     Example:
         ttt-lookup best X...O....
-        ttt-lookup best --moves 0,4,8
+        ttt-lookup best --moves 0,4,8 --json
     """
-    click.echo(load_oracle(db, variant).best_move(board))
+    oracle = load_oracle(db, variant)
+    move = oracle.best_move(board)
+    if fmt == "json":
+        position = oracle.probe(board)
+        echo_json(
+            {
+                "board": board,
+                "to_move": position.to_move,
+                "move": move,
+                "value": position.value,
+                "remoteness": position.remoteness,
+            }
+        )
+    else:
+        click.echo(move)
 
 
 @click.command()
