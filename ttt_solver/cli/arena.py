@@ -165,7 +165,7 @@ def tournament(
     if plot_path is not None:
         from ..plot import draw
 
-        _require_plot(lambda: draw(result, plot_path))
+        _require_plot(lambda: draw(result, plot_path, seed))
     if fmt == "json":
         data = result.to_json()
         data["seed"] = seed
