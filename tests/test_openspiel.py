@@ -186,3 +186,8 @@ def test_bad_arguments_and_wrong_turns_are_one_clear_error(db_path):
         PerfectBot(game, 2, oracle=oracle)
     with pytest.raises(ValueError, match=r"^player 1's bot asked to move for player 0"):
         PerfectBot(game, 1, oracle=oracle).step(game.new_initial_state())
+    over = game.new_initial_state()
+    for action in (0, 3, 1, 4, 2):  # x wins on the top row
+        over.apply_action(action)
+    with pytest.raises(ValueError, match=r"^no move on 'XXXOO\.\.\.\.': the game is over$"):
+        PerfectBot(game, 1, oracle=oracle).step(over)

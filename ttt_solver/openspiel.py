@@ -130,7 +130,7 @@ class PerfectBot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel ships no type in
 
     def _board(self, state: Any) -> str:
         if state.is_terminal():
-            raise ValueError(f"no move on a finished game:\n{state}")
+            raise ValueError(f"no move on {board_of(state, self.variant)!r}: the game is over")
         if state.current_player() != self.player_id:
             raise ValueError(f"player {self.player_id}'s bot asked to move for player {state.current_player()}")
         return board_of(state, self.variant)
