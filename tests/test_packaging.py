@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(scope="module")
 def sdist(tmp_path_factory: pytest.TempPathFactory) -> tarfile.TarFile:
     """The sdist built by setuptools' own backend (what pip and ``python -m build`` call), about 2 s."""
-    pytest.importorskip("setuptools")
+    pytest.importorskip("setuptools", minversion="77", reason="the build backend pyproject.toml asks for")
     out = tmp_path_factory.mktemp("sdist")
     code = f"from setuptools import build_meta; print(build_meta.build_sdist({str(out)!r}))"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False)
