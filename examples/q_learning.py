@@ -19,6 +19,7 @@ from collections import defaultdict
 import numpy as np
 
 from ttt_solver.envs import TicTacToeEnv
+from ttt_solver.errors import install_hint
 
 
 class QLearner:
@@ -77,7 +78,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plot", metavar="PNG", help="also draw the curve (needs the [plot] extra)")
     args = parser.parse_args(argv)
     if args.plot and pyplot() is None:  # say so now, not after the training
-        print("Error: --plot needs matplotlib, from the [plot] extra: pip install 'ttt-solver[plot]'", file=sys.stderr)
+        print(
+            f"Error: --plot needs matplotlib, from the [plot] extra: {install_hint('plot', 'matplotlib')}",
+            file=sys.stderr,
+        )
         return 1
 
     train_env = TicTacToeEnv(args.opponent)

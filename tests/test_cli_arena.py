@@ -148,7 +148,8 @@ def test_plot_without_matplotlib_names_the_extra(db, monkeypatch):
     result = run("tournament", "--agents", QUICK, "--exact", "--plot", "chart.png", "--db", db)
     assert result.exit_code == 1
     assert result.stderr == (
-        "Error: --plot: drawing a chart needs matplotlib, from the [plot] extra: pip install 'ttt-solver[plot]'\n"
+        "Error: --plot: drawing a chart needs matplotlib, from the [plot] extra: pip install matplotlib"
+        " (or, in a source checkout, pip install -e '.[plot]')\n"
     )
 
 

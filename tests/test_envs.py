@@ -61,7 +61,7 @@ def test_check_env_passes(oracle, side, opponent):
 
 
 def test_check_env_passes_through_gymnasium_make_with_every_render_mode(oracle, capsys):
-    for mode in (None, "ansi", "human"):
+    for mode in (None, "ansi", "human", "rgb_array"):
         env = gym.make(ENV_ID, oracle=oracle, render_mode=mode)
         check_env(env.unwrapped)
     assert "learner:" in capsys.readouterr().out
@@ -231,7 +231,7 @@ def test_numpy_actions_are_accepted(oracle):
     [
         ({"side": "Z"}, ValueError),
         ({"illegal": "ignore"}, ValueError),
-        ({"render_mode": "rgb_array"}, ValueError),
+        ({"render_mode": "rgb"}, ValueError),
         ({"opponent": "grandmaster"}, InvalidAgentError),
         ({"opponent": 42}, TypeError),
     ],

@@ -42,6 +42,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from .board import Board as Board
     from .errors import BuildError as BuildError
     from .errors import DatabaseError as DatabaseError
@@ -54,15 +56,22 @@ if TYPE_CHECKING:
     from .variant import STANDARD as STANDARD
     from .variant import Variant as Variant
 
+    # The named SQL questions install from queries/ as ttt_solver.queries (setuptools
+    # package-dir), a mapping type checkers cannot follow in a source tree.
+    queries: ModuleType
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ttt_solver' has no attribute {name!r}")
-    from importlib import import_module
 
-    return getattr(import_module(f".{module}", __name__), name)
+if not TYPE_CHECKING:  # hidden from type checkers, or any misspelt import would pass as Any
+
+    def __getattr__(name: str) -> Any:
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module 'ttt_solver' has no attribute {name!r}")
+        from importlib import import_module
+
+        return getattr(import_module(f".{module}", __name__), name)
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    """The public names and the module's dunders; not the helpers (``Any``, ``_LAZY``, ...)."""
+    return sorted({*__all__, *(name for name in globals() if name.startswith("__"))})

@@ -52,3 +52,12 @@ class NotFeasibleError(TTTError, ValueError):
 
 class MissingExtraError(TTTError, ImportError):
     """An optional dependency is not installed; the message names the extra to install."""
+
+
+def install_hint(extra: str, packages: str) -> str:
+    """A command that installs an optional dependency wherever the user stands.
+
+    ttt-solver is not on PyPI, so installing it by name with an extra fails: name the
+    packages themselves, and the extra for a source checkout.
+    """
+    return f"pip install {packages} (or, in a source checkout, pip install -e '.[{extra}]')"

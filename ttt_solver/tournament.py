@@ -175,6 +175,7 @@ def round_robin(
     """Every pair once (each seat half the time): exact, or ``games`` sampled games per pair.
 
     Sampled pairs draw from independent streams spawned from ``seed``, so a run is reproducible.
+    ``progress(n)``: after n more sampled games, or after each exact pair (n = 1).
     """
     _distinct(agents)
     pairs = [(a, b) for i, a in enumerate(agents) for b in agents[i + 1 :]]
@@ -186,7 +187,12 @@ def round_robin(
                     f"agent {agent.name!r} cannot be enumerated (it only samples moves), so there is no exact"
                     " round robin with it; run it sampled"
                 )
-        return tuple(compare_exact(a, b) for a, b in pairs)
+        results = []
+        for a, b in pairs:
+            results.append(compare_exact(a, b))
+            if progress is not None:
+                progress(1)
+        return tuple(results)
     import numpy as np
 
     root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
@@ -259,18 +265,24 @@ def run(
     blunders: int = 5,
     samples: int = 1,
     positions: int | None = None,
+    accuracy_progress: Callable[[int], Any] | None = None,
 ) -> Tournament:
     """The round robin and every agent's accuracy: over every unfinished position, or over
     ``positions`` of them drawn at random (by default :data:`DEFAULT_POSITIONS` where every
-    position is too many)."""
+    position is too many). ``progress`` follows the round robin (see :func:`round_robin`),
+    ``accuracy_progress(1)`` each agent measured."""
     if positions is not None and (not isinstance(positions, int) or positions < 1):
         raise ValueError(f"positions must be a positive integer, got {positions!r}")
     boards = None
     if positions is not None or not exact_feasible(oracle.variant):
         boards = sample_positions(oracle.variant, positions or DEFAULT_POSITIONS, seed)
     pairs = round_robin(agents, games, seed, exact, progress)
-    scores = tuple(accuracy(agent, oracle, blunders, samples, seed, boards) for agent in agents)
-    return Tournament(tuple(a.name for a in agents), exact, None if exact else games, pairs, scores)
+    scores = []
+    for agent in agents:
+        scores.append(accuracy(agent, oracle, blunders, samples, seed, boards))
+        if accuracy_progress is not None:
+            accuracy_progress(1)
+    return Tournament(tuple(a.name for a in agents), exact, None if exact else games, pairs, tuple(scores))
 
 
 def sample_positions(variant: Variant, count: int, seed: Seed = None) -> tuple[str, ...]:

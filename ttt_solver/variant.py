@@ -23,6 +23,9 @@ Line = tuple[Cell, ...]
 Permutation = tuple[Cell, ...]
 
 MAX_CELLS = 16
+# Variants with a name people use (shell completion, Gymnasium ids); any RxC[kK][-misere] works.
+NAMED_VARIANTS = ("3x3", "3x3-misere", "3x4k3", "4x3k3", "3x4k3-misere", "4x4", "4x4k3", "4x4-misere")
+
 _NAME = re.compile(r"(\d+)x(\d+)(?:k(\d+))?(-misere)?")
 
 

@@ -18,9 +18,11 @@ from importlib import import_module
 from typing import Any
 
 import click
+from click.exceptions import NoArgsIsHelpError
 
 from .. import __version__
 from .options import translate_errors
+from .output import colour_option
 
 # module in ttt_solver.cli -> the commands it defines (and lists in its COMMANDS)
 COMMAND_MODULES = {
@@ -57,6 +59,9 @@ class TTTGroup(click.Group):
             return super().main(*args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
         try:
             result = super().main(*args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
+        except NoArgsIsHelpError as error:  # a bare ttt-lookup: the help, as --help gives it
+            click.echo(error.ctx.get_help() if error.ctx is not None else self.get_help(click.Context(self)))
+            sys.exit(0)
         except click.UsageError as error:
             where = f" (see '{error.ctx.command_path} --help')" if error.ctx is not None else ""
             click.echo(f"Error: {error.format_message()}{where}", err=True)
@@ -70,7 +75,8 @@ class TTTGroup(click.Group):
         sys.exit(result if isinstance(result, int) else 0)
 
 
-@click.group(cls=TTTGroup)
+@click.group(cls=TTTGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@colour_option
 @click.version_option(__version__, "--version", prog_name="ttt-lookup", message="%(prog)s %(version)s")
 def cli() -> None:
     """Look up exact values, remoteness and best moves of tic-tac-toe positions.

@@ -2,16 +2,15 @@
 
 The agents, games and accuracy live in the library (:mod:`ttt_solver.agents`,
 :mod:`ttt_solver.arena`, :mod:`ttt_solver.tournament`), imported inside the commands. Sampled
-runs show a progress bar on stderr, so stdout stays clean for ``--json``. ``--exact`` on a
+runs and exact tournaments show progress bars on stderr, so stdout stays clean for ``--json``;
+a sampled run without ``--seed`` draws one and reports it, so that any run can be repeated. ``--exact`` on a
 variant too big to walk (see :func:`ttt_solver.arena.exact_feasible`) fails at once, before
 any database is read.
 """
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -19,8 +18,10 @@ import click
 from .. import board as rules
 from ..tournament import DEFAULT_AGENTS
 from ..variant import Variant
+from . import complete
 from .options import CLIError, CLIFailure, database_options, load_oracle
 from .output import echo_json, output_options, table
+from .progress import bars, draw_seed, seed_text
 
 if TYPE_CHECKING:
     from ..arena import Comparison
@@ -45,8 +46,8 @@ def _sampling_options(f: Any) -> Any:
 
 
 @click.command()
-@click.argument("a", metavar="A")
-@click.argument("b", metavar="B")
+@click.argument("a", metavar="A", shell_complete=complete.agent)
+@click.argument("b", metavar="B", shell_complete=complete.agent)
 @_sampling_options
 @database_options
 @output_options("json")
@@ -67,17 +68,19 @@ def compare(
 
     _check_sampling_flags(exact, variant)
     agent_a, agent_b = _agents([a, b], db, variant, need_oracle=False)
+    drawn = not exact and seed is None
+    seed = draw_seed() if drawn else seed
     if exact:
         result = compare_exact(agent_a, agent_b)
     else:
-        with _progress(games, f"{a} vs {b}") as advance:
-            result = compare_sampled(agent_a, agent_b, games, seed, advance)
+        with bars() as shown:
+            result = compare_sampled(agent_a, agent_b, games, seed, shown.phase(games, f"{a} vs {b}"))
     if fmt == "json":
         data = result.to_json()
         data["seed"] = seed
         echo_json(data)
     else:
-        click.echo(_describe_comparison(result, seed))
+        click.echo(_describe_comparison(result, seed_text(seed, drawn)))
 
 
 @click.command()
@@ -85,6 +88,7 @@ def compare(
     "--agents",
     "specs",
     metavar="LIST",
+    shell_complete=complete.agent_list,
     help=f"Comma-separated agents [default: {', '.join(DEFAULT_AGENTS)}; on misère those that play it].",
 )
 @_sampling_options
@@ -141,22 +145,33 @@ def tournament(
 
         _require_plot(require)
     oracle, agents = _agents(names, db, variant, need_oracle=True)
-    if exact:
-        result = run(agents, oracle, exact=True)
-    else:
-        n = len(agents)
-        with _progress(games * n * (n - 1) // 2, f"{n} agents, {games:,} games a pair") as advance:
-            result = run(agents, oracle, games, seed, progress=advance, positions=positions)
+    drawn = not exact and seed is None
+    seed = draw_seed() if drawn else seed
+    n = len(agents)
+    pairs = n * (n - 1) // 2
+    with bars() as shown:
+        measured = shown.phase(n, f"accuracy of {n} agents")
+        if exact:
+            result = run(
+                agents,
+                oracle,
+                exact=True,
+                progress=shown.phase(pairs, f"{n} agents, exact"),
+                accuracy_progress=measured,
+            )
+        else:
+            played = shown.phase(games * pairs, f"{n} agents, {games:,} games a pair")
+            result = run(agents, oracle, games, seed, progress=played, positions=positions, accuracy_progress=measured)
     if plot_path is not None:
         from ..plot import draw
 
-        _require_plot(lambda: draw(result, plot_path))
+        _require_plot(lambda: draw(result, plot_path, seed))
     if fmt == "json":
         data = result.to_json()
         data["seed"] = seed
         echo_json(data)
     else:
-        click.echo(_describe_tournament(result, seed))
+        click.echo(_describe_tournament(result, seed_text(seed, drawn)))
         if plot_path is not None:
             click.echo(f"\nchart written to {plot_path}")
 
@@ -204,12 +219,6 @@ def _require_plot(action: Any) -> Any:
         raise CLIFailure(f"--plot: {error}") from None
 
 
-@contextmanager
-def _progress(total: int, label: str) -> Iterator[Any]:
-    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
-        yield bar.update
-
-
 class _TwoDecimals(float):
     """A number that prints with two decimals (and stays a number, so tables right-align it)."""
 
@@ -221,13 +230,13 @@ def _percent(share: float) -> float:
     return _TwoDecimals(100 * share)
 
 
-def _describe_comparison(result: Comparison, seed: int | None) -> str:
+def _describe_comparison(result: Comparison, seed: str | None) -> str:
     a, b = result.a, result.b
     exact = result.exact
     how = (
         "exact outcome probabilities"
         if exact
-        else f"{result.games:,} sampled games" + (f" (seed {seed})" if seed is not None else "")
+        else f"{result.games:,} sampled games" + (f" ({seed})" if seed is not None else "")
     )
     show = _percent if exact else (lambda n: n)
     unit = " %" if exact else ""
@@ -255,12 +264,12 @@ def _describe_comparison(result: Comparison, seed: int | None) -> str:
     return "\n".join(lines)
 
 
-def _describe_tournament(result: Tournament, seed: int | None) -> str:
+def _describe_tournament(result: Tournament, seed: str | None) -> str:
     agents = list(result.agents)
     how = (
         "exact"
         if result.exact
-        else f"{result.games:,} sampled games a pair" + (f", seed {seed}" if seed is not None else "")
+        else f"{result.games:,} sampled games a pair" + (f", {seed}" if seed is not None else "")
     )
     standings = [
         (s.agent, _percent(s.wins), _percent(s.draws), _percent(s.losses), _percent(s.score))
@@ -305,10 +314,7 @@ def _describe_tournament(result: Tournament, seed: int | None) -> str:
     positions = result.accuracy[0].positions if result.accuracy else 0
     sampled = bool(result.accuracy) and result.accuracy[0].positions_sampled
     over = (
-        (
-            f"{positions:,} unfinished positions drawn uniformly at random"
-            + (f" (seed {seed})" if seed is not None else "")
-        )
+        (f"{positions:,} unfinished positions drawn uniformly at random" + (f" ({seed})" if seed is not None else ""))
         if sampled
         else f"the {positions:,} unfinished positions"
     )

@@ -80,15 +80,30 @@ def describe(position: Position, line: list[int], variant: Variant) -> str:
 @click.command()
 @database_options
 @board_input
-def best(board: str, variant: Variant, db: str | None) -> None:
+@output_options("json")
+def best(board: str, variant: Variant, db: str | None, fmt: str) -> None:
     """One best move: keeps the value, wins fastest or loses slowest (lowest cell on ties).
 
     \b
     Example:
         ttt-lookup best X...O....
-        ttt-lookup best --moves 0,4,8
+        ttt-lookup best --moves 0,4,8 --json
     """
-    click.echo(load_oracle(db, variant).best_move(board))
+    oracle = load_oracle(db, variant)
+    move = oracle.best_move(board)
+    if fmt == "json":
+        position = oracle.probe(board)
+        echo_json(
+            {
+                "board": board,
+                "to_move": position.to_move,
+                "move": move,
+                "value": position.value,
+                "remoteness": position.remoteness,
+            }
+        )
+    else:
+        click.echo(move)
 
 
 @click.command()
@@ -162,21 +177,52 @@ def _computer_move(oracle: Oracle, board: str, skill: float, rng: Any) -> int:
 @click.command()
 @database_options
 @output_options("json")
-def stats(variant: Variant, db: str | None, fmt: str) -> None:
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Also draw the positions per ply, by value and remoteness, to FILE (.png, .svg, .pdf); needs matplotlib.",
+)
+def stats(variant: Variant, db: str | None, fmt: str, plot_path: str | None) -> None:
     """Counts by value and by remoteness, over every board and over canonical rows.
 
     \b
     Example:
         ttt-lookup stats
         ttt-lookup stats --json
+        ttt-lookup stats --plot positions.png
     """
-    from ..stats import load_stats
+    from ..stats import compute
+    from ..store import Target
+    from ..store.reader import read
 
-    found = load_stats(resolve_database(db, variant), variant)
+    if plot_path is not None:
+        from ..plot import require
+
+        _require_plot(require)  # before the work: a missing extra fails at once
+    contents = read(Target.parse(resolve_database(db, variant)), variant.name)
+    found = compute(contents.positions, variant.name)
+    if plot_path is not None:
+        from ..plot_stats import count, draw
+
+        _require_plot(lambda: draw(count(contents.positions), variant.name, plot_path))
     if fmt == "json":
         echo_json(found.to_dict())
     else:
         click.echo(found.report())
+        if plot_path is not None:
+            click.echo(f"\nchart written to {plot_path}")
+
+
+def _require_plot(action: Any) -> Any:
+    from ..errors import MissingExtraError
+    from .options import CLIFailure
+
+    try:
+        return action()
+    except MissingExtraError as error:
+        raise CLIFailure(f"--plot: {error}") from None
 
 
 COMMANDS = [analyze, best, play, stats]

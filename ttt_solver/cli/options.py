@@ -18,6 +18,7 @@ import click
 from .. import board as rules
 from ..errors import BuildError, DatabaseError, TTTError
 from ..variant import Variant
+from .complete import variants
 
 if TYPE_CHECKING:
     from ..oracle import Oracle
@@ -63,6 +64,7 @@ def database_options(f: F) -> F:
         show_default=True,
         metavar="VARIANT",
         callback=_parse_variant,
+        shell_complete=variants,
         help="Board variant, e.g. 3x3.",
     )(f)
     return click.option(

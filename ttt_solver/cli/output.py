@@ -15,14 +15,41 @@ _FORMAT_HELP = {"json": "Print JSON.", "csv": "Print CSV with a header row."}
 
 
 def output_options(*formats: str) -> Callable[[F], F]:
-    """Add ``--json`` (and ``--csv``, ...) flags; the command gets ``fmt``: "table" by default."""
+    """Add ``--json`` (and ``--csv``, ...) flags and ``--color/--no-color``; the command gets ``fmt``."""
 
     def decorate(f: F) -> F:
         for name in reversed(formats):
             f = click.option(f"--{name}", "fmt", flag_value=name, help=_FORMAT_HELP[name])(f)
-        return click.option("--table", "fmt", flag_value="table", default=True, hidden=True)(f)
+        f = click.option("--table", "fmt", flag_value="table", default=True, hidden=True)(f)
+        return colour_option(f)
 
     return decorate
+
+
+def colour_option(f: F) -> F:
+    """``--color/--no-color``: colour on a terminal unless NO_COLOR is set or TERM is dumb.
+
+    Only a terminal gets colour at all (click strips it from pipes and files); this decides
+    for terminals. The choice goes into the click context, which every ``click.echo`` reads and
+    subcommands inherit, so ``ttt-lookup --no-color analyze ...`` works as well.
+    """
+    return click.option(
+        "--color/--no-color",
+        default=None,
+        expose_value=False,
+        is_eager=True,
+        callback=_set_colour,
+        help="Colour on a terminal [default: yes, unless NO_COLOR is set or TERM=dumb].",
+    )(f)
+
+
+def _set_colour(ctx: click.Context, _param: click.Parameter, value: bool | None) -> None:
+    import os
+
+    if value is not None:
+        ctx.color = value
+    elif ctx.color is None and (os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb"):
+        ctx.color = False  # https://no-color.org: any non-empty value
 
 
 def echo_json(data: Any) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ..variant import Variant
+from . import complete
 from .options import CLIError, database_options, resolve_database
 from .output import echo_rows, output_options
 
@@ -20,7 +21,7 @@ def _parse_params(pairs: tuple[str, ...]) -> dict[str, str]:
 
 
 @click.command()
-@click.argument("name", required=False)
+@click.argument("name", required=False, shell_complete=complete.queries)
 @click.option("--param", "-p", "params", multiple=True, metavar="KEY=VALUE", help="Bind :KEY in the SQL to VALUE.")
 @click.option("--list", "list_", is_flag=True, help="List the named queries with their descriptions.")
 @database_options

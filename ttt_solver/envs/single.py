@@ -24,6 +24,9 @@ One ``step`` is the learner's move followed by the opponent's reply.
   X; at each step the opponent's reply. The opponent draws as ``agent.choose(board, rng)``.
 - ``reset(options={"board": "X...O...."})`` starts from that position with the learner on
   the move; ``options={"side": "O"}`` fixes the side for one episode.
+- ``render_mode``: ``"ansi"`` (text), ``"human"`` (text printed at every step) or
+  ``"rgb_array"`` (a uint8 image drawn with numpy, see :mod:`.render`: what Stable-Baselines3
+  and video recorders ask for).
 """
 
 from __future__ import annotations
@@ -65,7 +68,7 @@ def as_variant(variant: Variant | str) -> Variant:
 class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
     """The learner against one agent; see the module docstring."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}  # noqa: RUF012 (gymnasium declares it as a plain attribute)
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}  # noqa: RUF012 (gymnasium declares it as a plain attribute)
 
     def __init__(
         self,
@@ -79,7 +82,7 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
         render_mode: str | None = None,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"invalid render_mode {render_mode!r}: expected 'ansi', 'human' or None")
+            raise ValueError(f"invalid render_mode {render_mode!r}: expected 'ansi', 'human', 'rgb_array' or None")
         self.variant = as_variant(variant)
         self._side_choice = parse_side(side)
         self.illegal = check_illegal(illegal)
@@ -145,9 +148,13 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
         obs = tables.plane_rows[0 if side > 0 else 1][index].copy()  # type: ignore[union-attr]
         return obs, reward, over, False, {"action_mask": tables.mask_rows[index].copy()}  # type: ignore[union-attr]
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode == "ansi":
             return self._text()
+        if self.render_mode == "rgb_array":
+            from .render import draw
+
+            return draw(self.board, self.variant.rows, self.variant.cols)
         if self.render_mode == "human":
             print(self._text())
         return None

@@ -46,7 +46,7 @@ _MOST_DRAWS = 3  # per game and step: side, then the opponent's mixing draw and 
 class VectorTicTacToe(VectorEnv):
     """``num_envs`` games of the learner against ``opponent``; see the module docstring."""
 
-    metadata = {"render_modes": ["ansi"], "autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012 (gymnasium declares it as a plain attribute)
+    metadata = {"render_modes": ["ansi", "rgb_array"], "autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012 (gymnasium declares it as a plain attribute)
 
     def __init__(
         self,
@@ -62,8 +62,8 @@ class VectorTicTacToe(VectorEnv):
     ) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"invalid num_envs {num_envs!r}: expected a positive integer")
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"invalid render_mode {render_mode!r}: expected 'ansi' or None")
+        if render_mode not in (None, "ansi", "rgb_array"):
+            raise ValueError(f"invalid render_mode {render_mode!r}: expected 'ansi', 'rgb_array' or None")
         self.variant = as_variant(variant)
         tables = board_tables(self.variant)
         if not isinstance(tables, BoardTables):
@@ -149,12 +149,18 @@ class VectorTicTacToe(VectorEnv):
         self._done = terminated
         return self._observations(), rewards, terminated, np.zeros(self.num_envs, dtype=bool), self._infos()
 
-    def render(self) -> tuple[str, ...] | None:
+    def render(self) -> tuple[str, ...] | tuple[np.ndarray, ...] | None:
+        """One frame per game, as SyncVectorEnv gives: text (``ansi``) or an image (``rgb_array``)."""
+        texts = [self._tables.texts[i] for i in self._index.tolist()]
+        if self.render_mode == "rgb_array":
+            from .render import draw
+
+            return tuple(draw(text, self.variant.rows, self.variant.cols) for text in texts)
         if self.render_mode != "ansi":
             return None
         from .. import board as rules
 
-        return tuple(rules.pretty(self._tables.texts[i], self.variant) for i in self._index.tolist())
+        return tuple(rules.pretty(text, self.variant) for text in texts)
 
     def action_masks(self) -> np.ndarray:
         """``infos["action_mask"]`` of the current observations, as bool ``(N, cells)``."""

@@ -1,0 +1,60 @@
+"""What long runs share: progress bars on stderr, and a seed drawn for runs given none."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import click
+
+
+class Bars:
+    """Progress bars on stderr, one per phase of a run, each shown from its phase's first progress.
+
+    Shown lazily, so that bad input found before any work stays one ``Error:`` line. Without
+    a terminal click prints only each bar's label.
+    """
+
+    def __init__(self) -> None:
+        self._bar: Any = None
+        self._label: str | None = None
+
+    def phase(self, total: int, label: str) -> Callable[[int], None]:
+        def advance(n: int) -> None:
+            if self._label != label:
+                self.close()
+                self._bar = click.progressbar(length=total, label=label, file=sys.stderr)
+                self._bar.__enter__()
+                self._label = label
+            self._bar.update(n)
+
+        return advance
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None
+
+
+@contextmanager
+def bars() -> Iterator[Bars]:
+    found = Bars()
+    try:
+        yield found
+    finally:
+        found.close()
+
+
+def draw_seed() -> int:
+    """A seed for a run that was given none, from the operating system: printed, so it can be replayed."""
+    import secrets
+
+    return secrets.randbelow(2**32)
+
+
+def seed_text(seed: int | None, drawn: bool) -> str | None:
+    if seed is None:
+        return None
+    return f"seed {seed}, drawn: replay with --seed {seed}" if drawn else f"seed {seed}"
