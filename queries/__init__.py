@@ -14,6 +14,7 @@ range), so that ``losses >= :min_losing`` compares numbers, never text.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -47,7 +48,7 @@ class Param:
             return value
         if self.kind == "int" and isinstance(value, int) and _INT64[0] <= value <= _INT64[1]:
             return value
-        if self.kind == "real" and isinstance(value, (int, float)) and value == value and abs(value) != float("inf"):
+        if self.kind == "real" and isinstance(value, (int, float)) and math.isfinite(value):
             return float(value)
         expected = "an integer" if self.kind == "int" else "a number"
         raise QueryError(f"invalid --param {self.name}={text!r} for query {query!r}: expected {expected}")
@@ -102,7 +103,9 @@ class NamedQuery:
         missing = [p.name for p in self.params.values() if p.required and p.name not in given]
         if missing:
             raise QueryError(f"query {self.name!r} needs parameter {missing[0]!r}: pass --param {missing[0]}=VALUE")
-        return {name: p.parse(given[name], self.name) if name in given else p.default for name, p in self.params.items()}
+        return {
+            name: p.parse(given[name], self.name) if name in given else p.default for name, p in self.params.items()
+        }
 
 
 def coerce(text: str) -> Any:

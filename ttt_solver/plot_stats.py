@@ -8,24 +8,28 @@ matplotlib (the ``[plot]`` extra), imported only when a chart is drawn.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .plot import DRAW, LOSS, WIN, require
-from .store.content import POSITION_COLUMNS
 
-_PLY, _VALUE, _REMOTENESS, _ORBIT = (POSITION_COLUMNS.index(name) for name in ("ply", "value", "remoteness", "orbit"))
+if TYPE_CHECKING:
+    from .lookup.rows import Arrays
+
 _VALUES = ((1, "win", WIN, "Greens"), (0, "draw", DRAW, "Greys"), (-1, "loss", LOSS, "Oranges"))
 
 
-def count(positions: Iterable[tuple[Any, ...]]) -> dict[tuple[int, int, int], int]:
-    """Boards by (ply, value, remoteness), from position rows in ``POSITION_COLUMNS`` order."""
-    counts: dict[tuple[int, int, int], int] = {}
-    for row in positions:
-        key = (row[_PLY], row[_VALUE], row[_REMOTENESS])
-        counts[key] = counts.get(key, 0) + row[_ORBIT]
-    return counts
+def count(arrays: Arrays) -> dict[tuple[int, int, int], int]:
+    """Boards by (ply, value, remoteness), from a variant's canonical rows."""
+    import numpy as np
+
+    from . import codec
+
+    ply = (codec.digits(arrays.code, arrays.variant) != codec.EMPTY_DIGIT).sum(axis=1)
+    keys = np.stack([ply, arrays.value, arrays.remoteness], axis=1).astype(np.int64)
+    found, where = np.unique(keys, axis=0, return_inverse=True)
+    weights = np.bincount(where.ravel(), weights=arrays.orbit.astype(np.int64)).astype(np.int64)
+    return {(int(p), int(v), int(r)): int(n) for (p, v, r), n in zip(found.tolist(), weights.tolist())}
 
 
 def compact(n: int) -> str:

@@ -260,6 +260,8 @@ def compare_moves(stored: list[tuple[Any, ...]], arrays: Arrays, report: Report)
         return
     bad = (got != expected).any(axis=1)
     if bad.any():
-        report.failed("moves rows differ from the children's rows", codec.decode_texts(got[bad][:3, 0], variant), int(bad.sum()))
+        report.failed(
+            "moves rows differ from the children's rows", codec.decode_texts(got[bad][:3, 0], variant), int(bad.sum())
+        )
     else:
         report.passed("every moves row equals its child's row")

@@ -193,20 +193,22 @@ def stats(variant: Variant, db: str | None, fmt: str, plot_path: str | None) -> 
         ttt-lookup stats --json
         ttt-lookup stats --plot positions.png
     """
+    from ..lookup.rows import DatabaseRows
     from ..stats import compute
     from ..store import Target
-    from ..store.reader import read
+    from ..store.reader import Reader
 
     if plot_path is not None:
         from ..plot import require
 
         _require_plot(require)  # before the work: a missing extra fails at once
-    contents = read(Target.parse(resolve_database(db, variant)), variant.name)
-    found = compute(contents.positions, variant.name)
+    with Reader(Target.parse(resolve_database(db, variant)), variant.name) as reader:
+        arrays = DatabaseRows(reader, variant).arrays()
+    found = compute(arrays)
     if plot_path is not None:
         from ..plot_stats import count, draw
 
-        _require_plot(lambda: draw(count(contents.positions), variant.name, plot_path))
+        _require_plot(lambda: draw(count(arrays), variant.name, plot_path))
     if fmt == "json":
         echo_json(found.to_dict())
     else:
