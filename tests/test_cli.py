@@ -13,6 +13,8 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ttt_solver import __version__
 from ttt_solver.cli import COMMAND_MODULES, cli
@@ -569,3 +571,17 @@ def test_every_package_is_listed_for_installation():
     }
     assert on_disk | {"ttt_solver.queries"} <= set(config["packages"])
     assert config["package-dir"]["ttt_solver.queries"] == "queries"
+
+
+json_data = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(json_data)
+def test_the_json_writer_writes_what_json_dumps_writes(data):
+    from ttt_solver.cli.output import dumps
+
+    assert dumps(data) == json.dumps(data, indent=2)

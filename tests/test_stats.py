@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ttt_solver import codec
-from ttt_solver.lookup.rows import Arrays
+from ttt_solver.lookup.arrays import Arrays
 from ttt_solver.oracle import Oracle
 from ttt_solver.solve import solve_tables
 from ttt_solver.stats import Counts, compute, load_stats

@@ -21,8 +21,9 @@ from ttt_solver import board as rules
 from ttt_solver import codec
 from ttt_solver.cli import cli
 from ttt_solver.errors import DatabaseError
+from ttt_solver.lookup.arrays import Arrays
 from ttt_solver.lookup.proof import resolve
-from ttt_solver.lookup.rows import Arrays, DatabaseRows
+from ttt_solver.lookup.rows import DatabaseRows
 from ttt_solver.store import Target
 from ttt_solver.store.reader import Reader
 from ttt_solver.variant import STANDARD, Variant
@@ -64,7 +65,7 @@ def stored(db_path):
 def caught_by_lookups(arrays: Arrays, board: str) -> bool:
     """Whether a proven lookup of ``board`` reports the damage in ``arrays``."""
     try:
-        resolve(board, arrays.variant, arrays.fetch, "<test>", "rebuild it", prove=True)
+        resolve(board, arrays.variant, arrays.fetch, "<test>", lambda: "rebuild it", prove=True)
     except DatabaseError as error:
         return "contradicts itself" in str(error)
     return False

@@ -16,7 +16,6 @@ callers who like objects.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from .errors import InvalidBoardError
 from .variant import STANDARD, Variant
@@ -190,15 +189,25 @@ def pretty(text: str, variant: Variant = STANDARD) -> str:
     return "\n".join(text[row * c : (row + 1) * c] for row in range(variant.rows))
 
 
-@dataclass(frozen=True)
 class Board:
-    """A legal position: normalised text plus its variant."""
+    """A legal position: normalised text plus its variant. Immutable and hashable."""
 
+    __slots__ = ("text", "variant")
     text: str
-    variant: Variant = STANDARD
+    variant: Variant
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "text", parse(self.text, self.variant))
+    def __init__(self, text: str, variant: Variant = STANDARD) -> None:
+        object.__setattr__(self, "text", parse(text, variant))
+        object.__setattr__(self, "variant", variant)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Board) and (self.text, self.variant) == (other.text, other.variant)
+
+    def __hash__(self) -> int:
+        return hash((self.text, self.variant))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Board is immutable: cannot set {name!r}")
 
     @classmethod
     def from_text(cls, text: str, variant: Variant = STANDARD) -> Board:

@@ -19,7 +19,6 @@ called. Values are +1 win, 0 draw, -1 loss for the side to move.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, cast
 
@@ -91,21 +90,31 @@ def canonical_text(text: str, variant: Variant) -> str:
 
 
 # -- vectorised, numpy ----------------------------------------------------------------------
-@dataclass(frozen=True)
 class Geometry:
     """Lookup tables over the two halves of a code: each costs two gathers per board.
 
     The high half is the first ``n - n // 2`` cells, the low half the last ``n // 2``.
+    (A plain class: the command line imports this module, and a dataclass costs start-up time.)
     """
 
-    variant: Variant
-    n: int
-    base: int  # 3 ** (cells in the low half)
-    weights: np.ndarray  # (n,) int64: 3**(n - 1 - cell)
-    digits: tuple[np.ndarray, np.ndarray]  # (3**m, m) uint8 digits of a half
-    images: tuple[np.ndarray, np.ndarray]  # (symmetries, 3**m) int64: a half's share of each image's code
-    lines: tuple[np.ndarray, np.ndarray]  # (3**m,) uint64: bit l (X) / L + l (O) if the half fills line l
-    line_cells: np.ndarray  # (L,) int64: the cells of each line as a bit mask
+    def __init__(
+        self,
+        variant: Variant,
+        base: int,
+        weights: np.ndarray,
+        digits: tuple[np.ndarray, np.ndarray],
+        images: tuple[np.ndarray, np.ndarray],
+        lines: tuple[np.ndarray, np.ndarray],
+        line_cells: np.ndarray,
+    ) -> None:
+        self.variant = variant
+        self.n = variant.cells
+        self.base = base  # 3 ** (cells in the low half)
+        self.weights = weights  # (n,) int64: 3**(n - 1 - cell)
+        self.digits = digits  # (3**m, m) uint8 digits of a half
+        self.images = images  # (symmetries, 3**m) int64: a half's share of each image's code
+        self.lines = lines  # (3**m,) uint64: bit l (X) / L + l (O) if the half fills line l
+        self.line_cells = line_cells  # (L,) int64: the cells of each line as a bit mask
 
 
 def _digit_table(m: int) -> np.ndarray:
@@ -144,7 +153,7 @@ def geometry(variant: Variant) -> Geometry:
     lines = tuple(_line_table(d, half, variant) for half, d in zip(halves, digits))
     line_cells = np.array([sum(1 << cell for cell in line) for line in variant.lines], dtype=np.int64)
     return Geometry(
-        variant, n, 3**low, weights, (digits[0], digits[1]), (images[0], images[1]), (lines[0], lines[1]), line_cells
+        variant, 3**low, weights, (digits[0], digits[1]), (images[0], images[1]), (lines[0], lines[1]), line_cells
     )
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from .plot import DRAW, LOSS, WIN, require
 
 if TYPE_CHECKING:
-    from .lookup.rows import Arrays
+    from .lookup.arrays import Arrays
 
 _VALUES = ((1, "win", WIN, "Greens"), (0, "draw", DRAW, "Greys"), (-1, "loss", LOSS, "Oranges"))
 

@@ -15,7 +15,7 @@ from .store import Target
 from .variant import STANDARD, Variant
 
 if TYPE_CHECKING:
-    from .lookup.rows import Arrays
+    from .lookup.arrays import Arrays
 
 OUTCOMES = {1: "win", 0: "draw", -1: "loss"}
 

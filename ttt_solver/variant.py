@@ -9,7 +9,6 @@ symmetries) is derived here from a :class:`Variant`, so the rest of the code nev
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -29,16 +28,21 @@ NAMED_VARIANTS = ("3x3", "3x3-misere", "3x4k3", "4x3k3", "3x4k3-misere", "4x4", 
 _NAME = re.compile(r"(\d+)x(\d+)(?:k(\d+))?(-misere)?")
 
 
-@dataclass(frozen=True)
 class Variant:
-    """An m x n board, k in a row wins (or, misère, loses)."""
+    """An m x n board, k in a row wins (or, misère, loses). Immutable and hashable.
 
-    rows: int = 3
-    cols: int = 3
-    k: int = 3
-    misere: bool = False
+    (A plain class rather than a dataclass: the command line imports it on every lookup, and
+    building a dataclass costs start-up time.)
+    """
 
-    def __post_init__(self) -> None:
+    rows: int
+    cols: int
+    k: int
+    misere: bool
+
+    def __init__(self, rows: int = 3, cols: int = 3, k: int = 3, misere: bool = False) -> None:
+        fields = self.__dict__
+        fields["rows"], fields["cols"], fields["k"], fields["misere"] = rows, cols, k, misere
         if self.rows < 1 or self.cols < 1 or self.rows * self.cols > MAX_CELLS:
             raise InvalidVariantError(f"invalid variant {self.name!r}: the board must have 1 to {MAX_CELLS} cells")
         if not 3 <= self.k <= max(self.rows, self.cols):
@@ -63,6 +67,24 @@ class Variant:
 
     def __str__(self) -> str:
         return self.name
+
+    def _key(self) -> tuple[int, int, int, bool]:
+        return (self.rows, self.cols, self.k, self.misere)
+
+    def __eq__(self, other: object) -> bool:
+        return other.__class__ is Variant and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Variant(rows={self.rows}, cols={self.cols}, k={self.k}, misere={self.misere})"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Variant is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"Variant is immutable: cannot delete {name!r}")
 
     @property
     def cells(self) -> int:

@@ -23,7 +23,8 @@ from .errors import DatabaseError
 from .values import back_up
 
 if TYPE_CHECKING:
-    from .lookup.rows import Arrays, DatabaseRows
+    from .lookup.arrays import Arrays
+    from .lookup.rows import DatabaseRows
 
 SHOWN = 10  # contradictions a report lists in full
 
@@ -157,8 +158,9 @@ def prove_arrays(arrays: Arrays, report: Report) -> Proof:
 def verify_source(source: DatabaseRows) -> Report:
     """Prove a database whole (``ttt-lookup verify``): the ``positions`` table as the lookups
     read it, then the packed arrays and the digest that in-memory loads trust."""
-    from .lookup.rows import Arrays, unpack
-    from .store.content import POSITION_COLUMNS, best_labels
+    from .lookup.arrays import Arrays, unpack
+    from .store import POSITION_COLUMNS
+    from .store.content import best_labels
 
     variant = source.variant
     report = Report(variant.name, source.location, source.rebuild_hint())

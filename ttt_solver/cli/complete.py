@@ -5,17 +5,24 @@ Each function runs on every TAB press, so it imports only what it lists.
 
 from __future__ import annotations
 
-import click
-from click.shell_completion import CompletionItem
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import click
+    from click.shell_completion import CompletionItem
 
 
 def variants(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    from click.shell_completion import CompletionItem
+
     from ..variant import NAMED_VARIANTS
 
     return [CompletionItem(name) for name in NAMED_VARIANTS if name.startswith(incomplete)]
 
 
 def queries(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    from click.shell_completion import CompletionItem
+
     from .. import queries as named
 
     return [CompletionItem(q.name, help=q.description) for q in named.available() if q.name.startswith(incomplete)]
@@ -29,11 +36,15 @@ def _agent_names() -> list[str]:
 
 
 def agent(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    from click.shell_completion import CompletionItem
+
     return [CompletionItem(name) for name in _agent_names() if name.startswith(incomplete)]
 
 
 def agent_list(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     """``--agents think1,th`` -> ``think1,think2``, ``think1,think3``: complete the last item of the list."""
+    from click.shell_completion import CompletionItem
+
     done, _, last = incomplete.rpartition(",")
     prefix = f"{done}," if done else ""
     taken = set(done.split(","))

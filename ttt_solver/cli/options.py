@@ -18,7 +18,6 @@ import click
 from .. import board as rules
 from ..errors import BuildError, DatabaseError, TTTError
 from ..variant import Variant
-from .complete import variants
 
 if TYPE_CHECKING:
     from ..oracle import Oracle
@@ -56,6 +55,12 @@ def _parse_variant(_ctx: click.Context, _param: click.Parameter, value: str) -> 
     return Variant.parse(value)
 
 
+def _complete_variants(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    from .complete import variants  # only on a TAB press
+
+    return variants(ctx, param, incomplete)
+
+
 def database_options(f: F) -> F:
     """Add ``--db PATH_OR_URL`` (envvar TTT_DB) and ``--variant`` (passed on as a Variant)."""
     f = click.option(
@@ -64,7 +69,7 @@ def database_options(f: F) -> F:
         show_default=True,
         metavar="VARIANT",
         callback=_parse_variant,
-        shell_complete=variants,
+        shell_complete=_complete_variants,
         help="Board variant, e.g. 3x3.",
     )(f)
     return click.option(

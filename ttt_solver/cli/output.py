@@ -53,9 +53,34 @@ def _set_colour(ctx: click.Context, _param: click.Parameter, value: bool | None)
 
 
 def echo_json(data: Any) -> None:
+    click.echo(dumps(data))
+
+
+def dumps(data: Any, indent: str = "") -> str:
+    """``json.dumps(data, indent=2)``, written here for the plain data commands print (dicts,
+    lists, ASCII text, ints, bools, None): a lookup then never imports ``json`` (a few
+    milliseconds of a 60 ms command). Anything else goes to ``json`` itself."""
+    if data is None:
+        return "null"
+    if data is True or data is False:
+        return "true" if data else "false"
+    if data.__class__ is int:
+        return str(data)
+    if data.__class__ is str and data.isascii() and data.isprintable() and '"' not in data and "\\" not in data:
+        return f'"{data}"'
+    inner = indent + "  "
+    if data.__class__ in (list, tuple):
+        if not data:
+            return "[]"
+        return "[\n" + ",\n".join(inner + dumps(item, inner) for item in data) + "\n" + indent + "]"
+    if data.__class__ is dict and all(key.__class__ is str for key in data):
+        if not data:
+            return "{}"
+        items = (f"{inner}{dumps(key)}: {dumps(value, inner)}" for key, value in data.items())
+        return "{\n" + ",\n".join(items) + "\n" + indent + "}"
     import json
 
-    click.echo(json.dumps(data, indent=2))
+    return json.dumps(data, indent=2).replace("\n", "\n" + indent)
 
 
 def echo_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table") -> None:

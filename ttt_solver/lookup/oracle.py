@@ -23,11 +23,13 @@ from .. import codec
 from ..errors import GameOverError, InvalidBoardError, InvalidVariantError
 from ..variant import STANDARD, Variant
 from .proof import Move, Position, resolve
-from .rows import ArrayRows, Arrays, DatabaseRows, Row, RowSource
+from .rows import DatabaseRows, Row
 
 if TYPE_CHECKING:
     from ..solve import Tables
     from ..solver import Solution
+    from .arrays import Arrays
+    from .rows import RowSource
     from .tables import BatchTables
 
 __all__ = ["SMALL_ROWS", "Move", "Oracle", "Position"]
@@ -75,12 +77,15 @@ class Oracle:
         queries and proves its rows. ``verify``: prove the whole table first, as
         ``ttt-lookup verify`` does (seconds on 4x4).
         """
-        from ..paths import ensure_database
         from ..store import Target
         from ..store.reader import Reader
 
         variant = Variant.parse(variant) if isinstance(variant, str) else variant
-        target = Target.parse(db if db is not None else ensure_database(variant))
+        if db is None:
+            from ..paths import ensure_database
+
+            db = ensure_database(variant)
+        target = Target.parse(db)
         source = DatabaseRows(Reader(target, variant.name), variant)
         try:
             if verify:
@@ -95,12 +100,16 @@ class Oracle:
     @classmethod
     def from_tables(cls, tables: Tables) -> Oracle:
         """An oracle straight from :func:`ttt_solver.solve.solve_tables`, with no database."""
+        from .arrays import ArrayRows, Arrays
+
         return cls(ArrayRows(Arrays.from_tables(tables)))
 
     @classmethod
     def from_solutions(cls, solutions: Mapping[str, Solution], variant: Variant = STANDARD) -> Oracle:
         """An oracle straight from the recursive solver :func:`ttt_solver.solver.solve`."""
         import numpy as np
+
+        from .arrays import ArrayRows, Arrays
 
         texts = sorted(solutions, key=codec.encode)
         rows = [solutions[text] for text in texts]
@@ -251,7 +260,7 @@ class Oracle:
         def fetch(codes: Iterable[int]) -> dict[int, Row]:
             return {code: every[code] for code in codes if code in every}
 
-        hint = self.source.rebuild_hint()
+        hint = self.source.rebuild_hint
         for text in codec.decode_texts(arrays.code, self.variant):
             for image in images(text, self.variant):
                 if image not in self._positions:
@@ -266,7 +275,7 @@ class Oracle:
                 self._positions.clear()
             # In memory, the arrays were checked at load; from the file, each answer is proved.
             fetch, prove = (self._arrays.fetch, False) if self._arrays is not None else (self.source.fetch, True)
-            found = resolve(text, self.variant, fetch, self.location, self.source.rebuild_hint(), prove)
+            found = resolve(text, self.variant, fetch, self.location, self.source.rebuild_hint, prove)
             self._positions[text] = found
         return found
 

@@ -11,7 +11,6 @@ table contradicts. A contradiction is a :class:`DatabaseError` naming the board.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -31,8 +30,7 @@ class Move(NamedTuple):
     remoteness: int  # plies from the position to the end after this move
 
 
-@dataclass(frozen=True)
-class Position:
+class Position(NamedTuple):
     """Everything the database knows about one real board."""
 
     board: str
@@ -90,8 +88,9 @@ def contradiction(row: Row, expected: Outcome) -> str | None:
     return None
 
 
-def resolve(text: str, variant: Variant, fetch: Fetch, location: str, hint: str, prove: bool) -> Position:
-    """The answer for a normalised legal board; with ``prove``, checked one ply down."""
+def resolve(text: str, variant: Variant, fetch: Fetch, location: str, hint: Callable[[], str], prove: bool) -> Position:
+    """The answer for a normalised legal board; with ``prove``, checked one ply down.
+    ``hint()`` says how to rebuild the database (called only for an error message)."""
     code, perm = codec.canonical(text, variant)
     here = node(code, variant)
     wanted = {code, *(child for _cell, child in here.children)}
@@ -101,7 +100,7 @@ def resolve(text: str, variant: Variant, fetch: Fetch, location: str, hint: str,
     missing = sorted(wanted - rows.keys())
     if missing:
         board = codec.decode(missing[0], variant.cells)
-        raise DatabaseError(f"database {location!r} has no row for board {board!r}: it is incomplete; {hint}")
+        raise DatabaseError(f"database {location!r} has no row for board {board!r}: it is incomplete; {hint()}")
     row = rows[code]
     if prove:
         for checked in (code, *dict.fromkeys(child for _cell, child in here.children)):
@@ -109,7 +108,7 @@ def resolve(text: str, variant: Variant, fetch: Fetch, location: str, hint: str,
             wrong = contradiction(rows[checked], implied(below, rows))
             if wrong is not None:
                 raise DatabaseError(
-                    f"database {location!r} contradicts itself at board {below.board!r}: it stores {wrong}; {hint}"
+                    f"database {location!r} contradicts itself at board {below.board!r}: it stores {wrong}; {hint()}"
                 )
     moves = sorted(
         (Move(perm[cell], *move_result(*rows[child][:2])) for cell, child in here.children),

@@ -21,31 +21,38 @@ from .. import board as rules
 from .. import codec
 from ..errors import InvalidBoardError
 from ..variant import Variant
-from .rows import Arrays
+from .arrays import Arrays
 
 ILLEGAL = np.uint8(255)
-_REMOTENESS = 32  # score = (value + 1) * 32 + remoteness
+_REMOTENESS = 32  # score = (value + 1) * 32 + remoteness: value = (score >> 5) - 1, remoteness = score & 31
 _CHUNK = 16384  # boards per pass: keeps the working set in the CPU cache
+_VALUE_OF = (np.arange(256) // _REMOTENESS - 1).astype(np.int8)  # score -> value
+_REMOTENESS_OF = (np.arange(256) % _REMOTENESS).astype(np.int8)  # score -> remoteness
 
 
 def checked_boards(boards: Any, cells: int) -> np.ndarray:
-    """An (N, cells) integer array of +1/-1/0, or InvalidBoardError naming what is wrong."""
+    """An (N, cells) integer array, or InvalidBoardError naming what is wrong (the values are
+    checked chunk by chunk by :meth:`BatchTables.lookup`)."""
     try:
         array = np.asarray(boards)
     except ValueError:
         raise InvalidBoardError(f"invalid boards: expected an array of shape (N, {cells}), got ragged rows") from None
     if array.dtype == object:
         raise InvalidBoardError(
-            f"invalid boards: expected an array of shape (N, {cells}) of integers, got ragged rows or objects"
+            f"invalid boards: expected an array of shape (N, {cells}) of integers, got {array.dtype}"
         )
     if array.ndim != 2 or array.shape[1] != cells:
         raise InvalidBoardError(f"invalid boards: expected an array of shape (N, {cells}), got {array.shape}")
     if array.dtype.kind not in "iu":
         raise InvalidBoardError(f"invalid boards: expected integers +1, -1 or 0, got dtype {array.dtype}")
-    if array.size and (array.min() < -1 or array.max() > 1):
-        row = int(np.argmax((array < -1).any(axis=1) | (array > 1).any(axis=1)))
-        raise InvalidBoardError(f"invalid boards: row {row} has a value other than +1, -1 or 0: {array[row].tolist()}")
     return array
+
+
+def _bad_values(part: np.ndarray, start: int) -> InvalidBoardError:
+    row = int(np.argmax((part < -1).any(axis=1) | (part > 1).any(axis=1)))
+    return InvalidBoardError(
+        f"invalid boards: row {start + row} has a value other than +1, -1 or 0: {part[row].tolist()}"
+    )
 
 
 @cache
@@ -96,41 +103,50 @@ class BatchTables:
             table.flags.writeable = False
         return cls(variant, score, preferred)
 
-    def codes(self, boards: Any) -> np.ndarray:
-        """Codes of an (N, cells) array of +1/-1/0 boards; InvalidBoardError for a bad or illegal row."""
+    def lookup(self, boards: Any, table: np.ndarray, translate: np.ndarray | None = None) -> np.ndarray:
+        """``table[code]`` of each (N, cells) +1/-1/0 board (then ``translate[...]`` of that);
+        InvalidBoardError for a bad or illegal row. A cache-sized chunk at a time: the checks
+        and gathers run while the chunk is in the CPU cache."""
         array = checked_boards(boards, self.variant.cells)
-        n = self.variant.cells
-        weights = codec.geometry(self.variant).weights
-        dtype = np.int16 if 3**n < 1 << 15 else np.int32
-        out = np.empty(len(array), dtype=dtype)
-        start_code = dtype(codec.offset(n))
-        for start in range(0, len(array), _CHUNK):
-            stop = min(start + _CHUNK, len(array))
-            # A column-major int8 copy of a cache-sized chunk: the per-cell passes then stream.
-            columns = np.ascontiguousarray(array[start:stop].T, dtype=np.int8)
-            part: np.ndarray = out[start:stop]
-            part[:] = start_code
-            for i in range(n):
-                np.add(part, columns[i] * dtype(weights[i]), out=part)
-        bad = self.score[out] == ILLEGAL
-        if bad.any():
-            row = int(np.argmax(bad))
-            text = "".join(".XO"[v] for v in array[row].tolist())
-            reason = rules.legality_error(text, self.variant) or "not a legal position"
-            raise InvalidBoardError(f"invalid boards: row {row} ({text!r}) is illegal: {reason}")
+        # Codes by a float64 matrix-vector product (BLAS; exact, codes stay below 2**26):
+        # faster than a numpy pass per cell.
+        weights = codec.geometry(self.variant).weights.astype(np.float64)
+        empty = np.int32(codec.offset(self.variant.cells))
+        out = np.empty(len(array), dtype=(translate if translate is not None else table).dtype)
+
+        def fill(first: int, last: int) -> None:
+            for start in range(first, last, _CHUNK):
+                part = array[start : min(start + _CHUNK, last)]
+                if part.size and (part.min() < -1 or part.max() > 1):
+                    raise _bad_values(part, start)
+                code = (part.astype(np.float64) @ weights).astype(np.int32)
+                code += empty
+                score = np.take(self.score, code)
+                if (score == ILLEGAL).any():
+                    raise self._illegal(part, start, int(np.argmax(score == ILLEGAL)))
+                found = score if table is self.score else np.take(table, code)
+                if translate is None:
+                    out[start : start + len(part)] = found
+                else:
+                    np.take(translate, found, out=out[start : start + len(part)])
+
+        _in_parallel(fill, len(array))
         return out
 
+    def _illegal(self, part: np.ndarray, start: int, row: int) -> InvalidBoardError:
+        text = "".join(".XO"[v] for v in part[row].tolist())
+        reason = rules.legality_error(text, self.variant) or "not a legal position"
+        return InvalidBoardError(f"invalid boards: row {start + row} ({text!r}) is illegal: {reason}")
+
     def values(self, boards: Any) -> np.ndarray:
-        found: np.ndarray = (self.score[self.codes(boards)] // _REMOTENESS).astype(np.int8) - 1
-        return found
+        return self.lookup(boards, self.score, _VALUE_OF)
 
     def remoteness(self, boards: Any) -> np.ndarray:
-        found: np.ndarray = (self.score[self.codes(boards)] % _REMOTENESS).astype(np.int8)
-        return found
+        return self.lookup(boards, self.score, _REMOTENESS_OF)
 
     def best_moves(self, boards: Any, rng: Any = None) -> np.ndarray:
         """The lowest preferred cell of each board (uniform among them with ``rng``), -1 if over."""
-        masks = self.preferred[self.codes(boards)]
+        masks = self.lookup(boards, self.preferred)
         lowest, count, kth = bit_tables()
         if rng is None:
             first: np.ndarray = lowest[masks]
@@ -147,3 +163,22 @@ def _uniform(rng: Any, size: int) -> np.ndarray:
     if hasattr(rng, "getrandbits"):
         return np.random.default_rng(rng.getrandbits(64)).random(size)
     raise TypeError(f"rng must be a random.Random or a numpy.random.Generator, got {type(rng).__name__}")
+
+
+def _in_parallel(fill: Any, count: int) -> None:
+    """``fill(first, last)`` over ``range(count)``: in one piece, or for a big batch in one
+    piece per core on threads (numpy releases the GIL while it gathers and multiplies). The
+    first error of the lowest piece is raised, as one thread would have raised it."""
+    import os
+
+    workers = min(os.cpu_count() or 1, count // (4 * _CHUNK))
+    if workers < 2:
+        fill(0, count)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    step = -(-count // workers // _CHUNK) * _CHUNK
+    with ThreadPoolExecutor(workers) as pool:
+        futures = [pool.submit(fill, first, min(first + step, count)) for first in range(0, count, step)]
+    for future in futures:
+        future.result()

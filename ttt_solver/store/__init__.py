@@ -2,11 +2,17 @@
 
 Writing goes through SQLAlchemy Core. Reading a SQLite file uses the standard library's
 ``sqlite3`` so that a lookup never pays for importing SQLAlchemy; other URLs are read through
-SQLAlchemy.
+SQLAlchemy. What a lookup needs from here is kept to this module, ``target`` and ``reader``
+(no numpy, no SQLAlchemy, nothing it does not use).
 """
 
-from .content import GENERATOR, SCHEMA_VERSION
-from .hints import build_hint, rebuild_hint
 from .target import Target
 
-__all__ = ["GENERATOR", "SCHEMA_VERSION", "Target", "build_hint", "rebuild_hint"]
+SCHEMA_VERSION = "2"
+GENERATOR = "ttt-solver"
+POSITION_COLUMNS = (
+    "code", "board", "ply", "to_move", "value", "remoteness", "best_moves", "wins", "draws", "losses", "orbit", "winner",
+)  # fmt: skip
+MOVE_COLUMNS = ("code", "cell", "value", "remoteness")
+
+__all__ = ["GENERATOR", "MOVE_COLUMNS", "POSITION_COLUMNS", "SCHEMA_VERSION", "Target"]

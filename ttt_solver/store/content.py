@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .. import board as rules
+from . import SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,13 +33,6 @@ else:
         except ImportError:
             from hashlib import sha256
 
-SCHEMA_VERSION = "2"
-GENERATOR = "ttt-solver"
-
-POSITION_COLUMNS = (
-    "code", "board", "ply", "to_move", "value", "remoteness", "best_moves", "wins", "draws", "losses", "orbit", "winner",
-)  # fmt: skip
-MOVE_COLUMNS = ("code", "cell", "value", "remoteness")
 # The solution as arrays: (name, numpy dtype), the order the digest hashes them in.
 PACKED = (
     ("code", "<i8"), ("value", "i1"), ("remoteness", "i1"), ("best", "<u2"),

@@ -10,14 +10,13 @@ outdated database of ours gets the exact rebuild command, a file that is not our
 from __future__ import annotations
 
 import sqlite3
-import threading
+from _thread import allocate_lock
 from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, Self
 
 from ..errors import DatabaseError
-from .content import GENERATOR, MOVE_COLUMNS, POSITION_COLUMNS, SCHEMA_VERSION
-from .hints import build_hint, rebuild_hint
+from . import GENERATOR, MOVE_COLUMNS, POSITION_COLUMNS, SCHEMA_VERSION
 from .target import Target
 
 Row = tuple[Any, ...]
@@ -45,7 +44,7 @@ class Reader:
     def __init__(self, target: Target, variant_name: str) -> None:
         self.target = target
         self.variant_name = variant_name
-        self._lock = threading.Lock()  # one connection, shared by threads (it only reads)
+        self._lock = allocate_lock()  # one connection, shared by threads (it only reads)
         self._engine: Any = None
         self._conn: Any = None
         self._open()
@@ -64,6 +63,8 @@ class Reader:
             self._engine = create_engine(self.target.url, execution_options={"postgresql_readonly": True})
             return
         if not path.is_file():
+            from .hints import build_hint
+
             raise DatabaseError(
                 f"no database at {self.target.spec!r}; {build_hint(self.target.spec, self.variant_name)}"
             )
@@ -118,6 +119,8 @@ class Reader:
     # -- errors -----------------------------------------------------------------------------
     def _damaged(self, why: str) -> DatabaseError:
         """A database of ours that cannot be read as written."""
+        from .hints import rebuild_hint
+
         return DatabaseError(
             f"database {self.target.spec!r} is damaged ({why}); {rebuild_hint(self.target.spec, self.variant_name)}"
         )
@@ -131,6 +134,8 @@ class Reader:
 
     # -- meta ---------------------------------------------------------------------------------
     def _checked_meta(self) -> dict[str, str]:
+        from .hints import rebuild_hint
+
         spec, name = self.target.spec, self.variant_name
         try:
             meta = {str(key): str(value) for key, value in self._run("SELECT key, value FROM meta")[1]}

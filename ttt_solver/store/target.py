@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import InvalidTargetError
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """A parsed ``--db`` argument."""
 
     spec: str  # as the user gave it

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BuildError
-from .content import GENERATOR, MOVE_COLUMNS, POSITION_COLUMNS
+from . import GENERATOR, MOVE_COLUMNS, POSITION_COLUMNS
 from .target import Target
 
 if TYPE_CHECKING:
