@@ -26,6 +26,7 @@ COMMAND_MODULES = {
     "lookup": ("analyze", "best", "play", "stats"),
     "query": ("query",),
     "arena": ("compare", "tournament"),
+    "serve": ("serve",),
 }
 
 
