@@ -27,6 +27,15 @@ def served_for(db_3x3: Path, db_4x4: Path | None) -> dict[str, Served]:
     return served
 
 
+def built_4x4(request: Any) -> Path | None:
+    """The session's 4x4 database (conftest's ``db_4x4``), or None where it cannot be built."""
+    try:
+        path: Path = request.getfixturevalue("db_4x4")[0]
+    except AssertionError:  # the build failed: the 4x4 parts skip themselves
+        return None
+    return path
+
+
 def playouts(variant: Variant, count: int, seed: int) -> list[str]:
     """Boards from random games, cut at a random ply (finished games included)."""
     rng = random.Random(seed)
