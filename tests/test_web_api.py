@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-import httpx
+import httpx2 as httpx
 import numpy as np
 import pytest
 from web_support import built_4x4, playouts, served_for

@@ -28,7 +28,14 @@ INSTALL_HINT = "pip install -e '.[web]'"
     type=click.FloatRange(0.1),
     help="Seconds a batch request may take before it is refused with 503.",
 )
-def serve(host: str, port: int, databases: tuple[str, ...], time_limit: float) -> None:
+@click.option(
+    "--cache-size",
+    default=1 << 16,
+    show_default=True,
+    type=click.IntRange(0),
+    help="Answers kept in memory as bytes (0: compute every request).",
+)
+def serve(host: str, port: int, databases: tuple[str, ...], time_limit: float, cache_size: int) -> None:
     """Serve the JSON API (/api/v1), its docs (/docs) and the explorer page (/), read-only.
 
     \b
@@ -46,7 +53,9 @@ def serve(host: str, port: int, databases: tuple[str, ...], time_limit: float) -
 
     served = open_all(list(databases))
     click.echo(f"ttt-lookup serve: {', '.join(served)} on http://{host}:{port}/ (Ctrl-C stops)", err=True)
-    uvicorn.run(create_app(served, time_limit=time_limit), host=host, port=port, log_level="warning")
+    uvicorn.run(
+        create_app(served, time_limit=time_limit, cache_size=cache_size), host=host, port=port, log_level="warning"
+    )
 
 
 COMMANDS = [serve]

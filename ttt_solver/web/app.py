@@ -4,8 +4,8 @@
 and never opens a database itself; it is read-only. Values are +1 win, 0 draw, -1 loss for
 the side to move.
 
-Answers for one database never change, so a position's JSON is made once and kept as bytes
-(per variant, bounded), and every position carries the database digest as its ETag.
+Answers for one database never change: every position carries the database digest as its
+ETag, and :class:`~ttt_solver.web.cache.ResponseCache` keeps successful answers as bytes.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from starlette.responses import Response
 
 from .. import __version__
 from . import data, errors
+from .cache import ResponseCache
 from .limits import BodyLimit
 from .models import BatchIn, BatchOut, ErrorOut, HealthOut, PositionOut, VariantsOut
 
@@ -31,7 +32,6 @@ API = "/api/v1"
 MAX_BODY_BYTES = 1 << 20  # 10,000 boards of 16 cells in any spelling fit easily
 MAX_BOARD_CHARS = 200  # a query's board or moves text
 CACHE_CONTROL = "public, max-age=3600"
-_CACHE_LIMIT = 1 << 16  # positions kept as bytes per variant
 _JSON = "application/json"
 _ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorOut, "description": text}
@@ -53,9 +53,15 @@ def _not_modified(request: Request, etag: str) -> bool:
     return match is not None and (match.strip() == "*" or etag in (tag.strip() for tag in match.split(",")))
 
 
-def create_app(served: dict[str, data.Served], *, time_limit: float = 10.0, max_body: int = MAX_BODY_BYTES) -> FastAPI:
+def create_app(
+    served: dict[str, data.Served],
+    *,
+    time_limit: float = 10.0,
+    max_body: int = MAX_BODY_BYTES,
+    cache_size: int = 1 << 16,
+) -> FastAPI:
     """The app serving ``served`` (variant name -> opened database); ``time_limit`` (seconds)
-    bounds a batch, ``max_body`` (bytes) a request body."""
+    bounds a batch, ``max_body`` (bytes) a request body, ``cache_size`` the answers kept (0: none)."""
     app = FastAPI(
         title="ttt-solver",
         version=__version__,
@@ -67,7 +73,7 @@ def create_app(served: dict[str, data.Served], *, time_limit: float = 10.0, max_
     )
     errors.install(app)
     app.add_middleware(BodyLimit, max_bytes=max_body)
-    cached: dict[str, dict[tuple[str | None, str | None], bytes]] = {name: {} for name in served}
+    app.add_middleware(ResponseCache, prefix=f"{API}/", max_entries=cache_size)
     variants_body = _dumps({"variants": [one.describe() for one in served.values()]})
     variants_etag = '"' + "-".join(one.etag.strip('"')[:12] for one in served.values()) + '"'
 
@@ -103,13 +109,7 @@ def create_app(served: dict[str, data.Served], *, time_limit: float = 10.0, max_
     ) -> Response:
         """One position: exactly the fields of ``ttt-lookup analyze --json``. Give ``board`` or ``moves``."""
         one = lookup(variant)
-        known = cached[one.name]
-        body = known.get((board, moves))
-        if body is None:
-            body = _dumps(data.position(one, board, moves))
-            if len(known) >= _CACHE_LIMIT:
-                known.clear()
-            known[(board, moves)] = body
+        body = _dumps(data.position(one, board, moves))
         headers = {"ETag": one.etag, "Cache-Control": CACHE_CONTROL}
         if _not_modified(request, one.etag):
             return Response(status_code=304, headers=headers)
