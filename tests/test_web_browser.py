@@ -235,3 +235,13 @@ def test_an_illegal_url_position_shows_the_api_message(page, base_url, query, me
     assert page.locator("#error").inner_text().startswith(message)
     # only the refused request itself is logged, no script error
     assert all("Failed to load resource" in error for error in page.console_errors)
+
+
+def test_the_api_docs_render_offline(page, base_url):
+    requested = []
+    page.on("request", lambda request: requested.append(request.url))
+    page.goto(base_url + "/docs")
+    page.wait_for_selector(".swagger-ui .opblock", timeout=15_000)
+    assert page.locator(".swagger-ui .opblock").count() >= 4
+    assert all(url.startswith((base_url, "data:")) for url in requested), requested
+    assert page.console_errors == []

@@ -73,3 +73,19 @@ def test_cached_answers_are_the_apps_answers(db_path):
     hit = cached.get("/api/v1/3x3?board=X...O....", headers={"If-None-Match": f'"other", {tag}'})
     miss = fresh.get("/api/v1/3x3?board=X...O....", headers={"If-None-Match": f'"other", {tag}'})
     assert hit.status_code == miss.status_code == 304 and hit.headers["etag"] == miss.headers["etag"] == tag
+
+
+def test_by_default_every_database_in_the_data_directory_is_served(db_path, tmp_path, monkeypatch):
+    import shutil
+
+    from ttt_solver import paths
+    from ttt_solver.build import build
+    from ttt_solver.variant import Variant
+    from ttt_solver.web.data import default_databases, open_all
+
+    monkeypatch.setattr(paths, "data_directory", lambda: tmp_path)
+    found = default_databases()  # no 3x3 database yet: built on first use
+    assert found == [(tmp_path / "ttt.sqlite", Variant.parse("3x3"))] and found[0][0].is_file()
+    build(tmp_path / "3x3-misere.sqlite", Variant.parse("3x3-misere"))
+    shutil.copy(db_path, tmp_path / "notavariant.sqlite")  # ignored: the name is no variant
+    assert list(open_all()) == ["3x3", "3x3-misere"]
