@@ -193,11 +193,13 @@ def test_switching_to_4x4_works_and_a_screenshot_is_clear(page, base_url, db_4x4
     wait_for_ply(page, 0)
     page.select_option("#variant", "4x4")
     page.wait_for_function("document.querySelectorAll('#board .cell').length === 16")
-    for n, c in enumerate([5, 0, 10], start=1):
+    for n, c in enumerate([12, 10, 15, 9, 13, 8], start=1):  # X can win at once, or lose, or draw
         cell(page, c).click()
         wait_for_ply(page, n)
-    assert re.search(r"variant=4x4", page.url)
-    assert page.locator("#moves li").count() == 13
+    assert re.search(r"variant=4x4", page.url) and board_text(page) == "........OOO.XX.X"
+    assert page.locator("#moves li").count() == 10
+    assert page.locator("#status").inner_text() == "X to move: X wins in 1 ply."
+    cell(page, 14).hover()
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "explorer-4x4.png"), full_page=True)
     assert page.console_errors == []
