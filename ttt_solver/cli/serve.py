@@ -53,9 +53,9 @@ def serve(host: str, port: int, databases: tuple[str, ...], time_limit: float, c
 
     served = open_all(list(databases))
     click.echo(f"ttt-lookup serve: {', '.join(served)} on http://{host}:{port}/ (Ctrl-C stops)", err=True)
-    uvicorn.run(
-        create_app(served, time_limit=time_limit, cache_size=cache_size), host=host, port=port, log_level="warning"
-    )
+    app = create_app(served, time_limit=time_limit, cache_size=cache_size)
+    # One worker; beyond 256 open connections uvicorn answers 503 rather than queueing without bound.
+    uvicorn.run(app, host=host, port=port, log_level="warning", limit_concurrency=256, timeout_keep_alive=5)
 
 
 COMMANDS = [serve]
