@@ -11,11 +11,13 @@ ETag, and :class:`~ttt_solver.web.cache.ResponseCache` keeps successful answers 
 from __future__ import annotations
 
 import json
+import operator
 import time
 from importlib.resources import files
 from pathlib import Path
 from typing import Annotated, Any
 
+import numpy as np
 from fastapi import FastAPI, Query, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
@@ -127,15 +129,25 @@ def create_app(
     return app
 
 
-def _batch_json(found: dict[str, list[Any]]) -> bytes:
-    """The batch answer, written with one format per row (board texts are plain X, O and .)."""
-    rows = ",".join(
-        f'{{"board":"{board}","value":{value},"remoteness":{remoteness},"best_move":{"null" if cell is None else cell}}}'
-        for board, value, remoteness, cell in zip(
-            found["boards"], found["values"], found["remoteness"], found["best_moves"], strict=True
-        )
-    )
-    return f'{{"results":[{rows}]}}'.encode()
+def _batch_json(found: dict[str, Any]) -> bytes:
+    """The batch answer as JSON text. Board texts are plain X, O and ., and a row's other
+    fields take few distinct values, so each distinct tail is formatted once."""
+    boards: list[str] = found["boards"]
+    if not boards:
+        return b'{"results":[]}'
+    # value + 1, remoteness and best move + 1 each fit in 6 bits (at most 16 cells)
+    code = (found["values"].astype(np.int32) + 1) << 12
+    code |= found["remoteness"].astype(np.int32) << 6
+    code |= found["best_moves"].astype(np.int32) + 1
+    kinds, which = np.unique(code, return_inverse=True)
+    tails = [_tail(int(kind)) for kind in kinds]
+    rows = map(operator.add, boards, [tails[i] for i in which.tolist()])
+    return ('{"results":[{"board":"' + '},{"board":"'.join(rows) + "}]}").encode()
+
+
+def _tail(code: int) -> str:
+    value, remoteness, cell = (code >> 12) - 1, (code >> 6) & 63, (code & 63) - 1
+    return f'","value":{value},"remoteness":{remoteness},"best_move":{"null" if cell < 0 else cell}'
 
 
 def _mount_page(app: FastAPI) -> None:

@@ -134,9 +134,10 @@ def position(served: Served, board: str | None, moves: str | None) -> dict[str, 
     return analyze(served.oracle, text)
 
 
-def batch(served: Served, boards: list[str], deadline: float) -> dict[str, list[Any]]:
-    """Value, remoteness and one best move (None on a finished board) per board text, in
-    order: the whole array at once through the oracle's batch lookups.
+def batch(served: Served, boards: list[str], deadline: float) -> dict[str, Any]:
+    """Value, remoteness and one best move (-1 on a finished board) per board text, in order,
+    as numpy arrays beside the normalised texts: the whole array at once through the oracle's
+    batch lookups.
 
     Raise InvalidBoardError naming the first bad board, BatchTimeout after ``deadline``
     (a ``time.monotonic()`` instant)."""
@@ -153,12 +154,7 @@ def batch(served: Served, boards: list[str], deadline: float) -> dict[str, list[
         raise
     best = served.oracle.best_move_batch(array)
     remoteness = _remoteness(served, texts, deadline)
-    return {
-        "boards": texts,
-        "values": values.tolist(),
-        "remoteness": remoteness,
-        "best_moves": [None if cell < 0 else cell for cell in best.tolist()],
-    }
+    return {"boards": texts, "values": values, "remoteness": np.array(remoteness, dtype=np.int8), "best_moves": best}
 
 
 def _remoteness(served: Served, texts: list[str], deadline: float) -> list[int]:
