@@ -89,3 +89,18 @@ def test_by_default_every_database_in_the_data_directory_is_served(db_path, tmp_
     build(tmp_path / "3x3-misere.sqlite", Variant.parse("3x3-misere"))
     shutil.copy(db_path, tmp_path / "notavariant.sqlite")  # ignored: the name is no variant
     assert list(open_all()) == ["3x3", "3x3-misere"]
+
+
+def test_serve_variant_names_default_databases(db_path, tmp_path, monkeypatch):
+    import shutil
+
+    from ttt_solver import paths
+
+    monkeypatch.setattr(paths, "data_directory", lambda: tmp_path)
+    shutil.copy(db_path, tmp_path / "ttt.sqlite")
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: None)
+    assert CliRunner().invoke(cli, ["serve", "--variant", "3x3"]).exit_code == 0
+    missing = CliRunner().invoke(cli, ["serve", "--variant", "4x4k3"])
+    assert missing.exit_code == 1 and missing.stderr.startswith("Error: no database at ")
+    bad = CliRunner().invoke(cli, ["serve", "--variant", "2x2"])
+    assert bad.exit_code == 2 and bad.stderr.startswith("Error: ")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from ..errors import MissingExtraError
+from ..variant import Variant
 
 INSTALL_HINT = "pip install -e '.[web]'"
 
@@ -18,8 +19,16 @@ INSTALL_HINT = "pip install -e '.[web]'"
     "databases",
     multiple=True,
     metavar="PATH_OR_URL",
-    help="A database to serve (repeatable; its variant is read from it). Default: every database in"
-    " the data directory, and the 3x3 one (built on first use).",
+    help="A database to serve (repeatable; its variant is read from it). With neither --db nor"
+    " --variant: every database in the data directory, and the 3x3 one (built on first use).",
+)
+@click.option(
+    "--variant",
+    "variant",
+    multiple=True,
+    metavar="VARIANT",
+    callback=lambda _ctx, _param, names: [Variant.parse(name) for name in names],
+    help="Serve this variant's default database (repeatable), e.g. --variant 3x3 --variant 4x4.",
 )
 @click.option(
     "--time-limit",
@@ -35,13 +44,16 @@ INSTALL_HINT = "pip install -e '.[web]'"
     type=click.IntRange(0),
     help="Answers kept in memory as bytes (0: compute every request).",
 )
-def serve(host: str, port: int, databases: tuple[str, ...], time_limit: float, cache_size: int) -> None:
+def serve(
+    host: str, port: int, databases: tuple[str, ...], variant: list[Variant], time_limit: float, cache_size: int
+) -> None:
     """Serve the JSON API (/api/v1), its docs (/docs) and the explorer page (/), read-only.
 
     \b
     Example:
         ttt-lookup serve
-        ttt-lookup serve --port 8080 --db data/4x4.sqlite --db data/ttt.sqlite
+        ttt-lookup serve --port 8080 --variant 3x3 --variant 4x4
+        ttt-lookup serve --db data/4x4.sqlite --db data/ttt.sqlite
     """
     try:
         import uvicorn
@@ -51,7 +63,7 @@ def serve(host: str, port: int, databases: tuple[str, ...], time_limit: float, c
         raise MissingExtraError(f"serve needs {error.name or 'FastAPI'} from the [web] extra: {INSTALL_HINT}") from None
     from ..web.data import open_all
 
-    served = open_all(list(databases))
+    served = open_all(list(databases), variant)
     click.echo(f"ttt-lookup serve: {', '.join(served)} on http://{host}:{port}/ (Ctrl-C stops)", err=True)
     app = create_app(served, time_limit=time_limit, cache_size=cache_size)
     # One worker; beyond 256 open connections uvicorn answers 503 rather than queueing without bound.

@@ -104,12 +104,22 @@ def default_databases() -> list[tuple[Path, Variant]]:
     return found
 
 
-def open_all(databases: list[str] | None = None) -> dict[str, Served]:
-    """The served variants by name: the given databases, or every default one."""
+def open_all(databases: list[str] | None = None, variants: list[Variant] | None = None) -> dict[str, Served]:
+    """The served variants by name: the given databases and the default databases of the given
+    variants (3x3 built if missing), or, when neither is given, every default database."""
+    from ..paths import default_database
+
     served: dict[str, Served] = {}
-    pairs: list[tuple[str | Path, Variant | None]] = (
-        list(default_databases()) if not databases else [(db, None) for db in databases]
-    )
+    pairs: list[tuple[str | Path, Variant | None]] = [(db, None) for db in databases or ()]
+    for wanted in variants or ():
+        path = default_database(wanted)
+        if wanted == STANDARD and not path.exists():
+            from ..build import build
+
+            build(path, STANDARD)
+        pairs.append((path, wanted))
+    if not pairs:
+        pairs = list(default_databases())
     for database, variant in pairs:
         one = open_variant(database, variant)
         if one.name in served:
