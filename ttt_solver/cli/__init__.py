@@ -30,6 +30,7 @@ COMMAND_MODULES = {
     "query": ("query",),
     "arena": ("compare", "tournament"),
     "database": ("build", "verify"),
+    "serve": ("serve",),
 }
 
 

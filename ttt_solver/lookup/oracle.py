@@ -233,6 +233,10 @@ class Oracle:
             self._batch = BatchTables.build(self._load_arrays(), self.source.location, self.source.rebuild_hint())
         return self._batch
 
+    def arrays(self) -> Arrays:
+        """Every canonical row as compact arrays (loaded once, digest checked)."""
+        return self._load_arrays()
+
     def all_positions(self) -> dict[str, Position]:
         """Every legal board and its answer; small variants only."""
         if not self._complete:

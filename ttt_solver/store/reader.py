@@ -41,9 +41,11 @@ def _shown(value: object) -> str:
 class Reader:
     """An open, checked database of one variant (opening checks its meta table)."""
 
-    def __init__(self, target: Target, variant_name: str) -> None:
+    def __init__(self, target: Target, variant_name: str | None) -> None:
+        """``variant_name``: the variant the database must hold (None: whichever it holds)."""
         self.target = target
-        self.variant_name = variant_name
+        self.variant_name = variant_name or "3x3"
+        self._expected = variant_name
         self._lock = allocate_lock()  # one connection, shared by threads (it only reads)
         self._engine: Any = None
         self._conn: Any = None
@@ -159,6 +161,8 @@ class Reader:
                 f"database {spec!r} has schema version {_shown(version)}, this ttt-solver reads version"
                 f" {SCHEMA_VERSION}: upgrade ttt-solver, or {rebuild_hint(spec, name)}"
             )
+        if self._expected is None and isinstance(meta.get("variant"), str):
+            self.variant_name = name = meta["variant"]
         if meta.get("variant") != name:
             held = meta.get("variant")
             if held is None:

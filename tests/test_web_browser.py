@@ -1,0 +1,249 @@
+"""The explorer page in a real headless Chromium (Debian's package, driven by Playwright) against
+a uvicorn server on a free 127.0.0.1 port. Screenshots go to benchmarks/output/ (git-ignored)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from web_support import built_4x4, live_server, served_for
+
+from ttt_solver import Oracle
+from ttt_solver import board as rules
+
+pytest.importorskip("fastapi")
+sync_api = pytest.importorskip("playwright.sync_api")
+from ttt_solver.web.app import create_app
+
+CHROMIUM = shutil.which("chromium")
+SHOTS = Path(__file__).resolve().parent.parent / "benchmarks" / "output"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")
+
+
+@pytest.fixture(scope="module")
+def db_4x4_or_none(request):
+    return built_4x4(request)
+
+
+@pytest.fixture(scope="module")
+def base_url(db_path, db_4x4_or_none):
+    with live_server(create_app(served_for(db_path, db_4x4_or_none))) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1000, "height": 820})
+    page = context.new_page()
+    page.console_errors = []
+    page.on("console", lambda m: m.type == "error" and page.console_errors.append(m.text))
+    page.on("pageerror", lambda e: page.console_errors.append(str(e)))
+    yield page
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def oracle(db_path):
+    return Oracle.load(db_path)
+
+
+def cell(page, n):
+    return page.locator(f"#board .cell[data-cell='{n}']")
+
+
+def board_text(page) -> str:
+    """The board as the page shows it (X, O, or . for an empty cell)."""
+    marks = page.locator("#board .cell").evaluate_all(
+        "cells => cells.map(c => c.classList.contains('mark') ? c.textContent : '.')"
+    )
+    return "".join(marks)
+
+
+def wait_for_ply(page, ply):
+    page.wait_for_function(
+        "n => [...document.querySelectorAll('#board .cell.mark')].length === n && !document.querySelector('#status:empty')",
+        arg=ply,
+    )
+
+
+def test_the_page_loads_with_no_console_errors_and_shows_the_empty_board(page, base_url, oracle):
+    page.goto(base_url + "/")
+    wait_for_ply(page, 0)
+    assert page.locator("#board .cell").count() == 9
+    assert page.locator("#status").inner_text() == "X to move: a draw with perfect play, 9 plies to the end."
+    first = oracle.probe(".........")
+    assert [int(li.split()[0]) for li in page.locator("#moves li").all_inner_texts()] == [m.cell for m in first.moves]
+    assert page.locator("#error").is_hidden()
+    assert page.console_errors == []
+
+
+def test_clicking_a_cell_plays_it_updates_colours_and_moves_and_the_opponent_replies(page, base_url, oracle):
+    page.goto(base_url + "/?variant=3x3&play=O")
+    wait_for_ply(page, 0)
+    cell(page, 1).click()  # an edge: X keeps the draw, and the perfect opponent replies
+    wait_for_ply(page, 2)
+    board = board_text(page)
+    assert board[1] == "X" and board.count("O") == 1
+    reply = board.index("O")
+    assert reply in oracle.probe(".X.......").preferred  # a perfect reply
+    position = oracle.probe(board)
+    for move in position.moves:
+        classes = cell(page, move.cell).get_attribute("class")
+        assert {1: "win", 0: "draw", -1: "loss"}[move.value] in classes.split()
+        assert cell(page, move.cell).inner_text() == f"{'WDL'[1 - move.value]}{move.remoteness}"
+    listed = [int(li.split()[0]) for li in page.locator("#moves li").all_inner_texts()]
+    assert listed == [m.cell for m in position.moves]
+    assert f"moves=1%2C{reply}" in page.url or f"moves=1,{reply}" in page.url
+    assert page.console_errors == []
+
+
+def test_hover_shows_value_and_remoteness(page, base_url):
+    page.goto(base_url + "/?variant=3x3&moves=0,4")
+    wait_for_ply(page, 2)
+    cell(page, 8).hover()
+    assert page.locator("#detail").inner_text() == "Cell 8: X plays here, then a draw (7 plies to the end)"
+    cell(page, 2).focus()
+    assert page.locator("#detail").inner_text().startswith("Cell 2: X plays here")
+
+
+def test_a_bad_move_is_marked_in_the_value_history(page, base_url, oracle):
+    before = oracle.probe(rules.from_moves([0]))
+    edge = next(m for m in before.moves if m.cell == 1)
+    assert edge.value < before.value  # after a corner, the edge throws O's draw away
+    page.goto(base_url + "/?variant=3x3&moves=0")
+    wait_for_ply(page, 1)
+    assert page.locator("svg.chart circle.mistake").count() == 0
+    cell(page, 1).click()
+    wait_for_ply(page, 2)
+    assert page.locator("svg.chart circle.dot").count() == 3
+    assert page.locator("svg.chart circle.mistake").count() == 1
+    assert page.locator("#mistakes").inner_text() == "Ply 2: O played 1, turning a draw into a loss."
+
+
+def test_undo_and_redo(page, base_url):
+    page.goto(base_url + "/?variant=3x3")
+    wait_for_ply(page, 0)
+    for n, c in enumerate([4, 0, 8], start=1):
+        cell(page, c).click()
+        wait_for_ply(page, n)
+    assert board_text(page) == "O...X...X"
+    page.click("#undo")
+    wait_for_ply(page, 2)
+    assert board_text(page) == "O...X...."
+    page.keyboard.press("u")
+    wait_for_ply(page, 1)
+    page.click("#redo")
+    wait_for_ply(page, 2)
+    page.keyboard.press("r")
+    wait_for_ply(page, 3)
+    assert board_text(page) == "O...X...X" and page.locator("#redo").is_disabled()
+    assert page.console_errors == []
+
+
+def test_keyboard_plays_a_move(page, base_url):
+    page.goto(base_url + "/?variant=3x3")
+    wait_for_ply(page, 0)
+    cell(page, 0).focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    wait_for_ply(page, 1)
+    assert board_text(page) == "....X...."
+
+
+def test_the_shared_url_round_trips(page, browser, base_url):
+    page.goto(base_url + "/?variant=3x3")
+    wait_for_ply(page, 0)
+    for n, c in enumerate([0, 4, 8], start=1):
+        cell(page, c).click()
+        wait_for_ply(page, n)
+    shared, shown = page.url, board_text(page)
+    other = browser.new_page()
+    other.goto(shared)
+    wait_for_ply(other, 3)
+    assert board_text(other) == shown == "X...O...X"
+    assert other.locator("#status").inner_text() == page.locator("#status").inner_text()
+    assert other.locator("svg.chart circle.dot").count() == 4  # the history is restored too
+    other.close()
+
+
+def test_switching_to_4x4_works_and_a_screenshot_is_clear(page, base_url, db_4x4_or_none):
+    if db_4x4_or_none is None:
+        pytest.skip("no 4x4 database")
+    page.goto(base_url + "/?variant=3x3")
+    wait_for_ply(page, 0)
+    page.select_option("#variant", "4x4")
+    page.wait_for_function("document.querySelectorAll('#board .cell').length === 16")
+    for n, c in enumerate([12, 10, 15, 9, 13, 8], start=1):  # X can win at once, or lose, or draw
+        cell(page, c).click()
+        wait_for_ply(page, n)
+    assert re.search(r"variant=4x4", page.url) and board_text(page) == "........OOO.XX.X"
+    assert page.locator("#moves li").count() == 10
+    assert page.locator("#status").inner_text() == "X to move: X wins in 1 ply."
+    cell(page, 14).hover()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "explorer-4x4.png"), full_page=True)
+    assert page.console_errors == []
+
+
+def test_a_mid_game_3x3_screenshot(page, base_url):
+    page.goto(base_url + "/?variant=3x3&moves=0,2,1")  # O to move: wins, draws and losses
+    wait_for_ply(page, 3)
+    assert {"win", "draw", "loss"} <= set(
+        " ".join(page.locator("#board .cell").evaluate_all("c => c.map(x => x.className)")).split()
+    )
+    cell(page, 5).hover()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "explorer-3x3.png"), full_page=True)
+    phone = page.context.browser.new_page(viewport={"width": 375, "height": 740})
+    phone.goto(base_url + "/?variant=3x3&moves=0,2,1")
+    wait_for_ply(phone, 3)
+    width = phone.evaluate("document.documentElement.scrollWidth")
+    assert width <= 375, "no sideways scrolling on a phone"
+    phone.screenshot(path=str(SHOTS / "explorer-phone.png"), full_page=True)
+    phone.close()
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("board=XXXXXXXXX", "illegal board 'XXXXXXXXX': wrong piece counts"),
+        ("moves=4,4", "invalid move 4: cell 4 of '....X....' is taken"),
+        ("variant=9x9", "variant '9x9' is not served here"),
+    ],
+)
+def test_an_illegal_url_position_shows_the_api_message(page, base_url, query, message):
+    page.goto(f"{base_url}/?{query}")
+    page.wait_for_selector("#error:not([hidden])")
+    assert page.locator("#error").inner_text().startswith(message)
+    # only the refused request itself is logged, no script error
+    assert all("Failed to load resource" in error for error in page.console_errors)
+
+
+def test_the_api_docs_render_offline(page, base_url):
+    requested = []
+    page.on("request", lambda request: requested.append(request.url))
+    page.goto(base_url + "/docs")
+    page.wait_for_selector(".swagger-ui .opblock", timeout=15_000)
+    assert page.locator(".swagger-ui .opblock").count() >= 4
+    assert all(url.startswith((base_url, "data:")) for url in requested), requested
+    assert page.console_errors == []

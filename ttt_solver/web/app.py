@@ -1,0 +1,178 @@
+"""The HTTP API and the explorer page, as a FastAPI app over already opened databases.
+
+``create_app(served)`` takes the variants to serve (see :func:`ttt_solver.web.data.open_all`)
+and never opens a database itself; it is read-only. Values are +1 win, 0 draw, -1 loss for
+the side to move.
+
+Answers for one database never change: every position carries the database digest as its
+ETag, and :class:`~ttt_solver.web.cache.ResponseCache` keeps successful answers as bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+import time
+from importlib.resources import files
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+from fastapi import FastAPI, Query, Request
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.responses import Response
+
+from .. import __version__
+from . import data, errors
+from .cache import ResponseCache
+from .limits import BodyLimit
+from .models import BatchIn, BatchOut, ErrorOut, HealthOut, PositionOut, VariantsOut
+
+API = "/api/v1"
+MAX_BODY_BYTES = 1 << 20  # 10,000 boards of 16 cells in any spelling fit easily
+MAX_BOARD_CHARS = 200  # a query's board or moves text
+CACHE_CONTROL = "public, max-age=3600"
+_JSON = "application/json"
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorOut, "description": text}
+    for status, text in {
+        400: "Bad input: an illegal board or move list, or both or neither given",
+        404: "The variant is not served",
+        413: "The body or the batch is too large",
+        422: "The request does not match the schema",
+    }.items()
+}
+
+
+def _dumps(thing: Any) -> bytes:
+    return json.dumps(thing, separators=(",", ":")).encode()
+
+
+def _not_modified(request: Request, etag: str) -> bool:
+    match = request.headers.get("if-none-match")
+    return match is not None and (match.strip() == "*" or etag in (tag.strip() for tag in match.split(",")))
+
+
+def create_app(
+    served: dict[str, data.Served],
+    *,
+    time_limit: float = 10.0,
+    max_body: int = MAX_BODY_BYTES,
+    cache_size: int = 1 << 16,
+) -> FastAPI:
+    """The app serving ``served`` (variant name -> opened database); ``time_limit`` (seconds)
+    bounds a batch, ``max_body`` (bytes) a request body, ``cache_size`` the answers kept (0: none)."""
+    app = FastAPI(
+        title="ttt-solver",
+        version=__version__,
+        summary="Exact values, remoteness and best moves of tic-tac-toe and its m,n,k and misère variants",
+        description="Values are +1 win, 0 draw, -1 loss, always for the side to move. "
+        "Remoteness is the number of plies to the end under perfect play.",
+        docs_url=None,
+        redoc_url=None,
+    )
+    errors.install(app)
+    app.add_middleware(BodyLimit, max_bytes=max_body)
+    app.add_middleware(ResponseCache, prefix=f"{API}/", max_entries=cache_size)
+    variants_body = _dumps({"variants": [one.describe() for one in served.values()]})
+    variants_etag = '"' + "-".join(one.etag.strip('"')[:12] for one in served.values()) + '"'
+
+    def lookup(variant: str) -> data.Served:
+        one = served.get(variant)
+        if one is None:
+            raise errors.ApiError(404, f"variant {variant!r} is not served here; served: {', '.join(served)}")
+        return one
+
+    @app.get("/health", response_model=HealthOut, tags=["meta"])
+    async def health() -> Response:
+        """Liveness: always ``{"status": "ok"}``."""
+        return Response(b'{"status":"ok"}', media_type=_JSON)
+
+    @app.get(f"{API}/variants", response_model=VariantsOut, tags=["meta"])
+    async def variants(request: Request) -> Response:
+        """The variants served, with their database's meta table and statistics."""
+        headers = {"ETag": variants_etag, "Cache-Control": CACHE_CONTROL}
+        if _not_modified(request, variants_etag):
+            return Response(status_code=304, headers=headers)
+        return Response(variants_body, media_type=_JSON, headers=headers)
+
+    @app.get(f"{API}/{{variant}}", response_model=PositionOut, responses={**_ERRORS, 304: {}}, tags=["positions"])
+    async def position(
+        request: Request,
+        variant: str,
+        board: Annotated[
+            str | None, Query(max_length=MAX_BOARD_CHARS, description="Board text, e.g. X...O....")
+        ] = None,
+        moves: Annotated[
+            str | None, Query(max_length=MAX_BOARD_CHARS, description="Cells played from the empty board, e.g. 4,0")
+        ] = None,
+    ) -> Response:
+        """One position: exactly the fields of ``ttt-lookup analyze --json``. Give ``board`` or ``moves``."""
+        one = lookup(variant)
+        body = _dumps(data.position(one, board, moves))
+        headers = {"ETag": one.etag, "Cache-Control": CACHE_CONTROL}
+        if _not_modified(request, one.etag):
+            return Response(status_code=304, headers=headers)
+        return Response(body, media_type=_JSON, headers=headers)
+
+    @app.post(f"{API}/{{variant}}/batch", response_model=BatchOut, responses=_ERRORS, tags=["positions"])
+    async def batch(variant: str, body: BatchIn) -> Response:
+        """Value, remoteness and one best move of up to 10,000 boards, in the order given
+        (``best_move`` is null on a finished board)."""
+        one = lookup(variant)
+        found = data.batch(one, body.boards, time.monotonic() + time_limit)
+        return Response(_batch_json(found), media_type=_JSON)
+
+    _mount_page(app)
+    return app
+
+
+def _batch_json(found: dict[str, Any]) -> bytes:
+    """The batch answer as JSON text. Board texts are plain X, O and ., and a row's other
+    fields take few distinct values, so each distinct tail is formatted once."""
+    boards: list[str] = found["boards"]
+    if not boards:
+        return b'{"results":[]}'
+    # value + 1, remoteness and best move + 1 each fit in 6 bits (at most 16 cells)
+    code = (found["values"].astype(np.int32) + 1) << 12
+    code |= found["remoteness"].astype(np.int32) << 6
+    code |= found["best_moves"].astype(np.int32) + 1
+    kinds, which = np.unique(code, return_inverse=True)
+    tails = [_tail(int(kind)) for kind in kinds]
+    rows = map(operator.add, boards, [tails[i] for i in which.tolist()])
+    return ('{"results":[{"board":"' + '},{"board":"'.join(rows) + "}]}").encode()
+
+
+def _tail(code: int) -> str:
+    value, remoteness, cell = (code >> 12) - 1, (code >> 6) & 63, (code & 63) - 1
+    return f'","value":{value},"remoteness":{remoteness},"best_move":{"null" if cell < 0 else cell}'
+
+
+def _mount_page(app: FastAPI) -> None:
+    """The explorer at ``/`` and the offline API documentation at ``/docs``."""
+    static = Path(str(files("ttt_solver.web") / "static"))
+    index = (static / "index.html").read_bytes()
+
+    @app.get("/", include_in_schema=False)
+    async def page() -> Response:
+        return HTMLResponse(index)
+
+    app.mount("/static", StaticFiles(directory=static), name="static")
+    try:
+        import fastapi_offline
+    except ImportError:  # pragma: no cover - the [web] extra installs it
+        return
+    assets = Path(fastapi_offline.__file__).parent / "static"
+    app.mount("/docs/assets", StaticFiles(directory=assets), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json",
+            title="ttt-solver API",
+            swagger_js_url="/docs/assets/swagger-ui-bundle.js",
+            swagger_css_url="/docs/assets/swagger-ui.css",
+            swagger_favicon_url="/docs/assets/favicon.png",
+        )

@@ -1,0 +1,79 @@
+"""The shapes of the API's JSON, as pydantic models: they make the OpenAPI schema.
+
+Responses are serialised once by the handlers (the answers never change for a database, so
+they are cached as bytes); these models document them and the tests check every response
+against the served schema.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MAX_BATCH = 10_000
+
+
+class MoveOut(BaseModel):
+    cell: int = Field(description="The cell played, row-major from the top-left")
+    value: Literal[-1, 0, 1] = Field(description="+1 win, 0 draw, -1 loss for the player making the move")
+    remoteness: int = Field(ge=0, description="Plies from the position to the end of the game after this move")
+
+
+class PositionOut(BaseModel):
+    """Exactly what ``ttt-lookup analyze --json`` prints."""
+
+    board: str = Field(description="The normalised text form (X, O and . for empty)", examples=["X...O...."])
+    to_move: Literal["X", "O"] = Field(description="The side to move (on a finished board: who would move next)")
+    value: Literal[-1, 0, 1] = Field(description="+1 win, 0 draw, -1 loss for the side to move")
+    outcome: Literal["win", "draw", "loss"]
+    remoteness: int = Field(ge=0, description="Plies to the end under perfect play")
+    best_moves: list[int] = Field(description="Cells that keep the value, ascending")
+    moves: list[MoveOut] = Field(description="Every legal move, best first")
+    line: list[int] = Field(description="A principal variation: the cells of perfect play to the end")
+    winner: Literal["X", "O"] | None = Field(
+        default=None, description="Only on a finished board: the winner, or null for a draw"
+    )
+
+
+class BatchIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    boards: list[str] = Field(
+        max_length=MAX_BATCH,
+        description=f"Board texts (up to {MAX_BATCH:,}), any accepted spelling",
+        examples=[["X...O....", "........."]],
+    )
+
+
+class BatchResult(BaseModel):
+    board: str = Field(description="The normalised text form")
+    value: Literal[-1, 0, 1] = Field(description="+1 win, 0 draw, -1 loss for the side to move")
+    remoteness: int = Field(ge=0)
+    best_move: int | None = Field(description="One best move (fastest win, slowest loss, lowest cell); null if over")
+
+
+class BatchOut(BaseModel):
+    results: list[BatchResult] = Field(description="One result per board, in the order given")
+
+
+class VariantOut(BaseModel):
+    name: str = Field(examples=["3x3"])
+    rows: int
+    cols: int
+    k: int = Field(description="How many in a row win (or lose, in misère)")
+    misere: bool
+    cells: int
+    meta: dict[str, str] = Field(description="The database's meta table (digest, positions, built_at, ...)")
+    stats: dict[str, Any] = Field(description="What `ttt-lookup stats --json` prints")
+
+
+class VariantsOut(BaseModel):
+    variants: list[VariantOut]
+
+
+class HealthOut(BaseModel):
+    status: Literal["ok"]
+
+
+class ErrorOut(BaseModel):
+    error: str = Field(description="One message naming what is wrong")
