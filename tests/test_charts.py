@@ -59,11 +59,10 @@ def test_stats_plot(db_path, tmp_path):
 
 
 def test_stats_plot_counts_every_board_by_ply_value_and_remoteness(db_path):
+    from ttt_solver import Oracle
     from ttt_solver.plot_stats import compact, count
-    from ttt_solver.store import Target
-    from ttt_solver.store.reader import read
 
-    counts = count(read(Target.parse(str(db_path)), "3x3").positions)
+    counts = count(Oracle.load(db_path).arrays())
     assert sum(counts.values()) == 5478
     assert counts[(0, 0, 9)] == 1  # the empty board: a draw, nine plies to the end
     assert sum(n for (ply, _, _), n in counts.items() if ply == 9) == 78

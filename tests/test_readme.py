@@ -49,7 +49,7 @@ def default_databases(monkeypatch, tmp_path, db_path, db_4x4):
     from ttt_solver import paths
 
     (tmp_path / "ttt.sqlite").symlink_to(db_path)
-    (tmp_path / "4x4.sqlite").symlink_to(db_4x4[0])
+    (tmp_path / "4x4.sqlite").symlink_to(db_4x4)
     monkeypatch.setattr(paths, "data_directory", lambda: tmp_path)
     monkeypatch.chdir(tmp_path)
     return tmp_path

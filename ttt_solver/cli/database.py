@@ -17,7 +17,8 @@ def _stderr(line: str) -> None:
 @database_options
 @click.option("--force", is_flag=True, help="Overwrite a target that ttt-solver did not make.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
-def build(variant: Variant, db: str | None, force: bool, quiet: bool) -> None:
+@output_options("json")
+def build(variant: Variant, db: str | None, force: bool, quiet: bool, fmt: str) -> None:
     """Solve a variant exhaustively and write its database (all or nothing).
 
     The default target is the variant's default database (data/ttt.sqlite for 3x3 in a
@@ -29,10 +30,15 @@ def build(variant: Variant, db: str | None, force: bool, quiet: bool) -> None:
         ttt-lookup build --variant 4x4
         ttt-lookup build --db my.sqlite --force
     """
+    import dataclasses
+
     from ..build import build as build_database
 
     report = build_database(db, variant, force=force, progress=None if quiet else _stderr)
-    click.echo(report.summary())
+    if fmt == "json":
+        echo_json(dataclasses.asdict(report))
+    else:
+        click.echo(report.summary())
 
 
 @click.command()
