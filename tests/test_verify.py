@@ -194,7 +194,7 @@ def test_verify_proves_a_sound_database(db_path):
             "positions.board differs from the code",
         ),
         (["UPDATE moves SET remoteness = 3 WHERE code = (SELECT min(code) FROM moves)"], "moves rows differ"),
-        (["UPDATE positions SET value = 'x' WHERE board = '........X'"], "holds a value of the wrong type"),
+        (["UPDATE positions SET value = 'x' WHERE board = '........X'"], "not an integer in its range"),
     ],
 )
 def test_verify_reports_each_kind_of_damage(db_path, tmp_path, statements, message):

@@ -23,6 +23,21 @@ Row = tuple[Any, ...]
 # What a lookup needs of a position: value, remoteness, best_moves, wins, draws, losses.
 LOOKUP_COLUMNS = ("code", "value", "remoteness", "best_moves", "wins", "draws", "losses")
 _IN_CHUNK = 500  # codes per "WHERE code IN (...)"
+# The numbers of a positions row packed in one integer for a bulk read: name -> (shift, bits, offset).
+_PACKED_FIELDS = {
+    "value": (29, 2, -1), "remoteness": (24, 5, 0), "wins": (19, 5, 0), "draws": (14, 5, 0),
+    "losses": (9, 5, 0), "orbit": (5, 4, 0), "ply": (0, 5, 0),
+}  # fmt: skip
+_PACKED_ROW = " | ".join(
+    ["(code << 31)", *(f"(({name} - ({low})) << {shift})" for name, (shift, _bits, low) in _PACKED_FIELDS.items())]
+)
+_OUT_OF_RANGE = " OR ".join(
+    ["typeof(code) <> 'integer' OR code NOT BETWEEN 0 AND 2147483647"]
+    + [
+        f"typeof({name}) <> 'integer' OR {name} NOT BETWEEN {low} AND {low + (1 << bits) - 1}"
+        for name, (_shift, bits, low) in _PACKED_FIELDS.items()
+    ]
+)
 
 
 def sqlite_uri(path: Path, mode: str = "ro") -> str:
@@ -198,6 +213,54 @@ class Reader:
     def positions(self) -> list[Row]:
         """Every row of ``positions`` in code order, in :data:`POSITION_COLUMNS` order."""
         return self._query(f"SELECT {', '.join(POSITION_COLUMNS)} FROM positions ORDER BY code")
+
+    def position_columns(self) -> dict[str, Any]:
+        """The ``positions`` table column by column, in code order: the numbers as int64
+        numpy arrays, each text column as one string, its rows joined by ``;`` (``winner``
+        None as ""). ValueError if a number is not an integer in its range. On SQLite the
+        numbers come packed one integer per row and the texts as ``group_concat`` strings:
+        seconds for 4x4, not tens."""
+        if self._conn is None:
+            return self._position_columns_by_row()
+        from operator import itemgetter
+
+        import numpy as np
+
+        (count,) = self._query("SELECT count(*) FROM positions")[0]
+        with self._lock:
+            cursor = self._conn.execute(
+                f"SELECT CASE WHEN {_OUT_OF_RANGE} THEN -1 ELSE {_PACKED_ROW} END FROM positions ORDER BY code"
+            )
+            packed = np.fromiter(map(itemgetter(0), cursor), dtype=np.int64, count=count)
+        bad = int(np.count_nonzero(packed < 0))
+        if bad:
+            raise ValueError(f"has {bad:,} rows with a number that is not an integer in its range")
+        columns: dict[str, Any] = {"code": packed >> 31}
+        for name, (shift, width, low) in _PACKED_FIELDS.items():
+            columns[name] = ((packed >> shift) & ((1 << width) - 1)) + low
+        texts = self._query(
+            "SELECT group_concat(board, ';'), group_concat(to_move, ';'), group_concat(best_moves, ';'),"
+            " group_concat(coalesce(winner, ''), ';') FROM (SELECT * FROM positions ORDER BY code)"
+        )[0]
+        for name, joined in zip(("board", "to_move", "best_moves", "winner"), texts):
+            columns[name] = "" if joined is None else str(joined)
+        return columns
+
+    def _position_columns_by_row(self) -> dict[str, Any]:
+        import numpy as np
+
+        rows = self.positions()
+        columns = dict(zip(POSITION_COLUMNS, zip(*rows))) if rows else {name: () for name in POSITION_COLUMNS}
+        found: dict[str, Any] = {}
+        for name in POSITION_COLUMNS:
+            if name in ("board", "to_move", "best_moves", "winner"):
+                found[name] = ";".join("" if value is None else str(value) for value in columns[name])
+            else:
+                try:
+                    found[name] = np.array(columns[name], dtype=np.int64)
+                except (TypeError, ValueError, OverflowError):
+                    raise ValueError(f"has a {name} that is not an integer") from None
+        return found
 
     def moves(self) -> list[Row]:
         """Every row of ``moves`` (if stored) by code then cell, in :data:`MOVE_COLUMNS` order."""

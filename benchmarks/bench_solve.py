@@ -1,6 +1,6 @@
-"""Benchmark the vectorised backward solver against the recursive one.
+"""Benchmark the vectorised solver (ttt_solver.solve) against the recursive one.
 
-``python benchmarks/bench_backward.py [VARIANT ...]`` (default: 3x3 4x4). Each measurement
+``python benchmarks/bench_solve.py [VARIANT ...]`` (default: 3x3 4x4). Each measurement
 runs in its own subprocess so that peak RSS (``ru_maxrss``) is that run's alone. Times
 exclude interpreter start-up and imports; "cold" is the first call in the process (it
 includes building the per-variant lookup tables), "best" the fastest of the repeats.
@@ -26,7 +26,7 @@ def peak_rss_mb() -> float:
 def measure(solver: str, name: str) -> dict[str, float]:
     """Run in the child: time one solver on one variant."""
     sys.path.insert(0, str(ROOT))
-    from ttt_solver.backward import solve_tables
+    from ttt_solver.solve import solve_tables
     from ttt_solver.solver import solve
     from ttt_solver.variant import Variant
 
