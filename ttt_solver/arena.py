@@ -121,10 +121,19 @@ def play_game(agent_x: Agent, agent_o: Agent, rng: Generator) -> str | None:
     board = rules.EMPTY * variant.cells
     mover, waiting = agent_x, agent_o
     while True:
-        board = rules.play(board, mover.choose(board, rng), variant)  # raises on an illegal move
-        if rules.terminal_value(board, variant) is not None:
-            return rules.winner(board, variant)
+        board, over, winner = _after(board, mover.choose(board, rng), variant)  # raises on an illegal move
+        if over:
+            return winner
         mover, waiting = waiting, mover
+
+
+@lru_cache(maxsize=1 << 18)
+def _after(board: str, cell: int, variant: Variant) -> tuple[str, bool, str | None]:
+    """The board after a move, whether the game is over, and who won: worked out once per
+    (board, move), since sampled games meet the same positions again and again."""
+    child = rules.play(board, cell, variant)
+    over = rules.terminal_value(child, variant) is not None
+    return child, over, rules.winner(child, variant) if over else None
 
 
 def compare_sampled(
