@@ -82,11 +82,18 @@ def unpack_blob(name: str, blob: bytes) -> bytes:
 
 
 def best_labels(best: np.ndarray, cells: int) -> list[str]:
-    """Each best-move mask as the ``best_moves`` text, e.g. ``"0,4,8"`` (``""`` for none)."""
+    """Each best-move mask as the ``best_moves`` text, e.g. ``"0,4,8"`` (``""`` for none): the
+    label of each distinct mask is put together from the labels of its two bytes."""
     import numpy as np
 
+    halves = [
+        [",".join(str(base + cell) for cell in range(8) if byte >> cell & 1) for byte in range(256)] for base in (0, 8)
+    ]
     masks, which = np.unique(best, return_inverse=True)
-    labels = [",".join(str(cell) for cell in range(cells) if mask >> cell & 1) for mask in masks.tolist()]
+    labels = []
+    for mask in masks.tolist():
+        low, high = halves[0][mask & 255], halves[1][mask >> 8]
+        labels.append(f"{low},{high}" if low and high else low or high)
     return np.array(labels, dtype=object)[which.ravel()].tolist()  # type: ignore[no-any-return]
 
 
