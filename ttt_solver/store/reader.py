@@ -151,8 +151,6 @@ class Reader:
 
     # -- meta ---------------------------------------------------------------------------------
     def _checked_meta(self) -> dict[str, str]:
-        from .hints import rebuild_hint
-
         spec, name = self.target.spec, self.variant_name
         try:
             meta = {str(key): str(value) for key, value in self._run("SELECT key, value FROM meta")[1]}
@@ -166,6 +164,8 @@ class Reader:
             raise self._unreadable(f"its meta table names generator {_shown(meta.get('generator'))}")
         version = meta.get("schema_version")
         if version != SCHEMA_VERSION:
+            from .hints import rebuild_hint
+
             older = version is not None and version.isdigit() and int(version) < int(SCHEMA_VERSION)
             if older:
                 raise DatabaseError(
@@ -180,6 +180,8 @@ class Reader:
             self.variant_name = name = meta["variant"]
         if meta.get("variant") != name:
             held = meta.get("variant")
+            from .hints import rebuild_hint
+
             if held is None:
                 raise DatabaseError(
                     f"database {spec!r} does not say which variant it holds; {rebuild_hint(spec, name)}"
