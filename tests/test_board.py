@@ -118,8 +118,8 @@ def test_text_and_array_forms_round_trip(legal):
     [
         ([1, 0, 0], "expected 9 cells, got 3"),
         ([2, 0, 0, 0, 0, 0, 0, 0, 0], "bad value 2 (use +1, -1 or 0)"),
-        (["a"] * 9, "expected numbers +1, -1 or 0"),
-        (None, "expected numbers +1, -1 or 0"),
+        (["a"] * 9, "expected integers +1, -1 or 0"),
+        (None, "expected integers +1, -1 or 0"),
     ],
 )
 def test_bad_arrays_are_rejected(cells, message):

@@ -194,11 +194,9 @@ def test_a_changed_row_is_caught_by_the_lookups_that_show_it(db_4x4, tmp_path):
             lazy.probe(board)
         assert str(caught.value).endswith(f"rebuild it with: ttt-lookup build --variant 4x4 --db {copy} --force")
     assert lazy.value("XO..............") == 0  # rows the damage does not reach still answer
-    # An eager load trusts the digest-checked packed arrays, which still hold the truth...
+    # An eager load trusts the digest-checked packed arrays, which still hold the truth (and
+    # ttt-lookup verify finds the changed table: tests/test_verify.py).
     assert Oracle.load(copy, "4x4").value("..........X.....") == 0
-    # ...and a whole-table proof finds the changed table.
-    with pytest.raises(DatabaseError, match="fails verification"):
-        Oracle.load(copy, "4x4", eager=False, verify=True)
     with pytest.raises(DatabaseError, match="holds variant '4x4', not '4x4k3'"):
         Oracle.load(copy, "4x4k3", eager=False)
 

@@ -16,6 +16,7 @@ callers who like objects.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from operator import index
 
 from .errors import InvalidBoardError
 from .variant import STANDARD, Variant
@@ -25,6 +26,12 @@ _CHARS = {"X": X, "x": X, "O": O, "o": O, ".": EMPTY, "-": EMPTY, "_": EMPTY}
 _SEPARATORS = frozenset("/| \t\r\n")
 _FROM_NUMBER = {1: X, -1: O, 0: EMPTY}
 _TO_NUMBER = {X: 1, O: -1, EMPTY: 0}
+
+
+def _shown(value: object) -> str:
+    """A bad input for a message: quoted and short."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def normalize(text: str, variant: Variant = STANDARD) -> str:
@@ -91,12 +98,19 @@ def parse(text: str, variant: Variant = STANDARD) -> str:
     return board
 
 
+def _integer(value: object) -> int:
+    """An integer (Python or numpy), never a bool, a float or text; TypeError otherwise."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        raise TypeError(value)
+    return index(value)  # type: ignore[arg-type]
+
+
 def from_array(cells: Iterable[int], variant: Variant = STANDARD) -> str:
-    """+1/-1/0 numbers (a list, tuple or numpy array) -> legal normalised text."""
+    """+1/-1/0 integers (a list, tuple or numpy array) -> legal normalised text."""
     try:
-        numbers = [int(value) for value in cells]
-    except (TypeError, ValueError):
-        raise InvalidBoardError(f"invalid board {cells!r}: expected numbers +1, -1 or 0") from None
+        numbers = [_integer(value) for value in cells]
+    except TypeError:
+        raise InvalidBoardError(f"invalid board {_shown(cells)}: expected integers +1, -1 or 0") from None
     marks = [_FROM_NUMBER.get(number) for number in numbers]
     if None in marks:
         bad = numbers[marks.index(None)]
@@ -121,6 +135,8 @@ def ply(text: str) -> int:
 
 def terminal_value(text: str, variant: Variant = STANDARD) -> int | None:
     """The value of a finished game for the side to move, or None while play goes on."""
+    if len(text) != variant.cells:
+        raise InvalidBoardError(f"invalid board {_shown(text)}: expected {variant.cells} cells for {variant}")
     if line_owners(text, variant):
         return 1 if variant.misere else -1
     if EMPTY not in text:
@@ -145,7 +161,12 @@ def legal_moves(text: str, variant: Variant = STANDARD) -> list[int]:
 
 def play(text: str, cell: int, variant: Variant = STANDARD) -> str:
     """The board after the side to move plays ``cell``; raise InvalidBoardError if illegal."""
-    if not isinstance(cell, int) or not 0 <= cell < variant.cells:
+    if cell.__class__ is not int:
+        try:
+            cell = _integer(cell)
+        except TypeError:
+            raise InvalidBoardError(f"invalid move {_shown(cell)}: expected a cell number") from None
+    if not 0 <= cell < variant.cells:
         raise InvalidBoardError(f"invalid move {cell!r}: cells are 0 to {variant.cells - 1}")
     if terminal_value(text, variant) is not None:
         raise InvalidBoardError(f"invalid move {cell}: the game on {text!r} is already over")
@@ -157,20 +178,25 @@ def play(text: str, cell: int, variant: Variant = STANDARD) -> str:
 def from_moves(moves: Iterable[int], variant: Variant = STANDARD) -> str:
     """The board reached by playing ``moves`` (cells) from the empty board."""
     board = EMPTY * variant.cells
-    for cell in moves:
+    try:
+        cells = iter(moves)
+    except TypeError:
+        raise InvalidBoardError(f"invalid moves {_shown(moves)}: expected a sequence of cell numbers") from None
+    for cell in cells:
         board = play(board, cell, variant)
     return board
 
 
 def parse_moves(spec: str, variant: Variant = STANDARD) -> str:
     """``"4,0,8"`` -> the board after those moves from the empty board."""
-    try:
-        cells = [int(part) for part in spec.replace(" ", "").split(",") if part]
-    except ValueError:
-        raise InvalidBoardError(
-            f"invalid moves {spec!r}: expected cell numbers separated by commas, e.g. 4,0,8"
-        ) from None
-    return from_moves(cells, variant)
+    if not isinstance(spec, str):
+        raise InvalidBoardError(f"invalid moves {_shown(spec)}: expected text such as 4,0,8")
+    parts = [part for part in spec.replace(" ", "").split(",") if part]
+    # ASCII digits only (int() would also read other scripts' digits), and no more than a cell needs
+    digits = [part.removeprefix("-") for part in parts]
+    if not all(d.isascii() and d.isdigit() and len(d) <= 3 for d in digits):
+        raise InvalidBoardError(f"invalid moves {_shown(spec)}: expected cell numbers separated by commas, e.g. 4,0,8")
+    return from_moves([int(part) for part in parts], variant)
 
 
 def all_boards(variant: Variant = STANDARD) -> list[str]:

@@ -61,3 +61,8 @@ def install_hint(extra: str, packages: str) -> str:
     packages themselves, and the extra for a source checkout.
     """
     return f"pip install {packages} (or, in a source checkout, pip install -e '.[{extra}]')"
+
+
+class InvalidArgumentError(TTTError, TypeError):
+    """An argument of the wrong kind, such as an ``rng`` that is neither a ``random.Random``
+    nor a ``numpy.random.Generator``."""

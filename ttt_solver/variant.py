@@ -25,7 +25,7 @@ MAX_CELLS = 16
 # Variants with a name people use (shell completion, Gymnasium ids); any RxC[kK][-misere] works.
 NAMED_VARIANTS = ("3x3", "3x3-misere", "3x4k3", "4x3k3", "3x4k3-misere", "4x4", "4x4k3", "4x4-misere")
 
-_NAME = re.compile(r"(\d+)x(\d+)(?:k(\d+))?(-misere)?")
+_NAME = re.compile(r"([0-9]+)x([0-9]+)(?:k([0-9]+))?(-misere)?")
 
 
 class Variant:
@@ -51,7 +51,11 @@ class Variant:
     @classmethod
     def parse(cls, name: str) -> Variant:
         """Parse ``3x3``, ``4x4``, ``4x4k3``, ``3x3-misere``, ...; raise InvalidVariantError."""
+        if not isinstance(name, str):
+            raise InvalidVariantError(f"invalid variant {name!r:.60}: expected text such as 4x4k3")
         match = _NAME.fullmatch(name.strip().lower())
+        if match is not None and max(len(group or "") for group in match.groups()[:3]) > 3:
+            raise InvalidVariantError(f"invalid variant {name[:40]!r}: the board must have 1 to {MAX_CELLS} cells")
         if match is None:
             raise InvalidVariantError(
                 f"invalid variant {name!r}: expected RxC with optional kK and -misere, e.g. 4x4k3"

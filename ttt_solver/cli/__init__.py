@@ -70,9 +70,11 @@ class TTTGroup(click.Group):
         except click.ClickException as error:
             error.show()
             sys.exit(error.exit_code)
-        except (click.Abort, EOFError, KeyboardInterrupt):
+        except (click.Abort, EOFError, KeyboardInterrupt) as error:
             click.echo("Aborted!", err=True)
-            sys.exit(1)
+            # Ctrl-C exits 130, as a shell reports SIGINT; click turns it into Abort at a prompt.
+            interrupted = isinstance(error, KeyboardInterrupt) or isinstance(error.__context__, KeyboardInterrupt)
+            sys.exit(130 if interrupted else 1)
         sys.exit(result if isinstance(result, int) else 0)
 
 

@@ -122,15 +122,16 @@ class PerfectMoves:
 
     def __init__(self, agent: PerfectAgent, tables: BoardTables) -> None:
         self.probability = agent.probability
-        self._preferred = agent.oracle.batch_tables().preferred  # masks of the preferred cells, by code
+        # The preferred cells of every board (the vector environment's boards are small), by code.
+        preferred = agent.oracle.batch_tables().preferred
         _lowest, count, kth = bit_tables()
-        self._kth, self._count = kth[:, : tables.variant.cells], count.astype(np.intp)
+        self._preferred = kth[:, : tables.variant.cells][preferred]
+        self._preferred_counts = count.astype(np.intp)[preferred]
         self._empties = tables.empties
         self._empty_counts = (tables.empties >= 0).sum(axis=1)
 
     def __call__(self, index: np.ndarray, games: np.ndarray, draws: Draws) -> np.ndarray:
-        masks = self._preferred[index]
-        cells, counts = self._kth[masks], self._count[masks]
+        cells, counts = self._preferred[index], self._preferred_counts[index]
         if self.probability < 1.0:
             wild = draws.take(games) >= self.probability
             cells[wild] = self._empties[index[wild]]

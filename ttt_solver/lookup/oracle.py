@@ -304,4 +304,6 @@ def _pick(rng: Any, count: int) -> int:
         return int(rng.integers(count))
     if hasattr(rng, "randrange"):
         return int(rng.randrange(count))
-    raise TypeError(f"rng must be a random.Random or a numpy.random.Generator, got {type(rng).__name__}")
+    from ..errors import InvalidArgumentError
+
+    raise InvalidArgumentError(f"rng must be a random.Random or a numpy.random.Generator, got {type(rng).__name__}")

@@ -162,7 +162,9 @@ def _uniform(rng: Any, size: int) -> np.ndarray:
         return np.asarray(rng.random(size))
     if hasattr(rng, "getrandbits"):
         return np.random.default_rng(rng.getrandbits(64)).random(size)
-    raise TypeError(f"rng must be a random.Random or a numpy.random.Generator, got {type(rng).__name__}")
+    from ..errors import InvalidArgumentError
+
+    raise InvalidArgumentError(f"rng must be a random.Random or a numpy.random.Generator, got {type(rng).__name__}")
 
 
 def _in_parallel(fill: Any, count: int) -> None:

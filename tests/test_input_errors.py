@@ -1,0 +1,108 @@
+"""Bad input to the public functions is always one of the project's typed errors, naming it."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ttt_solver import board as rules
+from ttt_solver.errors import InvalidArgumentError, InvalidBoardError, InvalidVariantError, TTTError
+from ttt_solver.oracle import Oracle
+from ttt_solver.variant import Variant
+
+anything = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=30), st.binary(max_size=10),
+    st.lists(st.one_of(st.integers(-3, 3), st.floats(), st.booleans(), st.text(max_size=2)), max_size=20),
+)  # fmt: skip
+
+
+@given(anything)
+def test_variant_parse_answers_or_raises_its_own_error(value):
+    try:
+        variant = Variant.parse(value)
+    except InvalidVariantError:
+        return
+    assert isinstance(value, str) and variant.cells <= 16
+
+
+@pytest.mark.parametrize("name", ["9" * 5000 + "x3", "3x" + "4" * 4400, "3x3k" + "9" * 5000, "٣x٣", None, 33])
+def test_variant_names_that_once_raised_foreign_errors(name):
+    with pytest.raises(InvalidVariantError, match="invalid variant"):
+        Variant.parse(name)
+
+
+@given(anything)
+def test_parse_moves_answers_or_raises_its_own_error(value):
+    try:
+        board = rules.parse_moves(value)
+    except InvalidBoardError:
+        return
+    assert rules.legality_error(board) is None
+
+
+@pytest.mark.parametrize("moves", ["٣,٤", "4,0," + "1" * 5000, None, 5])
+def test_move_lists_that_once_were_accepted_or_raised_foreign_errors(moves):
+    with pytest.raises(InvalidBoardError, match="invalid moves"):
+        rules.parse_moves(moves)
+    with pytest.raises(InvalidBoardError):
+        rules.from_moves(moves)  # type: ignore[arg-type]
+
+
+@given(anything)
+def test_from_array_answers_or_raises_its_own_error(value):
+    try:
+        board = rules.from_array(value)
+    except InvalidBoardError:
+        return
+    assert all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    assert len(board) == 9
+
+
+def test_numbers_are_integers_not_floats_or_bools():
+    with pytest.raises(InvalidBoardError, match="expected integers"):
+        rules.from_array([0.9, 0, 0, 0, 0, 0, 0, 0, 0])
+    with pytest.raises(InvalidBoardError, match="expected integers"):
+        rules.from_array([float("inf")] + [0] * 8)
+    with pytest.raises(InvalidBoardError, match="expected integers"):
+        rules.from_array([True] + [0] * 8)
+    assert rules.from_array(np.array([1, 0, 0, 0, -1, 0, 0, 0, 0], dtype=np.int64)) == "X...O...."
+    assert rules.Board("X...O....").play(np.int64(1)).text == "XX..O...."
+    with pytest.raises(InvalidBoardError, match="expected a cell number"):
+        rules.Board("X...O....").play(True)  # type: ignore[arg-type]
+
+
+def test_rules_refuse_a_board_of_another_size():
+    with pytest.raises(InvalidBoardError, match="expected 9 cells for 3x3"):
+        rules.terminal_value("XXX.............")
+    with pytest.raises(InvalidBoardError, match="expected 9 cells"):
+        rules.legal_moves("X...O..")
+
+
+def test_an_rng_of_the_wrong_kind_is_a_typed_error(db_path):
+    oracle = Oracle.load(db_path)
+    with pytest.raises(InvalidArgumentError, match="rng must be a random.Random or a numpy.random.Generator, got int"):
+        oracle.best_move(".........", rng=0)
+    boards = np.zeros((3, 9), dtype=np.int8)
+    assert oracle.best_move_batch(boards, rng=random.Random(1)).tolist()[0] in range(9)
+    with pytest.raises(TTTError):
+        oracle.best_move_batch(boards, rng="seed")
+    with pytest.raises(InvalidBoardError, match="ragged rows"):
+        oracle.value_batch([[0] * 9, [0] * 8])
+
+
+def test_ctrl_c_at_the_prompt_exits_130(db_path, monkeypatch):
+    import click
+    from click.testing import CliRunner
+
+    from ttt_solver.cli import cli
+
+    def interrupted(*_args: object, **_kwargs: object) -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(click, "prompt", interrupted)
+    result = CliRunner().invoke(cli, ["play", "--db", str(db_path)])
+    assert result.exit_code == 130 and result.stderr.strip() == "Aborted!"
