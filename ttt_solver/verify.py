@@ -235,7 +235,7 @@ def _compare_readable(columns: dict[str, Any], arrays: Arrays, report: Report, l
         "to_move": _joined(
             np.stack([np.frombuffer(b"XO", np.uint8)[parity], np.full(len(parity), ord(";"), np.uint8)], axis=1)
         ),
-        "best_moves": ";".join(labels(arrays.best, variant.cells)),
+        "best_moves": ";".join(labels(arrays.best)),
         "winner": ";".join(np.array(["", rules.X, rules.O], dtype=object)[winner_index].tolist()),
     }
     for name, wanted in expected.items():

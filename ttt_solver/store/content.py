@@ -81,7 +81,7 @@ def unpack_blob(name: str, blob: bytes) -> bytes:
     return raw
 
 
-def best_labels(best: np.ndarray, cells: int) -> list[str]:
+def best_labels(best: np.ndarray) -> list[str]:
     """Each best-move mask as the ``best_moves`` text, e.g. ``"0,4,8"`` (``""`` for none): the
     label of each distinct mask is put together from the labels of its two bytes."""
     import numpy as np
@@ -122,7 +122,7 @@ def position_blocks(tables: Tables) -> Iterator[list[list[Any]]]:
     variant = tables.variant
     marks = np.array([rules.X, rules.O], dtype=object)
     won = winners(tables)
-    labels = np.array(best_labels(tables.best, variant.cells), dtype=object)
+    labels = np.array(best_labels(tables.best), dtype=object)
     for start in range(0, len(tables), BLOCK):
         part = slice(start, start + BLOCK)
         yield [
