@@ -3,7 +3,6 @@ ways the oracle reads a big variant (proven per-lookup queries, compact arrays, 
 
 from __future__ import annotations
 
-import random
 import shutil
 import sqlite3
 import subprocess
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from boards import playouts
 from click.testing import CliRunner
 
 from ttt_solver import Oracle, codec, paths
@@ -29,21 +29,6 @@ V4X4 = Variant.parse("4x4")
 def rows(path: Path, sql: str) -> list[tuple]:
     with sqlite3.connect(path) as conn:
         return conn.execute(sql).fetchall()
-
-
-def playouts(variant: Variant, count: int, seed: int) -> list[str]:
-    """Legal boards at every depth, from random games."""
-    rng = random.Random(seed)
-    boards = []
-    for _ in range(count):
-        board = rules.EMPTY * variant.cells
-        for _ in range(rng.randrange(variant.cells + 1)):
-            cells = rules.legal_moves(board, variant)
-            if not cells:
-                break
-            board = rules.play(board, rng.choice(cells), variant)
-        boards.append(board)
-    return boards
 
 
 # --- published facts, through the database ------------------------------------------------

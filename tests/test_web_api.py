@@ -8,7 +8,8 @@ import asyncio
 import httpx2 as httpx
 import numpy as np
 import pytest
-from web_support import built_4x4, playouts, served_for
+from boards import playouts
+from web_support import built_4x4, served_for
 
 from ttt_solver import Oracle
 from ttt_solver import board as rules

@@ -4,7 +4,6 @@ modules ask), sample boards, and a real uvicorn server on a free port."""
 from __future__ import annotations
 
 import functools
-import random
 import socket
 import threading
 import time
@@ -13,8 +12,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ttt_solver import board as rules
-from ttt_solver.variant import Variant
 from ttt_solver.web.data import Served, open_variant
 
 
@@ -34,21 +31,6 @@ def built_4x4(request: Any) -> Path | None:
     except AssertionError:  # the build failed: the 4x4 parts skip themselves
         return None
     return path
-
-
-def playouts(variant: Variant, count: int, seed: int) -> list[str]:
-    """Boards from random games, cut at a random ply (finished games included)."""
-    rng = random.Random(seed)
-    boards = []
-    for _ in range(count):
-        board = rules.EMPTY * variant.cells
-        for _ in range(rng.randrange(variant.cells + 1)):
-            free = rules.legal_moves(board, variant)
-            if not free:
-                break
-            board = rules.play(board, rng.choice(free), variant)
-        boards.append(board)
-    return boards
 
 
 def free_port() -> int:
