@@ -341,3 +341,14 @@ def test_a_path_with_uri_characters_works_end_to_end(tmp_path, name):
 def test_an_unknown_database_url_is_one_clear_error():
     with pytest.raises(BuildError, match="cannot build database at 'bogus://x/y': NoSuchModuleError"):
         build("bogus://x/y")
+
+
+def test_writing_reports_every_position_row_as_it_goes(tmp_path):
+    reports: list[tuple[int, int]] = []
+    build(tmp_path / "w.sqlite", Variant.parse("3x4k3"), writing=lambda rows, total: reports.append((rows, total)))
+    assert sum(rows for rows, _ in reports) == 28_275 and {total for _, total in reports} == {28_275}
+
+
+def test_the_build_command_shows_a_writing_bar_on_stderr(tmp_path):
+    result = CliRunner().invoke(cli, ["build", "--db", str(tmp_path / "t.sqlite")])
+    assert result.exit_code == 0 and "writing rows" in result.stderr

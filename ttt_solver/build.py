@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .paths import default_database
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .solve import Tables
 
 Progress = Callable[[str], None]
+Writing = Callable[[int, int], None]  # (position rows just written, all position rows)
 
 MOVES_STORED_LIMIT = 250_000
 """Most move rows a database stores (3x3: 2,270; 3x4: 148,906; 4x4: 6,460,008). Above it the
@@ -64,12 +65,14 @@ def build(
     progress: Progress | None = None,
     store_moves: bool | None = None,
     tables: Tables | None = None,
+    writing: Writing | None = None,
 ) -> BuildReport:
     """Solve ``variant`` and write it to ``target`` (default: :func:`default_database`).
 
     ``store_moves``: write the moves table (default: when it has at most
     :data:`MOVES_STORED_LIMIT` rows). ``progress`` receives one line per stage. ``tables``:
     the variant already solved (:func:`ttt_solver.solve.solve_tables`), to write it again.
+    ``writing(rows, total)`` is called as each block of position rows is written (a progress bar).
     """
     from .solve import solve_tables
     from .store.content import digest, move_blocks, move_count, pack_blob, packed_arrays, position_blocks
@@ -102,7 +105,10 @@ def build(
             "digest": digest(variant.name, arrays),
             "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
-        write(where, position_blocks(tables), move_blocks(tables) if stored else (), packed, meta, force=force)
+        blocks = position_blocks(tables)
+        if writing is not None:
+            blocks = _counted(blocks, len(tables), writing)
+        write(where, blocks, move_blocks(tables) if stored else (), packed, meta, force=force)
     weights = tables.orbit.astype("int64")
     outcomes = {
         name: int(weights[tables.value == value].sum()) for name, value in (("win", 1), ("draw", 0), ("loss", -1))
@@ -111,6 +117,14 @@ def build(
         str(where), variant.name, tables.legal_positions, len(tables), moves, outcomes, meta["digest"],
         time.perf_counter() - started,
     )  # fmt: skip
+
+
+def _counted(blocks: Iterator[list[list[Any]]], total: int, writing: Writing) -> Iterator[list[list[Any]]]:
+    """The blocks, reporting each as written: the writer asks for the next block once it has
+    written this one."""
+    for block in blocks:
+        yield block
+        writing(len(block[0]), total)
 
 
 @contextmanager

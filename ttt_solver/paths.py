@@ -29,13 +29,18 @@ def default_database(variant: Variant = STANDARD) -> Path:
     return data_directory() / f"{name}.sqlite"
 
 
-def ensure_database(variant: Variant = STANDARD, progress: Callable[[str], None] | None = None) -> Path:
-    """The variant's default database, built first if it is missing (the one place that does)."""
+def ensure_database(
+    variant: Variant = STANDARD,
+    progress: Callable[[str], None] | None = None,
+    writing: Callable[[int, int], None] | None = None,
+) -> Path:
+    """The variant's default database, built first if it is missing (the one place that does;
+    ``progress`` and ``writing`` as for :func:`ttt_solver.build.build`)."""
     path = default_database(variant)
     if not path.exists():
         from .build import build
 
         if progress:
             progress(f"ttt-solver: building the {variant.name} database at {path} (first use)")
-        build(path, variant, progress=progress)
+        build(path, variant, progress=progress, writing=writing)
     return path

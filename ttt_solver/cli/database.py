@@ -33,8 +33,13 @@ def build(variant: Variant, db: str | None, force: bool, quiet: bool, fmt: str) 
     import dataclasses
 
     from ..build import build as build_database
+    from .progress import writing_bar
 
-    report = build_database(db, variant, force=force, progress=None if quiet else _stderr)
+    if quiet:
+        report = build_database(db, variant, force=force)
+    else:
+        with writing_bar() as writing:
+            report = build_database(db, variant, force=force, progress=_stderr, writing=writing)
     if fmt == "json":
         echo_json(dataclasses.asdict(report))
     else:

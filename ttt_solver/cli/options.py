@@ -112,9 +112,14 @@ def resolve_database(db: str | None, variant: Variant) -> str:
     """``--db`` as given, or the variant's default database (built first if it is missing)."""
     if db is not None:
         return db
-    from ..paths import ensure_database
+    from ..paths import default_database, ensure_database
 
-    return str(ensure_database(variant, progress=lambda line: click.echo(line, err=True)))
+    if default_database(variant).exists():
+        return str(default_database(variant))
+    from .progress import writing_bar
+
+    with writing_bar() as writing:
+        return str(ensure_database(variant, progress=lambda line: click.echo(line, err=True), writing=writing))
 
 
 def load_oracle(db: str | Path | None, variant: Variant, many: bool = False) -> Oracle:

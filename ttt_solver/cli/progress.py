@@ -47,6 +47,21 @@ def bars() -> Iterator[Bars]:
         found.close()
 
 
+@contextmanager
+def writing_bar() -> Iterator[Callable[[int, int], None]]:
+    """A ``writing(rows, total)`` callback for a build: a bar of the position rows written."""
+    with bars() as found:
+        advance: Callable[[int], None] | None = None
+
+        def writing(rows: int, total: int) -> None:
+            nonlocal advance
+            if advance is None:
+                advance = found.phase(total, "writing rows")
+            advance(rows)
+
+        yield writing
+
+
 def draw_seed() -> int:
     """A seed for a run that was given none, from the operating system: printed, so it can be replayed."""
     import secrets
