@@ -106,3 +106,58 @@ def test_ctrl_c_at_the_prompt_exits_130(db_path, monkeypatch):
     monkeypatch.setattr(click, "prompt", interrupted)
     result = CliRunner().invoke(cli, ["play", "--db", str(db_path)])
     assert result.exit_code == 130 and result.stderr.strip() == "Aborted!"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["query", "traps", "--json", "--csv"], "give only one of --json and --csv"),
+        (["compare", "think1", "random", "--games", "10", "--seed", "-1"], "Invalid value for '--seed'"),
+        (["play", "--skill", "nan"], "nan is not a number"),
+        (["analyze", "X........", "--db", ":memory:"], "invalid database ':memory:'"),
+    ],
+)
+def test_command_line_input_that_once_slipped_through(db_path, args, message):
+    from click.testing import CliRunner
+
+    from ttt_solver.cli import cli
+
+    if "--db" not in args:
+        args = [*args, "--db", str(db_path)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr.startswith("Error: ") and message in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_a_build_never_writes_over_a_fifo(tmp_path):
+    import os
+
+    from ttt_solver.build import build
+    from ttt_solver.errors import BuildError
+
+    fifo = tmp_path / "pipe.sqlite"
+    os.mkfifo(fifo)
+    for force in (False, True):
+        with pytest.raises(BuildError, match="it is not a regular file"):
+            build(fifo, force=force)
+    assert fifo.is_fifo()
+
+
+def test_a_build_removes_the_leftovers_of_killed_builds_only(tmp_path):
+    import fcntl
+    import os
+
+    from ttt_solver.build import build
+
+    target = tmp_path / "t.sqlite"
+    dead = tmp_path / ".t.sqlite.dead1234.building"
+    dead.write_bytes(b"half a database")
+    live = tmp_path / ".t.sqlite.live5678.building"
+    live.write_bytes(b"a build still running")
+    handle = os.open(live, os.O_RDONLY)
+    fcntl.flock(handle, fcntl.LOCK_EX)  # what a running build holds
+    try:
+        build(target)
+    finally:
+        os.close(handle)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".t.sqlite.live5678.building", "t.sqlite"]

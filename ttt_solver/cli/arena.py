@@ -19,7 +19,7 @@ from .. import board as rules
 from ..tournament import DEFAULT_AGENTS
 from ..variant import Variant
 from . import complete
-from .options import CLIError, CLIFailure, database_options, load_oracle
+from .options import SEED, CLIError, CLIFailure, database_options, load_oracle
 from .output import echo_json, output_options, table
 from .progress import bars, draw_seed, seed_text
 
@@ -35,7 +35,7 @@ def _sampling_options(f: Any) -> Any:
     f = click.option(
         "--exact", is_flag=True, help="Exact probabilities by recursion over the game tree (no sampling)."
     )(f)
-    f = click.option("--seed", type=int, help="Seed the sampled games, for repeatable results.")(f)
+    f = click.option("--seed", type=SEED, help="Seed the sampled games, for repeatable results.")(f)
     return click.option(
         "--games",
         type=click.IntRange(min=1),

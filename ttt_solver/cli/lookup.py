@@ -13,7 +13,7 @@ import click
 from .. import board as rules
 from ..analysis import analysis
 from ..variant import Variant
-from .options import board_input, database_options, load_oracle, resolve_database
+from .options import SEED, board_input, database_options, finite, load_oracle, resolve_database
 from .output import echo_json, grid, output_options
 
 if TYPE_CHECKING:
@@ -119,11 +119,12 @@ def best(board: str, variant: Variant, db: str | None, fmt: str) -> None:
 @click.option(
     "--skill",
     type=click.FloatRange(0, 1),
+    callback=finite,
     default=1.0,
     show_default=True,
     help="Chance that the computer plays a perfect move rather than a random one.",
 )
-@click.option("--seed", type=int, help="Seed the computer's choices, for a repeatable game.")
+@click.option("--seed", type=SEED, help="Seed the computer's choices, for a repeatable game.")
 def play(side: str, skill: float, seed: int | None, variant: Variant, db: str | None) -> None:
     """Play a game against the perfect opponent in the terminal.
 

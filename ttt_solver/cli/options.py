@@ -8,6 +8,7 @@ one ``Error: ...`` line on stderr, exit code 2 for bad input and 1 for a bad dat
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -49,6 +50,16 @@ def translate_errors() -> Iterator[None]:
         raise CLIFailure(str(error)) from None
     except TTTError as error:
         raise CLIError(str(error)) from None
+
+
+SEED = click.IntRange(0, 2**63 - 1)  # what every seed option takes (numpy's generators need >= 0)
+
+
+def finite(_ctx: click.Context, param: click.Parameter, value: float) -> float:
+    """A float option's callback: NaN passes click's range check, so refuse it here."""
+    if math.isnan(value):
+        raise click.BadParameter(f"{value!r} is not a number", param=param)
+    return value
 
 
 def _parse_variant(_ctx: click.Context, _param: click.Parameter, value: str) -> Variant:

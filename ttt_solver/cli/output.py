@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -15,13 +16,20 @@ _FORMAT_HELP = {"json": "Print JSON.", "csv": "Print CSV with a header row."}
 
 
 def output_options(*formats: str) -> Callable[[F], F]:
-    """Add ``--json`` (and ``--csv``, ...) flags and ``--color/--no-color``; the command gets ``fmt``."""
+    """Add ``--json`` (and ``--csv``, ...) flags and ``--color/--no-color``; the command gets
+    ``fmt`` ("table" when none is given). Two of the flags together are a usage error."""
 
     def decorate(f: F) -> F:
+        @functools.wraps(f)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            chosen = [name for name in formats if kwargs.pop(f"as_{name}")]
+            if len(chosen) > 1:
+                raise click.UsageError(f"give only one of {' and '.join('--' + name for name in chosen)}")
+            return f(*args, fmt=chosen[0] if chosen else "table", **kwargs)
+
         for name in reversed(formats):
-            f = click.option(f"--{name}", "fmt", flag_value=name, help=_FORMAT_HELP[name])(f)
-        f = click.option("--table", "fmt", flag_value="table", default=True, hidden=True)(f)
-        return colour_option(f)
+            wrapper = click.option(f"--{name}", f"as_{name}", is_flag=True, help=_FORMAT_HELP[name])(wrapper)
+        return colour_option(wrapper)
 
     return decorate
 

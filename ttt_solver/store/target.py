@@ -18,6 +18,10 @@ class Target(NamedTuple):
     @classmethod
     def parse(cls, spec: str | Path) -> Target:
         text = str(spec)
+        if text.strip() in (":memory:", ""):
+            raise InvalidTargetError(
+                f"invalid database {text!r}: give a file path or URL (an in-memory database would vanish with the command)"
+            )
         if "://" not in text:
             path = Path(text).expanduser()
             return cls(text, path, f"sqlite:///{path}")

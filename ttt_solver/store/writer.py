@@ -14,6 +14,7 @@ import sqlite3
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import closing
+from glob import escape as glob_escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +57,8 @@ def check_target(target: Target, force: bool = False) -> None:
         return  # a server URL is checked inside the writing transaction
     if path.is_dir():
         raise BuildError(f"cannot build database at {str(path)!r}: it is a directory")
+    if path.exists() and not path.is_file():
+        raise BuildError(f"cannot build database at {str(path)!r}: it is not a regular file (a FIFO, device or socket)")
     if path.exists() and not force and existing_generator(path) != GENERATOR:
         raise BuildError(
             f"refusing to overwrite {str(path)!r}: it is not a ttt-solver database (use --force to replace it)"
@@ -90,8 +93,9 @@ def _write_file(
     check_target(target, force)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".building", dir=path.parent)
-        os.close(handle)
+        _remove_leftovers(path)
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=_BUILDING, dir=path.parent)
+        _lock(handle)  # held while this build lives: a later build knows the file is not a leftover
         os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes it 0600: give it the mode a new file gets
     except OSError as error:
         raise BuildError(f"cannot build database at {str(path)!r}: {error.strerror or error}") from None
@@ -103,6 +107,39 @@ def _write_file(
         if isinstance(error, OSError):
             raise BuildError(f"cannot build database at {str(path)!r}: {error.strerror or error}") from None
         raise
+    finally:
+        os.close(handle)
+
+
+_BUILDING = ".building"
+
+
+def _lock(handle: int, wait: bool = True) -> bool:
+    """An exclusive advisory lock on an open file (POSIX ``flock``; nothing elsewhere)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return False
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+    except OSError:
+        return False
+    return True
+
+
+def _remove_leftovers(path: Path) -> None:
+    """Delete the temporary files of builds of ``path`` that were killed: a live build holds a
+    lock on its file, a killed one's lock went with its process."""
+    for leftover in path.parent.glob(f".{glob_escape(path.name)}.*{_BUILDING}"):
+        try:
+            handle = os.open(leftover, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            if _lock(handle, wait=False):
+                leftover.unlink(missing_ok=True)
+        finally:
+            os.close(handle)
 
 
 def _fill_file(
