@@ -161,3 +161,16 @@ def test_a_build_removes_the_leftovers_of_killed_builds_only(tmp_path):
     finally:
         os.close(handle)
     assert sorted(p.name for p in tmp_path.iterdir()) == [".t.sqlite.live5678.building", "t.sqlite"]
+
+
+def test_output_to_a_full_disk_is_one_error_line(db_path):
+    import subprocess
+    import sys
+
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "ttt_solver.cli", "stats", "--db", str(db_path)],
+            stdout=full, stderr=subprocess.PIPE, text=True, check=False,
+        )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr == "Error: cannot write the output: No space left on device\n"

@@ -70,6 +70,11 @@ class TTTGroup(click.Group):
         except click.ClickException as error:
             error.show()
             sys.exit(error.exit_code)
+        except OSError as error:  # writing the output failed: a full disk, a closed pipe
+            _silence_stdout()  # or the interpreter fails again flushing it at exit
+            if not isinstance(error, BrokenPipeError):  # a closed pipe (`| head`) is no error to report
+                click.echo(f"Error: cannot write the output: {error.strerror or error}", err=True)
+            sys.exit(1)
         except (click.Abort, EOFError, KeyboardInterrupt) as error:
             click.echo("Aborted!", err=True)
             # Ctrl-C exits 130, as a shell reports SIGINT; click turns it into Abort at a prompt.
@@ -92,6 +97,15 @@ def cli() -> None:
         ttt-lookup analyze X...O....
         ttt-lookup best --moves 4,0
     """
+
+
+def _silence_stdout() -> None:
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def main(argv: list[str] | None = None, prog_name: str = "ttt-lookup") -> None:
