@@ -174,3 +174,22 @@ def test_output_to_a_full_disk_is_one_error_line(db_path):
         )  # fmt: skip
     assert done.returncode == 1
     assert done.stderr == "Error: cannot write the output: No space left on device\n"
+
+
+@pytest.mark.parametrize(
+    "plot, message",
+    [
+        ("{tmp}/missing/chart.png", "there is no folder"),
+        ("{tmp}/chart.xyz", "the name must end in"),
+        ("", "names no file"),
+    ],
+)
+@pytest.mark.parametrize("command", [["stats"], ["tournament", "--agents", "random,think1", "--games", "10"]])
+def test_a_chart_path_no_chart_can_be_written_to_fails_before_any_work(db_path, tmp_path, command, plot, message):
+    from click.testing import CliRunner
+
+    from ttt_solver.cli import cli
+
+    result = CliRunner().invoke(cli, [*command, "--plot", plot.format(tmp=tmp_path), "--db", str(db_path)])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert message in result.stderr and result.stderr.count("\n") == 1

@@ -19,7 +19,7 @@ from .. import board as rules
 from ..tournament import DEFAULT_AGENTS
 from ..variant import Variant
 from . import complete
-from .options import SEED, CLIError, CLIFailure, database_options, load_oracle
+from .options import SEED, CLIError, CLIFailure, chart_path, database_options, load_oracle
 from .output import echo_json, output_options, table
 from .progress import bars, draw_seed, seed_text
 
@@ -103,6 +103,7 @@ def compare(
     "--plot",
     "plot_path",
     type=click.Path(dir_okay=False),
+    callback=chart_path,
     metavar="FILE",
     help="Also draw a chart to FILE (.png, .svg, .pdf); needs the [plot] extra.",
 )

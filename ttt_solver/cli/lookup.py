@@ -13,7 +13,7 @@ import click
 from .. import board as rules
 from ..analysis import analysis
 from ..variant import Variant
-from .options import SEED, board_input, database_options, finite, load_oracle, resolve_database
+from .options import SEED, board_input, chart_path, database_options, finite, load_oracle, resolve_database
 from .output import echo_json, grid, output_options
 
 if TYPE_CHECKING:
@@ -182,6 +182,7 @@ def _computer_move(oracle: Oracle, board: str, skill: float, rng: Any) -> int:
     "--plot",
     "plot_path",
     type=click.Path(dir_okay=False),
+    callback=chart_path,
     metavar="FILE",
     help="Also draw the positions per ply, by value and remoteness, to FILE (.png, .svg, .pdf); needs matplotlib.",
 )

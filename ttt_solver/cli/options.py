@@ -62,6 +62,23 @@ def finite(_ctx: click.Context, param: click.Parameter, value: float) -> float:
     return value
 
 
+CHART_FORMATS = ("png", "svg", "pdf", "jpg", "jpeg", "webp", "tif", "tiff", "eps", "ps")
+
+
+def chart_path(_ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A ``--plot FILE`` callback: refuse, before any work, a file no chart can be written to."""
+    if value is None:
+        return None
+    path = Path(value)
+    if not path.name or path.name.startswith("."):
+        raise click.BadParameter(f"{value!r} names no file (e.g. chart.png)", param=param)
+    if path.suffix.lower().lstrip(".") not in CHART_FORMATS:
+        raise click.BadParameter(f"{value!r}: the name must end in .{', .'.join(CHART_FORMATS)}", param=param)
+    if not path.parent.is_dir():
+        raise click.BadParameter(f"{value!r}: there is no folder {str(path.parent)!r}", param=param)
+    return value
+
+
 def _parse_variant(_ctx: click.Context, _param: click.Parameter, value: str) -> Variant:
     return Variant.parse(value)
 
