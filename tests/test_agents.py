@@ -90,7 +90,7 @@ def test_specs_give_canonical_names(spec, name):
         ("nstep:0", "nstep depth must be a positive integer, got 0"),
         ("nstep:x", "got 'x'"),
         ("minimax:-1", "minimax depth must be a positive integer"),
-        ("mc:0", "mc trials must be a positive integer"),
+        ("mc:0", "mc trials must be an integer from 1 to"),
         ("perfect:1.5", "perfect probability must be from 0 to 1"),
         ("perfect:nan", "perfect probability"),
         ("perfect:lots", "must be a number from 0 to 1"),

@@ -193,3 +193,19 @@ def test_a_chart_path_no_chart_can_be_written_to_fails_before_any_work(db_path, 
     result = CliRunner().invoke(cli, [*command, "--plot", plot.format(tmp=tmp_path), "--db", str(db_path)])
     assert result.exit_code == 2 and result.stdout == ""
     assert message in result.stderr and result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["compare", "mc:999999999", "random"], "mc trials must be an integer from 1 to 100,000"),
+        (["compare", "think1", "random", "--games", "100000000000000000000"], "Invalid value for '--games'"),
+    ],
+)
+def test_work_that_could_not_finish_is_refused_up_front(db_path, args, message):
+    from click.testing import CliRunner
+
+    from ttt_solver.cli import cli
+
+    result = CliRunner().invoke(cli, [*args, "--db", str(db_path)])
+    assert result.exit_code == 2 and result.stdout == "" and message in result.stderr

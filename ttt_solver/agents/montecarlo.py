@@ -34,12 +34,15 @@ MCOTHER = 2
 _CHUNK = 1 << 16  # playouts per numpy batch, to bound memory for huge N
 
 
+MAX_TRIALS = 100_000  # playouts a move may take: about 40 ms a move at the most
+
+
 class MonteCarloAgent(Agent):
     enumerable = False
 
     def __init__(self, trials: int, variant: Variant = STANDARD) -> None:
-        if not isinstance(trials, int) or trials < 1:
-            raise ValueError(f"mc trials must be a positive integer, got {trials!r}")
+        if not isinstance(trials, int) or not 1 <= trials <= MAX_TRIALS:
+            raise ValueError(f"mc trials must be an integer from 1 to {MAX_TRIALS:,}, got {trials!r}")
         super().__init__(f"mc:{trials}", variant)
         self.trials = trials
         self._lines: Any = None

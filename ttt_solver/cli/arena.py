@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 _VALUE = {1: "win", 0: "draw", -1: "loss"}
 _LETTER = {1: "W", 0: "D", -1: "L"}
+MAX_GAMES = 10_000_000  # sampled games a run may ask for (minutes at most)
 
 
 def _sampling_options(f: Any) -> Any:
@@ -38,7 +39,7 @@ def _sampling_options(f: Any) -> Any:
     f = click.option("--seed", type=SEED, help="Seed the sampled games, for repeatable results.")(f)
     return click.option(
         "--games",
-        type=click.IntRange(min=1),
+        type=click.IntRange(1, MAX_GAMES),
         default=1000,
         show_default=True,
         help="Games to sample (per pair in a tournament).",
