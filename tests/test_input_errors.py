@@ -209,3 +209,27 @@ def test_work_that_could_not_finish_is_refused_up_front(db_path, args, message):
 
     result = CliRunner().invoke(cli, [*args, "--db", str(db_path)])
     assert result.exit_code == 2 and result.stdout == "" and message in result.stderr
+
+
+@pytest.mark.parametrize(
+    "db, message",
+    [
+        ("postgresql://localhost/x", "its database driver 'psycopg' is not installed (pip install psycopg)"),
+        ("mysql://user@localhost/x", "its database driver 'MySQLdb' is not installed (pip install mysqlclient)"),
+        ("bogus://x", "Can't load plugin: sqlalchemy.dialects:bogus"),
+    ],
+)
+def test_a_server_url_without_its_driver_is_one_line(db, message):
+    import importlib.util
+
+    from click.testing import CliRunner
+
+    from ttt_solver.cli import cli
+
+    driver = {"postgresql": "psycopg", "mysql": "MySQLdb"}.get(db.partition(":")[0])
+    if driver and importlib.util.find_spec(driver) is not None:
+        pytest.skip(f"{driver} is installed here")
+    for command in (["analyze", "X........"], ["stats"], ["verify"], ["query", "traps"]):
+        result = CliRunner().invoke(cli, [*command, "--db", db])
+        assert result.exit_code == 1 and result.stdout == ""
+        assert result.stderr == f"Error: cannot read {db!r}: {message}\n"

@@ -23,6 +23,8 @@ Row = tuple[Any, ...]
 # What a lookup needs of a position: value, remoteness, best_moves, wins, draws, losses.
 LOOKUP_COLUMNS = ("code", "value", "remoteness", "best_moves", "wins", "draws", "losses")
 _IN_CHUNK = 500  # codes per "WHERE code IN (...)"
+# The package that provides a SQLAlchemy driver module, where the two names differ or are well known.
+_DRIVER_PACKAGES = {"psycopg": "psycopg", "psycopg2": "psycopg2-binary", "MySQLdb": "mysqlclient", "pymysql": "pymysql"}
 # The numbers of a positions row packed in one integer for a bulk read: name -> (shift, bits, offset).
 _PACKED_FIELDS = {
     "value": (29, 2, -1), "remoteness": (24, 5, 0), "wins": (19, 5, 0), "draws": (14, 5, 0),
@@ -76,8 +78,18 @@ class Reader:
         path = self.target.path
         if path is None:
             from sqlalchemy import create_engine
+            from sqlalchemy.exc import SQLAlchemyError
 
-            self._engine = create_engine(self.target.url, execution_options={"postgresql_readonly": True})
+            try:
+                self._engine = create_engine(self.target.url, execution_options={"postgresql_readonly": True})
+            except ModuleNotFoundError as error:
+                package = _DRIVER_PACKAGES.get(error.name or "")
+                install = f" (pip install {package})" if package else ""
+                raise DatabaseError(
+                    f"cannot read {self.target.spec!r}: its database driver {error.name!r} is not installed{install}"
+                ) from None
+            except (SQLAlchemyError, ValueError) as error:
+                raise DatabaseError(f"cannot read {self.target.spec!r}: {str(error).splitlines()[0]}") from None
             return
         if not path.is_file():
             from .hints import build_hint
