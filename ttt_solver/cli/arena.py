@@ -19,7 +19,7 @@ from .. import board as rules
 from ..tournament import DEFAULT_AGENTS
 from ..variant import Variant
 from . import complete
-from .options import SEED, CLIError, CLIFailure, chart_path, database_options, load_oracle
+from .options import SEED, CLIError, chart_option, database_options, load_oracle, require_plot
 from .output import echo_json, output_options, table
 from .progress import bars, draw_seed, seed_text
 
@@ -100,14 +100,7 @@ def compare(
     help="Measure accuracy on N unfinished positions drawn at random (seeded by --seed)"
     " [default: all of them where feasible, else 1,000].",
 )
-@click.option(
-    "--plot",
-    "plot_path",
-    type=click.Path(dir_okay=False),
-    callback=chart_path,
-    metavar="FILE",
-    help="Also draw a chart to FILE (.png, .svg, .pdf); needs the [plot] extra.",
-)
+@chart_option("a chart")
 @database_options
 @output_options("json")
 def tournament(
@@ -145,7 +138,7 @@ def tournament(
     if plot_path is not None:
         from ..plot import require
 
-        _require_plot(require)
+        require_plot(require)
     oracle, agents = _agents(names, db, variant, need_oracle=True)
     drawn = not exact and seed is None
     seed = draw_seed() if drawn else seed
@@ -167,7 +160,7 @@ def tournament(
     if plot_path is not None:
         from ..plot import draw
 
-        _require_plot(lambda: draw(result, plot_path, seed))
+        require_plot(lambda: draw(result, plot_path, seed))
     if fmt == "json":
         data = result.to_json()
         data["seed"] = seed
@@ -210,15 +203,6 @@ def _agents(specs: Sequence[str], db: str | None, variant: Variant, need_oracle:
         oracle = load_oracle(db, variant, many=True)
         agents = [make_agent(spec, oracle, variant) for spec in specs]
     return (oracle, agents) if need_oracle else agents
-
-
-def _require_plot(action: Any) -> Any:
-    from ..errors import MissingExtraError
-
-    try:
-        return action()
-    except MissingExtraError as error:
-        raise CLIFailure(f"--plot: {error}") from None
 
 
 class _TwoDecimals(float):

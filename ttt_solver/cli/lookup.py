@@ -13,7 +13,16 @@ import click
 from .. import board as rules
 from ..analysis import analysis
 from ..variant import Variant
-from .options import SEED, board_input, chart_path, database_options, finite, load_oracle, resolve_database
+from .options import (
+    SEED,
+    board_input,
+    chart_option,
+    database_options,
+    finite,
+    load_oracle,
+    require_plot,
+    resolve_database,
+)
 from .output import echo_json, grid, output_options
 
 if TYPE_CHECKING:
@@ -178,14 +187,7 @@ def _computer_move(oracle: Oracle, board: str, skill: float, rng: Any) -> int:
 @click.command()
 @database_options
 @output_options("json")
-@click.option(
-    "--plot",
-    "plot_path",
-    type=click.Path(dir_okay=False),
-    callback=chart_path,
-    metavar="FILE",
-    help="Also draw the positions per ply, by value and remoteness, to FILE (.png, .svg, .pdf); needs matplotlib.",
-)
+@chart_option("the positions per ply, by value and remoteness,")
 def stats(variant: Variant, db: str | None, fmt: str, plot_path: str | None) -> None:
     """Counts by value and by remoteness, over every board and over canonical rows.
 
@@ -203,30 +205,20 @@ def stats(variant: Variant, db: str | None, fmt: str, plot_path: str | None) -> 
     if plot_path is not None:
         from ..plot import require
 
-        _require_plot(require)  # before the work: a missing extra fails at once
+        require_plot(require)  # before the work: a missing extra fails at once
     with Reader(Target.parse(resolve_database(db, variant)), variant.name) as reader:
         arrays = DatabaseRows(reader, variant).arrays()
     found = compute(arrays)
     if plot_path is not None:
         from ..plot_stats import count, draw
 
-        _require_plot(lambda: draw(count(arrays), variant.name, plot_path))
+        require_plot(lambda: draw(count(arrays), variant.name, plot_path))
     if fmt == "json":
         echo_json(found.to_dict())
     else:
         click.echo(found.report())
         if plot_path is not None:
             click.echo(f"\nchart written to {plot_path}")
-
-
-def _require_plot(action: Any) -> Any:
-    from ..errors import MissingExtraError
-    from .options import CLIFailure
-
-    try:
-        return action()
-    except MissingExtraError as error:
-        raise CLIFailure(f"--plot: {error}") from None
 
 
 COMMANDS = [analyze, best, play, stats]

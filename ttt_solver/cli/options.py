@@ -79,6 +79,28 @@ def chart_path(_ctx: click.Context, param: click.Parameter, value: str | None) -
     return value
 
 
+def chart_option(what: str) -> Callable[[F], F]:
+    """``--plot FILE`` (checked by :func:`chart_path`); the command gets ``plot_path``."""
+    return click.option(
+        "--plot",
+        "plot_path",
+        type=click.Path(dir_okay=False),
+        callback=chart_path,
+        metavar="FILE",
+        help=f"Also draw {what} to FILE (.png, .svg, .pdf); needs matplotlib (the [plot] extra).",
+    )
+
+
+def require_plot(action: Callable[[], Any]) -> Any:
+    """Run ``action`` (which draws or checks for matplotlib); a missing extra is one error line."""
+    from ..errors import MissingExtraError
+
+    try:
+        return action()
+    except MissingExtraError as error:
+        raise CLIFailure(f"--plot: {error}") from None
+
+
 def _parse_variant(_ctx: click.Context, _param: click.Parameter, value: str) -> Variant:
     return Variant.parse(value)
 
