@@ -74,20 +74,20 @@ def write(
     force: bool = False,
 ) -> None:
     """Write the rows, the packed arrays and the meta table."""
+
+    def fill(conn: Connection) -> None:
+        _insert(conn, positions, moves, packed, meta)
+
     if target.path is None:
-        _write_transaction(target, positions, moves, packed, meta, force)
+        _write_transaction(target, fill, force)
     else:
-        _write_file(target, positions, moves, packed, meta, force)
+        _write_file(target, fill, force)
 
 
-def _write_file(
-    target: Target,
-    positions: Blocks,
-    moves: Blocks,
-    packed: Mapping[str, bytes],
-    meta: Mapping[str, str],
-    force: bool,
-) -> None:
+Fill = Callable[["Connection"], None]  # writes the whole content through an open connection
+
+
+def _write_file(target: Target, fill: Fill, force: bool) -> None:
     path = target.path
     assert path is not None
     check_target(target, force)
@@ -100,7 +100,7 @@ def _write_file(
     except OSError as error:
         raise BuildError(f"cannot build database at {str(path)!r}: {error.strerror or error}") from None
     try:
-        _fill_file(temporary, positions, moves, packed, meta)
+        _fill_file(temporary, fill)
         os.replace(temporary, path)
     except BaseException as error:
         Path(temporary).unlink(missing_ok=True)
@@ -142,9 +142,7 @@ def _remove_leftovers(path: Path) -> None:
             os.close(handle)
 
 
-def _fill_file(
-    path: str, positions: Blocks, moves: Blocks, packed: Mapping[str, bytes], meta: Mapping[str, str]
-) -> None:
+def _fill_file(path: str, fill: Fill) -> None:
     from sqlalchemy import create_engine, event
 
     # The connection is opened here, not from a URL: a file name may hold "?", "#" or "%".
@@ -159,19 +157,12 @@ def _fill_file(
 
     try:
         with engine.begin() as conn:
-            _insert(conn, positions, moves, packed, meta)
+            fill(conn)
     finally:
         engine.dispose()
 
 
-def _write_transaction(
-    target: Target,
-    positions: Blocks,
-    moves: Blocks,
-    packed: Mapping[str, bytes],
-    meta: Mapping[str, str],
-    force: bool,
-) -> None:
+def _write_transaction(target: Target, fill: Fill, force: bool) -> None:
     from sqlalchemy import create_engine, inspect, select
     from sqlalchemy.exc import SQLAlchemyError, StatementError
 
@@ -192,7 +183,7 @@ def _write_transaction(
                     " (use --force to replace them)"
                 )
             schema.metadata.drop_all(conn)
-            _insert(conn, positions, moves, packed, meta)
+            fill(conn)
         engine.dispose()
     except SQLAlchemyError as error:
         # Only statement errors wrap a driver error (.orig); others (a bad URL) carry their own message.
