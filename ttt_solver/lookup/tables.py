@@ -114,20 +114,23 @@ class BatchTables:
         empty = np.int32(codec.offset(self.variant.cells))
         out = np.empty(len(array), dtype=(translate if translate is not None else table).dtype)
 
-        for start in range(0, len(array), _CHUNK):
-            part = array[start : start + _CHUNK]
-            if part.size and (part.min() < -1 or part.max() > 1):
-                raise _bad_values(part, start)
-            code = (part.astype(np.float64) @ weights).astype(np.int32)
-            code += empty
-            score = np.take(self.score, code)
-            if (score == ILLEGAL).any():
-                raise self._illegal(part, start, int(np.argmax(score == ILLEGAL)))
-            found = score if table is self.score else np.take(table, code)
-            if translate is None:
-                out[start : start + len(part)] = found
-            else:
-                np.take(translate, found, out=out[start : start + len(part)])
+        def fill(first: int, last: int) -> None:
+            for start in range(first, last, _CHUNK):
+                part = array[start : min(start + _CHUNK, last)]
+                if part.size and (part.min() < -1 or part.max() > 1):
+                    raise _bad_values(part, start)
+                code = (part.astype(np.float64) @ weights).astype(np.int32)
+                code += empty
+                score = np.take(self.score, code)
+                if (score == ILLEGAL).any():
+                    raise self._illegal(part, start, int(np.argmax(score == ILLEGAL)))
+                found = score if table is self.score else np.take(table, code)
+                if translate is None:
+                    out[start : start + len(part)] = found
+                else:
+                    np.take(translate, found, out=out[start : start + len(part)])
+
+        _in_parallel(fill, len(array))
         return out
 
     def _illegal(self, part: np.ndarray, start: int, row: int) -> InvalidBoardError:
@@ -162,3 +165,22 @@ def _uniform(rng: Any, size: int) -> np.ndarray:
     from ..errors import InvalidArgumentError
 
     raise InvalidArgumentError(f"rng must be a random.Random or a numpy.random.Generator, got {type(rng).__name__}")
+
+
+def _in_parallel(fill: Any, count: int) -> None:
+    """``fill(first, last)`` over ``range(count)``: in one piece, or for a big batch in one
+    piece per core on threads (numpy releases the GIL while it gathers and multiplies). The
+    first error of the lowest piece is raised, as one thread would have raised it."""
+    import os
+
+    workers = min(os.cpu_count() or 1, count // (4 * _CHUNK))
+    if workers < 2:
+        fill(0, count)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    step = -(-count // workers // _CHUNK) * _CHUNK
+    with ThreadPoolExecutor(workers) as pool:
+        futures = [pool.submit(fill, first, min(first + step, count)) for first in range(0, count, step)]
+    for future in futures:
+        future.result()
