@@ -23,7 +23,7 @@ symmetries(p) AS (
 firsts(first, b) AS (
     SELECT i, substr('.........', 1, i) || 'X' || substr('.........', i + 2)
     FROM cells
-    WHERE :first IS NULL OR i = :first
+    WHERE CAST(:first AS INTEGER) IS NULL OR i = CAST(:first AS INTEGER)
 ),
 boards(first, reply, b) AS (
     SELECT first, -1, b FROM firsts

@@ -3,10 +3,12 @@ written from that solution (3x3, 4x4, and any other through ``variant_db``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from pg_cluster import Cluster, unavailable
 
 from ttt_solver import Oracle
 from ttt_solver.build import build
@@ -65,3 +67,23 @@ def eager_4x4(db_4x4: Path) -> Oracle:
 @pytest.fixture(scope="session")
 def lazy_4x4(db_4x4: Path) -> Oracle:
     return Oracle.load(db_4x4, "4x4", eager=False)
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Cluster]:
+    """A throwaway PostgreSQL server for the session. Skipped where none can start, except when
+    ``TTT_REQUIRE_POSTGRES=1`` (CI sets it, having installed the server): then a failure."""
+    why = unavailable()
+    if why is not None:
+        if os.environ.get("TTT_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"TTT_REQUIRE_POSTGRES=1 but {why}")
+        pytest.skip(why)
+    with Cluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def pg_url(pg_cluster: Cluster, request: pytest.FixtureRequest) -> str:
+    """The URL of a new, empty database on the session's PostgreSQL server."""
+    pg_url.count = getattr(pg_url, "count", 0) + 1  # type: ignore[attr-defined]
+    return pg_cluster.database(f"test_{pg_url.count}")  # type: ignore[attr-defined]

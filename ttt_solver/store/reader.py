@@ -23,8 +23,8 @@ Row = tuple[Any, ...]
 # What a lookup needs of a position: value, remoteness, best_moves, wins, draws, losses.
 LOOKUP_COLUMNS = ("code", "value", "remoteness", "best_moves", "wins", "draws", "losses")
 _IN_CHUNK = 500  # codes per "WHERE code IN (...)"
-# The package that provides a SQLAlchemy driver module, where the two names differ or are well known.
-_DRIVER_PACKAGES = {"psycopg": "psycopg", "psycopg2": "psycopg2-binary", "MySQLdb": "mysqlclient", "pymysql": "pymysql"}
+# What provides a SQLAlchemy driver module, where the two names differ or are well known.
+_DRIVER_PACKAGES = {"psycopg2": "psycopg2-binary", "MySQLdb": "mysqlclient", "pymysql": "pymysql"}
 # The numbers of a positions row packed in one integer for a bulk read: name -> (shift, bits, offset).
 _PACKED_FIELDS = {
     "value": (29, 2, -1), "remoteness": (24, 5, 0), "wins": (19, 5, 0), "draws": (14, 5, 0),
@@ -47,6 +47,35 @@ def sqlite_uri(path: Path, mode: str = "ro") -> str:
     stay part of the name instead of starting URI syntax."""
     escaped = str(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
     return f"file:{escaped}?mode={mode}"
+
+
+def missing_driver(error: ModuleNotFoundError) -> str:
+    """What to say when a server URL's driver module is not installed."""
+    if error.name == "psycopg":  # the driver of the [postgres] extra
+        from ..errors import install_hint
+
+        hint = install_hint("postgres", "'psycopg[binary]'")
+        return f"its database driver 'psycopg' is not installed ({hint})"
+    package = _DRIVER_PACKAGES.get(error.name or "")
+    install = f" (pip install {package})" if package else ""
+    return f"its database driver {error.name!r} is not installed{install}"
+
+
+def server_error(error: BaseException) -> str | None:
+    """A SQLAlchemy or driver error in one line (None for any other error): the driver's own
+    message, without the SQL or SQLAlchemy's background link."""
+    if type(error).__module__.split(".")[0] not in ("sqlalchemy", "psycopg", "psycopg2"):
+        return None
+    cause = getattr(error, "orig", None) or error
+    lines = str(cause).strip().splitlines()
+    found = f"{type(cause).__name__}: {lines[0] if lines else ''}".rstrip(": ")
+    detail = getattr(getattr(cause, "diag", None), "message_detail", None)  # PostgreSQL's DETAIL
+    return f"{found} ({detail.splitlines()[0]})" if detail else found
+
+
+def _unreachable(error: BaseException) -> bool:
+    """A server that is down or a connection that failed (not a problem of the data)."""
+    return type(error).__name__ in ("OperationalError", "InterfaceError") and not isinstance(error, sqlite3.Error)
 
 
 def _shown(value: object) -> str:
@@ -83,11 +112,7 @@ class Reader:
             try:
                 self._engine = create_engine(self.target.url, execution_options={"postgresql_readonly": True})
             except ModuleNotFoundError as error:
-                package = _DRIVER_PACKAGES.get(error.name or "")
-                install = f" (pip install {package})" if package else ""
-                raise DatabaseError(
-                    f"cannot read {self.target.spec!r}: its database driver {error.name!r} is not installed{install}"
-                ) from None
+                raise DatabaseError(f"cannot read {self.target.spec!r}: {missing_driver(error)}") from None
             except (SQLAlchemyError, ValueError) as error:
                 raise DatabaseError(f"cannot read {self.target.spec!r}: {str(error).splitlines()[0]}") from None
             return
@@ -127,9 +152,10 @@ class Reader:
         except sqlite3.Error as error:
             raise self._damaged(str(error)) from None
         except Exception as error:  # SQLAlchemy's errors, imported only for server URLs
-            if type(error).__module__.startswith("sqlalchemy"):
-                raise self._damaged(str(getattr(error, "orig", None) or error).splitlines()[0]) from None
-            raise
+            why = server_error(error)
+            if why is None:
+                raise
+            raise (self._cannot_reach(why) if _unreachable(error) else self._damaged(why)) from None
 
     def close(self) -> None:
         if self._conn is not None:
@@ -154,6 +180,10 @@ class Reader:
             f"database {self.target.spec!r} is damaged ({why}); {rebuild_hint(self.target.spec, self.variant_name)}"
         )
 
+    def _cannot_reach(self, why: str) -> DatabaseError:
+        """A server that cannot be reached: nothing is known about the database, so no hint to rebuild."""
+        return DatabaseError(f"cannot reach the database server of {self.target.spec!r} ({why})")
+
     def _unreadable(self, why: str) -> DatabaseError:
         """A file that is not (or no longer recognisably) a ttt-solver database."""
         return DatabaseError(
@@ -169,9 +199,16 @@ class Reader:
         except sqlite3.Error as error:
             raise self._unreadable(str(error)) from None
         except Exception as error:
-            if type(error).__module__.startswith("sqlalchemy"):
-                raise self._unreadable(str(getattr(error, "orig", None) or error).splitlines()[0]) from None
-            raise
+            why = server_error(error)
+            if why is None:
+                raise
+            if _unreachable(error):
+                raise self._cannot_reach(why) from None
+            if not self._server_tables():
+                from .hints import build_hint
+
+                raise DatabaseError(f"no ttt-solver database at {spec!r}; {build_hint(spec, name)}") from None
+            raise self._unreadable(why) from None
         if meta.get("generator") != GENERATOR:
             raise self._unreadable(f"its meta table names generator {_shown(meta.get('generator'))}")
         version = meta.get("schema_version")
@@ -203,6 +240,14 @@ class Reader:
                 f" or build the {name} database with: ttt-lookup build --variant {name}"
             )
         return meta
+
+    def _server_tables(self) -> list[str]:
+        """Which of our tables a server database has (none: it is empty of ttt-solver)."""
+        from sqlalchemy import inspect
+
+        with self._engine.connect() as server:
+            names = set(inspect(server).get_table_names())
+        return sorted(names & {"meta", "moves", "packed", "positions"})
 
     # -- rows -------------------------------------------------------------------------------
     def rows(self, codes: Collection[int]) -> dict[int, Row]:
@@ -289,7 +334,9 @@ class Reader:
         except sqlite3.Error as error:
             raise DatabaseError(f"query failed on {self.target.spec!r}: {error}") from None
         except Exception as error:
-            if type(error).__module__.startswith("sqlalchemy"):
-                cause = str(getattr(error, "orig", None) or error).splitlines()[0]
-                raise DatabaseError(f"query failed on {self.target.spec!r}: {cause}") from None
-            raise
+            why = server_error(error)
+            if why is None:
+                raise
+            if _unreachable(error):
+                raise self._cannot_reach(why) from None
+            raise DatabaseError(f"query failed on {self.target.spec!r}: {why}") from None

@@ -1,4 +1,9 @@
-"""Where a database lives: a SQLite file path, a ``sqlite:///`` URL, or another SQLAlchemy URL."""
+"""Where a database lives: a SQLite file path, a ``sqlite:///`` URL, or another SQLAlchemy URL.
+
+``postgresql://`` (and ``postgres://``) URLs are read and written through psycopg 3, the
+driver of the ``[postgres]`` extra, as ``postgresql+psycopg://``. A password in a URL is
+shown as ``***`` in every message.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +16,7 @@ from ..errors import InvalidTargetError
 class Target(NamedTuple):
     """A parsed ``--db`` argument."""
 
-    spec: str  # as the user gave it
+    spec: str  # as the user gave it, for messages (a password masked)
     path: Path | None  # the SQLite file, when there is one
     url: str  # what SQLAlchemy connects to
 
@@ -32,7 +37,19 @@ class Target(NamedTuple):
                     f"invalid database {text!r}: a SQLite URL must name a file, e.g. sqlite:///data/ttt.sqlite"
                 )
             return cls(text, Path(rest[1:]).expanduser(), text)
-        return cls(text, None, text)
+        if scheme in ("postgresql", "postgres"):
+            return cls(_masked(text), None, f"postgresql+psycopg://{rest}")
+        return cls(_masked(text), None, text)
 
     def __str__(self) -> str:
         return self.spec
+
+
+def _masked(url: str) -> str:
+    """``url`` with the password of its ``user:password@`` part replaced by ``***``."""
+    scheme, _, rest = url.partition("://")
+    authority, slash, path = rest.partition("/")
+    user, at, host = authority.rpartition("@")
+    if not at or ":" not in user:
+        return url
+    return f"{scheme}://{user.partition(':')[0]}:***@{host}{slash}{path}"

@@ -1,10 +1,13 @@
 """Write a solved variant into a database, all or nothing.
 
 A SQLite target is built in a temporary file beside it and renamed into place, so an
-interrupted build never leaves a half-written database. Other SQLAlchemy URLs are written in
-one transaction. Either way, a target that holds something ttt-solver did not make is left
-alone unless ``force`` is given. Rows go in key order, many rows per INSERT statement; the
-tables have no secondary index to maintain while they fill.
+interrupted build never leaves a half-written database. On PostgreSQL the new tables are
+filled beside the live ones in one transaction (by ``COPY`` through psycopg 3) and renamed
+into place at its end: readers go on reading the old tables until the commit, and then the new
+ones, never a mixture, and a build that dies leaves nothing behind. Other SQLAlchemy URLs are
+written in one transaction. Either way, a target that holds something ttt-solver did not make
+is left alone unless ``force`` is given. Rows go in key order, many rows per INSERT statement;
+the tables have no secondary index to maintain while they fill.
 """
 
 from __future__ import annotations
@@ -12,8 +15,8 @@ from __future__ import annotations
 import os
 import sqlite3
 import tempfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from contextlib import closing
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import closing, contextmanager
 from glob import escape as glob_escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,7 +27,9 @@ from .target import Target
 
 if TYPE_CHECKING:
     from sqlalchemy import Table
-    from sqlalchemy.engine import Connection
+    from sqlalchemy.engine import Connection, Engine
+
+    from . import schema
 
 Progress = Callable[[str], None]
 Columns = Sequence[Sequence[Any]]  # one list per column
@@ -53,8 +58,10 @@ def existing_generator(path: Path) -> str | None:
 def check_target(target: Target, force: bool = False) -> None:
     """Fail early, before any solving, if a SQLite target cannot or must not be written."""
     path = target.path
-    if path is None:
-        return  # a server URL is checked inside the writing transaction
+    if path is None:  # checked again inside the writing transaction
+        with _server(target) as engine, engine.connect() as conn:
+            _check_tables(conn, target, force)
+        return
     if path.is_dir():
         raise BuildError(f"cannot build database at {str(path)!r}: it is a directory")
     if path.exists() and not path.is_file():
@@ -75,8 +82,8 @@ def write(
 ) -> None:
     """Write the rows, the packed arrays and the meta table."""
 
-    def fill(conn: Connection) -> None:
-        _insert(conn, positions, moves, packed, meta)
+    def fill(conn: Connection, tables: schema.Tables) -> None:
+        _insert(conn, tables, positions, moves, packed, meta)
 
     if target.path is None:
         _write_transaction(target, fill, force)
@@ -84,7 +91,8 @@ def write(
         _write_file(target, fill, force)
 
 
-Fill = Callable[["Connection"], None]  # writes the whole content through an open connection
+# Creates the tables given and writes the whole content into them through an open connection.
+Fill = Callable[["Connection", "schema.Tables"], None]
 
 
 def _write_file(target: Target, fill: Fill, force: bool) -> None:
@@ -145,6 +153,8 @@ def _remove_leftovers(path: Path) -> None:
 def _fill_file(path: str, fill: Fill) -> None:
     from sqlalchemy import create_engine, event
 
+    from . import schema
+
     # The connection is opened here, not from a URL: a file name may hold "?", "#" or "%".
     engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(path))
 
@@ -157,64 +167,129 @@ def _fill_file(path: str, fill: Fill) -> None:
 
     try:
         with engine.begin() as conn:
-            fill(conn)
+            fill(conn, schema.TABLES)
     finally:
         engine.dispose()
 
 
 def _write_transaction(target: Target, fill: Fill, force: bool) -> None:
-    from sqlalchemy import create_engine, inspect, select
-    from sqlalchemy.exc import SQLAlchemyError, StatementError
+    from sqlalchemy import MetaData
 
     from . import schema
+
+    with _server(target) as engine, engine.begin() as conn:
+        _check_tables(conn, target, force)
+        if conn.dialect.name == "postgresql":
+            # Fill new tables beside the live ones, then swap them in: readers wait only for
+            # the swap, and see the old tables or the new ones.
+            suffix = f"_build_{os.getpid()}"
+            tables = schema.define(MetaData(), suffix)
+            fill(conn, tables)
+            for table in tables:
+                conn.exec_driver_sql(f"ANALYZE {table.name}")
+            _swap(conn, suffix)
+        else:
+            schema.metadata.drop_all(conn)
+            fill(conn, schema.TABLES)
+
+
+@contextmanager
+def _server(target: Target) -> Iterator[Engine]:
+    """An engine for a server URL, disposed of afterwards; a driver's or SQLAlchemy's error
+    inside becomes a one-line :class:`BuildError`."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from .reader import missing_driver, server_error
 
     try:
         engine = create_engine(target.url)
-        with engine.begin() as conn:
-            names = set(inspect(conn).get_table_names())
-            ours = (
-                "meta" in names
-                and conn.execute(select(schema.meta.c.value).where(schema.meta.c.key == "generator")).scalar()
-                == GENERATOR
-            )
-            if names & {"meta", "positions", "moves", "packed"} and not ours and not force:
-                raise BuildError(
-                    f"refusing to overwrite {target.spec!r}: it holds tables ttt-solver did not make"
-                    " (use --force to replace them)"
-                )
-            schema.metadata.drop_all(conn)
-            fill(conn)
-        engine.dispose()
-    except SQLAlchemyError as error:
-        # Only statement errors wrap a driver error (.orig); others (a bad URL) carry their own message.
-        cause = error.orig if isinstance(error, StatementError) else None
-        raise BuildError(
-            f"cannot build database at {target.spec!r}: {error.__class__.__name__}: {cause or error}"
-        ) from None
     except ModuleNotFoundError as error:
-        raise BuildError(f"cannot build database at {target.spec!r}: missing driver {error.name!r}") from None
+        raise BuildError(f"cannot build database at {target.spec!r}: {missing_driver(error)}") from None
+    except (SQLAlchemyError, ValueError) as error:
+        raise BuildError(f"cannot build database at {target.spec!r}: {str(error).splitlines()[0]}") from None
+    try:
+        yield engine
+    except Exception as error:
+        why = server_error(error)
+        if why is None:
+            raise
+        raise BuildError(f"cannot build database at {target.spec!r}: {why}") from None
+    finally:
+        engine.dispose()
+
+
+_TABLE_NAMES = ("positions", "moves", "packed", "meta")  # the order of locking: positions before moves
+
+
+def _live_tables(conn: Connection) -> list[str]:
+    """Which of our table names exist (on the search path), in :data:`_TABLE_NAMES` order."""
+    from sqlalchemy import inspect
+
+    names = set(inspect(conn).get_table_names())
+    return [name for name in _TABLE_NAMES if name in names]
+
+
+def _check_tables(conn: Connection, target: Target, force: bool) -> None:
+    """Refuse, unless ``force``, a target holding tables of our names that we did not make."""
+    from sqlalchemy import select
+
+    from . import schema
+
+    live = _live_tables(conn)
+    ours = "meta" in live and (
+        conn.execute(select(schema.meta.c.value).where(schema.meta.c.key == "generator")).scalar() == GENERATOR
+    )
+    if live and not ours and not force:
+        raise BuildError(
+            f"refusing to overwrite {target.spec!r}: it holds tables ttt-solver did not make (use --force to replace them)"
+        )
+
+
+def _swap(conn: Connection, suffix: str) -> None:
+    """Drop the live tables and give the new ones their names, in the open transaction. The
+    locks are taken in one statement, in one order (a reader's statement that reads two of the
+    tables names positions first), so a reader waits for the commit instead of deadlocking."""
+    from . import schema
+
+    live = _live_tables(conn)
+    if live:
+        conn.exec_driver_sql(f"LOCK TABLE {', '.join(live)} IN ACCESS EXCLUSIVE MODE")
+        conn.exec_driver_sql(f"DROP TABLE {', '.join(live)}")
+    for name in _TABLE_NAMES:
+        conn.exec_driver_sql(f"ALTER TABLE {name}{suffix} RENAME TO {name}")
+        for constraint in schema.CONSTRAINTS[name]:
+            conn.exec_driver_sql(f"ALTER TABLE {name} RENAME CONSTRAINT {constraint}{suffix} TO {constraint}")
 
 
 def _insert(
-    conn: Connection, positions: Blocks, moves: Blocks, packed: Mapping[str, bytes], meta: Mapping[str, str]
+    conn: Connection,
+    tables: schema.Tables,
+    positions: Blocks,
+    moves: Blocks,
+    packed: Mapping[str, bytes],
+    meta: Mapping[str, str],
 ) -> None:
-    from . import schema
     from .content import PACKED
 
-    schema.metadata.create_all(conn)
-    _insert_columns(conn, schema.positions, POSITION_COLUMNS, positions)
-    _insert_columns(conn, schema.moves, MOVE_COLUMNS, moves)
+    tables.positions.metadata.create_all(conn, tables=list(tables))
+    _insert_columns(conn, tables.positions, POSITION_COLUMNS, positions)
+    _insert_columns(conn, tables.moves, MOVE_COLUMNS, moves)
     dtypes = dict(PACKED)
-    conn.execute(schema.packed.insert(), [{"name": k, "dtype": dtypes[k], "data": v} for k, v in packed.items()])
-    conn.execute(schema.meta.insert(), [{"key": k, "value": v} for k, v in sorted(meta.items())])
+    conn.execute(tables.packed.insert(), [{"name": k, "dtype": dtypes[k], "data": v} for k, v in packed.items()])
+    conn.execute(tables.meta.insert(), [{"key": k, "value": v} for k, v in sorted(meta.items())])
 
 
 def _insert_columns(conn: Connection, table: Table, names: tuple[str, ...], blocks: Blocks) -> None:
     """Insert rows given a block at a time, column by column. On SQLite many rows go in each
     statement: a few times faster than a statement per row, which matters for the 1.2 million
-    rows of 4x4. Other databases get Core's executemany."""
+    rows of 4x4. PostgreSQL through psycopg 3 gets ``COPY``, its bulk-load path; other
+    databases get Core's executemany."""
     import numpy as np
 
+    if conn.dialect.name == "postgresql" and conn.dialect.driver == "psycopg":
+        _copy_columns(conn, table, names, blocks)
+        return
     width = len(names)
     per = max(1, _PARAMETERS // width)
     head = f"INSERT INTO {table.name} ({', '.join(names)}) VALUES "
@@ -233,3 +308,15 @@ def _insert_columns(conn: Connection, table: Table, names: tuple[str, ...], bloc
             conn.exec_driver_sql(head + ", ".join([one] * per), list(map(tuple, statements)))
         if full < count:
             conn.exec_driver_sql(head + ", ".join([one] * (count - full)), tuple(grid[full:].ravel().tolist()))
+
+
+def _copy_columns(conn: Connection, table: Table, names: tuple[str, ...], blocks: Blocks) -> None:
+    """``COPY ... FROM STDIN`` in PostgreSQL's text format: a tab between fields, ``\\N`` for
+    NULL. Our values hold no tab, newline or backslash (numbers, boards, cell lists)."""
+    driver = conn.connection.driver_connection
+    assert driver is not None
+    with driver.cursor() as cursor, cursor.copy(f"COPY {table.name} ({', '.join(names)}) FROM STDIN") as copy:
+        for columns in blocks:
+            fields = [["\\N" if v is None else v for v in column] if None in column else column for column in columns]
+            texts = [list(map(str, column)) for column in fields]
+            copy.write("".join(["\t".join(row) + "\n" for row in zip(*texts)]))
