@@ -77,11 +77,15 @@ class Cluster:
         subprocess.run([str(self._bin / program), *args], check=True, capture_output=True, cwd=self.root, **self._user)
 
     def database(self, name: str) -> str:
-        """A new empty database: its URL."""
+        """A new empty database: its URL. Its default collation ignores punctuation, as the
+        en_US collations of many servers do (there ``.`` does not sort before ``O`` and ``X``)."""
         import psycopg
 
         with psycopg.connect(f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres", autocommit=True) as c:
-            c.execute(f'CREATE DATABASE "{name}"')
+            c.execute(
+                f'CREATE DATABASE "{name}" TEMPLATE template0 LOCALE_PROVIDER icu'
+                " ICU_LOCALE 'und-u-ka-shifted' LOCALE 'C.UTF-8'"
+            )
         return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
 
     def stop(self) -> None:
