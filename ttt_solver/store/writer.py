@@ -52,6 +52,10 @@ def existing_generator(path: Path) -> str | None:
 
 def check_target(target: Target, force: bool = False) -> None:
     """Fail early, before any solving, if a SQLite target cannot or must not be written."""
+    # Load the writing code now, while memory is free: a C extension loaded once the solve has
+    # taken the memory fails as an ImportError ("failed to map segment"), not as a MemoryError.
+    import sqlalchemy.dialects.sqlite  # noqa: F401
+
     path = target.path
     if path is None:
         return  # a server URL is checked inside the writing transaction
@@ -98,17 +102,33 @@ def _write_file(target: Target, fill: Fill, force: bool) -> None:
         _lock(handle)  # held while this build lives: a later build knows the file is not a leftover
         os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes it 0600: give it the mode a new file gets
     except OSError as error:
-        raise BuildError(f"cannot build database at {str(path)!r}: {error.strerror or error}") from None
+        raise _cannot_build(path, error) from None
     try:
         _fill_file(temporary, fill)
         os.replace(temporary, path)
     except BaseException as error:
         Path(temporary).unlink(missing_ok=True)
-        if isinstance(error, OSError):
-            raise BuildError(f"cannot build database at {str(path)!r}: {error.strerror or error}") from None
-        raise
+        if _failed_write(error):
+            raise _cannot_build(path, error) from None
+        raise  # an interrupt, or running out of memory: the caller reports it
     finally:
         os.close(handle)
+
+
+def _failed_write(error: BaseException) -> bool:
+    """An error of the file system or of SQLite (a full disk, a folder turned read-only), as
+    opposed to an interrupt, running out of memory, or a bug."""
+    from sqlalchemy.exc import SQLAlchemyError  # loaded already, by check_target
+
+    return isinstance(error, OSError | sqlite3.Error | SQLAlchemyError)
+
+
+def _cannot_build(path: Path, error: BaseException) -> BuildError:
+    """One line naming the cause: the driver's message, not SQLAlchemy's statement dump."""
+    cause = getattr(error, "orig", None) or error
+    lines = str(cause).splitlines() or [type(cause).__name__]
+    why = cause.strerror if isinstance(cause, OSError) and cause.strerror else lines[0]
+    return BuildError(f"cannot build database at {str(path)!r}: {why}")
 
 
 _BUILDING = ".building"
