@@ -1,10 +1,12 @@
 """Write a solved variant into a database, all or nothing.
 
-A SQLite target is built in a temporary file beside it and renamed into place, so an
-interrupted build never leaves a half-written database. Other SQLAlchemy URLs are written in
-one transaction. Either way, a target that holds something ttt-solver did not make is left
-alone unless ``force`` is given. Rows go in key order, many rows per INSERT statement; the
-tables have no secondary index to maintain while they fill.
+A SQLite target is built in a temporary file beside it, synced to disk and renamed into place,
+so an interrupted build (or a crash of the machine) never leaves a half-written database; a
+failed one removes its temporary file, and a killed one's is removed by the next build of the
+same target. Other SQLAlchemy URLs are written in one transaction. Either way, a target that
+holds something ttt-solver did not make is left alone unless ``force`` is given. Rows go in key
+order, many rows per INSERT statement; the tables have no secondary index to maintain while
+they fill.
 """
 
 from __future__ import annotations
@@ -39,14 +41,16 @@ def _umask() -> int:
 
 
 def existing_generator(path: Path) -> str | None:
-    """The ``generator`` recorded in an existing SQLite file's meta table, if any."""
+    """The ``generator`` recorded in an existing SQLite file's meta table, if any (sqlite3.Error
+    if SQLite cannot read the file)."""
     from .reader import sqlite_uri
 
-    try:
-        with closing(sqlite3.connect(sqlite_uri(path), uri=True)) as conn:
+    with closing(sqlite3.connect(sqlite_uri(path), uri=True)) as conn:
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()  # the file itself is readable
+        try:
             row = conn.execute("SELECT value FROM meta WHERE key = 'generator'").fetchone()
-    except sqlite3.Error:
-        return None
+        except sqlite3.Error:  # no meta table, or not ours
+            return None
     return row[0] if row else None
 
 
@@ -63,10 +67,13 @@ def check_target(target: Target, force: bool = False) -> None:
         raise BuildError(f"cannot build database at {str(path)!r}: it is a directory")
     if path.exists() and not path.is_file():
         raise BuildError(f"cannot build database at {str(path)!r}: it is not a regular file (a FIFO, device or socket)")
-    if path.exists() and not force and existing_generator(path) != GENERATOR:
-        raise BuildError(
-            f"refusing to overwrite {str(path)!r}: it is not a ttt-solver database (use --force to replace it)"
-        )
+    if path.exists() and not force:
+        try:
+            ours, why = existing_generator(path) == GENERATOR, "it is not a ttt-solver database"
+        except sqlite3.Error as error:  # not SQLite, or a writer's unfinished change that a read cannot undo
+            ours, why = False, f"SQLite cannot read it ({error}), so it is not known to be a ttt-solver database"
+        if not ours:
+            raise BuildError(f"refusing to overwrite {str(path)!r}: {why} (use --force to replace it)")
 
 
 def write(
@@ -98,13 +105,14 @@ def _write_file(target: Target, fill: Fill, force: bool) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         _remove_leftovers(path)
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=_BUILDING, dir=path.parent)
-        _lock(handle)  # held while this build lives: a later build knows the file is not a leftover
-        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes it 0600: give it the mode a new file gets
+        handle, temporary = _locked_temporary(path)
     except OSError as error:
         raise _cannot_build(path, error) from None
     try:
+        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes it 0600: give it the mode a new file gets
         _fill_file(temporary, fill)
+        os.fsync(handle)  # the content reaches the disk before the name does: a crash leaves old or new
+        _remove_journals(path)
         os.replace(temporary, path)
     except BaseException as error:
         Path(temporary).unlink(missing_ok=True)
@@ -113,6 +121,26 @@ def _write_file(target: Target, fill: Fill, force: bool) -> None:
         raise  # an interrupt, or running out of memory: the caller reports it
     finally:
         os.close(handle)
+
+
+def _locked_temporary(path: Path) -> tuple[int, str]:
+    """A new temporary file beside ``path``, open and locked: the lock, held while this build
+    lives, tells a later build that the file is not a leftover."""
+    while True:
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=_BUILDING, dir=path.parent)
+        _lock(handle)
+        if os.fstat(handle).st_nlink:
+            return handle, temporary
+        # Another build took it for a leftover in the moment before it was locked, and deleted it.
+        os.close(handle)
+
+
+def _remove_journals(path: Path) -> None:
+    """Delete the rollback journal and write-ahead log of the database being replaced. SQLite
+    finds them by name: left beside the new file, a hot journal would be rolled back into it and
+    a log's pages read as part of it."""
+    for suffix in ("-journal", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
 def _failed_write(error: BaseException) -> bool:
