@@ -136,3 +136,21 @@ def test_killing_a_4x4_build_keeps_the_old_database(db_4x4, solved, tmp_path):
     assert analyzed.exit_code == 0, analyzed.output
     build(target, Variant.parse("4x4"), tables=solved("4x4"))  # the next build (the solve is the session's)
     assert [p.name for p in tmp_path.iterdir()] == ["4x4.sqlite"]
+
+
+def test_an_interrupt_just_after_the_temporary_file_is_made_removes_it(db_path, tmp_path, monkeypatch):
+    """The moment between the file's creation and the code that cleans up after an interrupt
+    (a SIGTERM landed there in a run of the test above and left the file)."""
+    from ttt_solver.cli import Terminated
+    from ttt_solver.store import writer
+
+    def interrupted(*_args: object, **_kwargs: object) -> bool:
+        raise Terminated
+
+    target = tmp_path / "ttt.sqlite"
+    target.write_bytes(db_path.read_bytes())
+    monkeypatch.setattr(writer, "_lock", interrupted)
+    result = CliRunner().invoke(cli, ["build", "--db", str(target), "--quiet"])
+    assert (result.exit_code, result.stderr) == (143, "Aborted!\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["ttt.sqlite"]
+    assert target.read_bytes() == db_path.read_bytes()

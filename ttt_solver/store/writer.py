@@ -12,8 +12,8 @@ they fill.
 from __future__ import annotations
 
 import os
+import secrets
 import sqlite3
-import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import closing
 from glob import escape as glob_escape
@@ -32,12 +32,6 @@ Progress = Callable[[str], None]
 Columns = Sequence[Sequence[Any]]  # one list per column
 Blocks = Iterable[Columns]  # the rows, a block at a time, in key order
 _PARAMETERS = 12_000  # bound parameters per INSERT statement (SQLite allows 32,766)
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def existing_generator(path: Path) -> str | None:
@@ -105,32 +99,37 @@ def _write_file(target: Target, fill: Fill, force: bool) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         _remove_leftovers(path)
-        handle, temporary = _locked_temporary(path)
     except OSError as error:
         raise _cannot_build(path, error) from None
+    # Named before it exists, so that whatever stops the build from here on (Ctrl-C, SIGTERM, a
+    # full disk) can remove it: an interrupt can land between a file's creation and any line after.
+    temporary = path.parent / f".{path.name}.{secrets.token_hex(8)}{_BUILDING}"
+    handle = None
     try:
-        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes it 0600: give it the mode a new file gets
-        _fill_file(temporary, fill)
+        handle = _create_locked(temporary)
+        _fill_file(str(temporary), fill)
         os.fsync(handle)  # the content reaches the disk before the name does: a crash leaves old or new
         _remove_journals(path)
         os.replace(temporary, path)
     except BaseException as error:
-        Path(temporary).unlink(missing_ok=True)
+        if not isinstance(error, FileExistsError):  # a file of that name is not ours to remove
+            temporary.unlink(missing_ok=True)
         if _failed_write(error):
             raise _cannot_build(path, error) from None
         raise  # an interrupt, or running out of memory: the caller reports it
     finally:
-        os.close(handle)
+        if handle is not None:
+            os.close(handle)
 
 
-def _locked_temporary(path: Path) -> tuple[int, str]:
-    """A new temporary file beside ``path``, open and locked: the lock, held while this build
-    lives, tells a later build that the file is not a leftover."""
+def _create_locked(temporary: Path) -> int:
+    """Create the temporary file, with the mode a new file gets under the umask, and lock it:
+    the lock, held while this build lives, tells a later build that the file is not a leftover."""
     while True:
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=_BUILDING, dir=path.parent)
+        handle = os.open(temporary, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o666)
         _lock(handle)
         if os.fstat(handle).st_nlink:
-            return handle, temporary
+            return handle
         # Another build took it for a leftover in the moment before it was locked, and deleted it.
         os.close(handle)
 
