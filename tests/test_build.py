@@ -206,7 +206,7 @@ class _FailingReplace:
 def test_refuses_to_overwrite_a_foreign_file_unless_forced(tmp_path):
     foreign = tmp_path / "notes.sqlite"
     foreign.write_text("my notes")
-    with pytest.raises(BuildError, match="refusing to overwrite .*: it is not a ttt-solver database"):
+    with pytest.raises(BuildError, match=r"refusing to overwrite .*: SQLite cannot read it \(file is not a database\)"):
         build(foreign)
     assert foreign.read_text() == "my notes"
     other = tmp_path / "other.sqlite"

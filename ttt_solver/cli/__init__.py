@@ -7,13 +7,18 @@ its commands in ``COMMAND_MODULES``. A module is imported only when one of its c
 module-level imports light (numpy and SQLAlchemy stay inside the commands that need them).
 
 Errors: any TTTError raised while a command runs becomes one ``Error: ...`` line on stderr,
-with exit code 2 for bad input and 1 for a database that cannot be read, built or proved.
+with exit code 2 for bad input and 1 for a database that cannot be read, built or proved; so
+does running out of memory. Ctrl-C and SIGTERM stop a command the same way (``Aborted!``, exit
+code 130 or 143, as a shell reports the signal), after the code they interrupt has cleaned up.
 ``python build_db.py`` runs the ``build`` command through the same path.
 """
 
 from __future__ import annotations
 
+import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import import_module
 from typing import Any
 
@@ -59,7 +64,8 @@ class TTTGroup(click.Group):
         if not standalone_mode:
             return super().main(*args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
         try:
-            result = super().main(*args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
+            with _terminate_as_interrupt():
+                result = super().main(*args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
         except NoArgsIsHelpError as error:  # a bare ttt-lookup: the help, as --help gives it
             click.echo(error.ctx.get_help() if error.ctx is not None else self.get_help(click.Context(self)))
             sys.exit(0)
@@ -75,12 +81,38 @@ class TTTGroup(click.Group):
             if not isinstance(error, BrokenPipeError):  # a closed pipe (`| head`) is no error to report
                 click.echo(f"Error: cannot write the output: {error.strerror or error}", err=True)
             sys.exit(1)
-        except (click.Abort, EOFError, KeyboardInterrupt) as error:
+        except (click.Abort, EOFError, KeyboardInterrupt, Terminated) as error:
             click.echo("Aborted!", err=True)
-            # Ctrl-C exits 130, as a shell reports SIGINT; click turns it into Abort at a prompt.
+            # Ctrl-C exits 130 and SIGTERM 143, as a shell reports them (128 + the signal);
+            # click turns Ctrl-C into Abort (after a blank line that ends the terminal's ^C).
             interrupted = isinstance(error, KeyboardInterrupt) or isinstance(error.__context__, KeyboardInterrupt)
-            sys.exit(130 if interrupted else 1)
+            sys.exit(143 if isinstance(error, Terminated) else 130 if interrupted else 1)
         sys.exit(result if isinstance(result, int) else 0)
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised where the program stands: it unwinds as Ctrl-C's KeyboardInterrupt does,
+    so a build removes its temporary file instead of vanishing mid-write. Not a KeyboardInterrupt:
+    click would answer that with the blank line that ends a terminal's ^C."""
+
+
+def _raise_terminated(_signum: int, _frame: object) -> None:
+    raise Terminated
+
+
+@contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM raises :class:`Terminated` while a command runs (signal handlers can be set only
+    on the main thread; elsewhere SIGTERM keeps its default)."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @click.group(cls=TTTGroup, context_settings={"help_option_names": ["-h", "--help"]})

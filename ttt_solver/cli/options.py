@@ -43,13 +43,20 @@ class CLIFailure(CLIError):
 
 @contextmanager
 def translate_errors() -> Iterator[None]:
-    """Turn the library's TTTError into a CLIError (the one place where that happens)."""
+    """Turn the library's TTTError, and running out of memory, into a CLIError (the one place
+    where that happens)."""
     try:
         yield
     except (DatabaseError, BuildError) as error:
         raise CLIFailure(str(error)) from None
     except TTTError as error:
         raise CLIError(str(error)) from None
+    except MemoryError:  # numpy's, SQLite's or Python's, anywhere in any command
+        ctx = click.get_current_context(silent=True)
+        command = " ".join(filter(None, (ctx.command_path, ctx.invoked_subcommand))) if ctx else "the command"
+        raise CLIFailure(
+            f"not enough memory to run {command!r}: free some memory, or raise this process's memory limit"
+        ) from None
 
 
 SEED = click.IntRange(0, 2**63 - 1)  # what every seed option takes (numpy's generators need >= 0)

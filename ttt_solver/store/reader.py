@@ -9,6 +9,7 @@ outdated database of ours gets the exact rebuild command, a file that is not our
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from _thread import allocate_lock
 from collections.abc import Collection, Sequence
@@ -44,9 +45,41 @@ _OUT_OF_RANGE = " OR ".join(
 
 def sqlite_uri(path: Path, mode: str = "ro") -> str:
     """A ``file:`` URI for ``path``: ``%``, ``?`` and ``#`` in a file name are escaped, so they
-    stay part of the name instead of starting URI syntax."""
+    stay part of the name instead of starting URI syntax. A read of a write-ahead-log database
+    that SQLite could not open otherwise is marked ``immutable`` (see :func:`_whole_without_log`)."""
     escaped = str(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
-    return f"file:{escaped}?mode={mode}"
+    uri = f"file:{escaped}?mode={mode}"
+    return f"{uri}&immutable=1" if mode == "ro" and _whole_without_log(path) else uri
+
+
+_WAL_HEADER = 32  # bytes of a -wal file before its first page
+
+
+def _whole_without_log(path: Path) -> bool:
+    """A WAL-mode file (a user ran ``PRAGMA journal_mode=WAL``) that holds every committed
+    change itself, in a folder this process cannot write.
+
+    SQLite reads a WAL-mode file through its ``-wal`` log and ``-shm`` index, creating them when
+    they are missing, which it cannot do in such a folder (a read-only mount, another user's
+    folder): even a read fails. When both exist it reads them. When the log is missing or holds
+    no page, the file alone is the database, and ``immutable=1`` (SQLite's answer for read-only
+    media) reads it without them. Immutable also skips locking and change detection: safe here,
+    because ttt-solver never changes a database in place (a rebuild renames a new file over it,
+    and an open connection keeps reading the file it opened), and a writer that appeared after
+    this check would write its log, not the file, until a checkpoint. A log that holds pages is
+    never skipped: without its index SQLite's own error stands (see ``Reader._open``).
+    """
+    try:
+        with path.open("rb") as file:
+            header = file.read(20)
+    except OSError:
+        return False
+    if header[18:20] != b"\x02\x02" or os.access(path.parent, os.W_OK):  # bytes 18-19: 2 in WAL mode
+        return False
+    log, index = Path(f"{path}-wal"), Path(f"{path}-shm")
+    if index.exists():
+        return not log.exists()
+    return not log.exists() or log.stat().st_size <= _WAL_HEADER
 
 
 def missing_driver(error: ModuleNotFoundError) -> str:
@@ -124,7 +157,17 @@ class Reader:
             )
         try:
             self._conn = sqlite3.connect(sqlite_uri(path), uri=True, check_same_thread=False)
+            self._conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()  # open it now
         except sqlite3.Error as error:
+            self.close()
+            log = Path(f"{path}-wal")
+            if log.exists() and not Path(f"{path}-shm").exists() and not os.access(path.parent, os.W_OK):
+                raise DatabaseError(
+                    f"cannot read {self.target.spec!r}: its write-ahead log {log.name!r} holds changes that"
+                    f" SQLite reads only through an index file {path.name + '-shm'!r}, which it cannot create in a"
+                    " folder this user cannot write: open the database once as a user who can write the folder"
+                    " (closing it moves the log into the file)"
+                ) from None
             raise self._unreadable(str(error)) from None
 
     def _run(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> tuple[list[str], list[Row]]:

@@ -1,20 +1,22 @@
 """Write a solved variant into a database, all or nothing.
 
-A SQLite target is built in a temporary file beside it and renamed into place, so an
-interrupted build never leaves a half-written database. On PostgreSQL the new tables are
-filled beside the live ones in one transaction (by ``COPY`` through psycopg 3) and renamed
-into place at its end: readers go on reading the old tables until the commit, and then the new
-ones, never a mixture, and a build that dies leaves nothing behind. Other SQLAlchemy URLs are
-written in one transaction. Either way, a target that holds something ttt-solver did not make
-is left alone unless ``force`` is given. Rows go in key order, many rows per INSERT statement;
-the tables have no secondary index to maintain while they fill.
+A SQLite target is built in a temporary file beside it, synced to disk and renamed into place,
+so an interrupted build (or a crash of the machine) never leaves a half-written database; a
+failed one removes its temporary file, and a killed one's is removed by the next build of the
+same target. On PostgreSQL the new tables are filled beside the live ones in one transaction
+(by ``COPY`` through psycopg 3) and renamed into place at its end: readers go on reading the
+old tables until the commit, and then the new ones, never a mixture, and a build that dies
+leaves nothing behind. Other SQLAlchemy URLs are written in one transaction. Either way, a
+target that holds something ttt-solver did not make is left alone unless ``force`` is given.
+Rows go in key order, many rows per INSERT statement; the tables have no secondary index to
+maintain while they fill.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import sqlite3
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
 from glob import escape as glob_escape
@@ -37,26 +39,26 @@ Blocks = Iterable[Columns]  # the rows, a block at a time, in key order
 _PARAMETERS = 12_000  # bound parameters per INSERT statement (SQLite allows 32,766)
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 def existing_generator(path: Path) -> str | None:
-    """The ``generator`` recorded in an existing SQLite file's meta table, if any."""
+    """The ``generator`` recorded in an existing SQLite file's meta table, if any (sqlite3.Error
+    if SQLite cannot read the file)."""
     from .reader import sqlite_uri
 
-    try:
-        with closing(sqlite3.connect(sqlite_uri(path), uri=True)) as conn:
+    with closing(sqlite3.connect(sqlite_uri(path), uri=True)) as conn:
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()  # the file itself is readable
+        try:
             row = conn.execute("SELECT value FROM meta WHERE key = 'generator'").fetchone()
-    except sqlite3.Error:
-        return None
+        except sqlite3.Error:  # no meta table, or not ours
+            return None
     return row[0] if row else None
 
 
 def check_target(target: Target, force: bool = False) -> None:
     """Fail early, before any solving, if a SQLite target cannot or must not be written."""
+    # Load the writing code now, while memory is free: a C extension loaded once the solve has
+    # taken the memory fails as an ImportError ("failed to map segment"), not as a MemoryError.
+    import sqlalchemy.dialects.sqlite  # noqa: F401
+
     path = target.path
     if path is None:  # checked again inside the writing transaction
         with _server(target) as engine, engine.connect() as conn:
@@ -66,10 +68,13 @@ def check_target(target: Target, force: bool = False) -> None:
         raise BuildError(f"cannot build database at {str(path)!r}: it is a directory")
     if path.exists() and not path.is_file():
         raise BuildError(f"cannot build database at {str(path)!r}: it is not a regular file (a FIFO, device or socket)")
-    if path.exists() and not force and existing_generator(path) != GENERATOR:
-        raise BuildError(
-            f"refusing to overwrite {str(path)!r}: it is not a ttt-solver database (use --force to replace it)"
-        )
+    if path.exists() and not force:
+        try:
+            ours, why = existing_generator(path) == GENERATOR, "it is not a ttt-solver database"
+        except sqlite3.Error as error:  # not SQLite, or a writer's unfinished change that a read cannot undo
+            ours, why = False, f"SQLite cannot read it ({error}), so it is not known to be a ttt-solver database"
+        if not ours:
+            raise BuildError(f"refusing to overwrite {str(path)!r}: {why} (use --force to replace it)")
 
 
 def write(
@@ -102,21 +107,63 @@ def _write_file(target: Target, fill: Fill, force: bool) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         _remove_leftovers(path)
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=_BUILDING, dir=path.parent)
-        _lock(handle)  # held while this build lives: a later build knows the file is not a leftover
-        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes it 0600: give it the mode a new file gets
     except OSError as error:
-        raise BuildError(f"cannot build database at {str(path)!r}: {error.strerror or error}") from None
+        raise _cannot_build(path, error) from None
+    # Named before it exists, so that whatever stops the build from here on (Ctrl-C, SIGTERM, a
+    # full disk) can remove it: an interrupt can land between a file's creation and any line after.
+    temporary = path.parent / f".{path.name}.{secrets.token_hex(8)}{_BUILDING}"
+    handle = None
     try:
-        _fill_file(temporary, fill)
+        handle = _create_locked(temporary)
+        _fill_file(str(temporary), fill)
+        os.fsync(handle)  # the content reaches the disk before the name does: a crash leaves old or new
+        _remove_journals(path)
         os.replace(temporary, path)
     except BaseException as error:
-        Path(temporary).unlink(missing_ok=True)
-        if isinstance(error, OSError):
-            raise BuildError(f"cannot build database at {str(path)!r}: {error.strerror or error}") from None
-        raise
+        if not isinstance(error, FileExistsError):  # a file of that name is not ours to remove
+            temporary.unlink(missing_ok=True)
+        if _failed_write(error):
+            raise _cannot_build(path, error) from None
+        raise  # an interrupt, or running out of memory: the caller reports it
     finally:
+        if handle is not None:
+            os.close(handle)
+
+
+def _create_locked(temporary: Path) -> int:
+    """Create the temporary file, with the mode a new file gets under the umask, and lock it:
+    the lock, held while this build lives, tells a later build that the file is not a leftover."""
+    while True:
+        handle = os.open(temporary, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o666)
+        _lock(handle)
+        if os.fstat(handle).st_nlink:
+            return handle
+        # Another build took it for a leftover in the moment before it was locked, and deleted it.
         os.close(handle)
+
+
+def _remove_journals(path: Path) -> None:
+    """Delete the rollback journal and write-ahead log of the database being replaced. SQLite
+    finds them by name: left beside the new file, a hot journal would be rolled back into it and
+    a log's pages read as part of it."""
+    for suffix in ("-journal", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def _failed_write(error: BaseException) -> bool:
+    """An error of the file system or of SQLite (a full disk, a folder turned read-only), as
+    opposed to an interrupt, running out of memory, or a bug."""
+    from sqlalchemy.exc import SQLAlchemyError  # loaded already, by check_target
+
+    return isinstance(error, OSError | sqlite3.Error | SQLAlchemyError)
+
+
+def _cannot_build(path: Path, error: BaseException) -> BuildError:
+    """One line naming the cause: the driver's message, not SQLAlchemy's statement dump."""
+    cause = getattr(error, "orig", None) or error
+    lines = str(cause).splitlines() or [type(cause).__name__]
+    why = cause.strerror if isinstance(cause, OSError) and cause.strerror else lines[0]
+    return BuildError(f"cannot build database at {str(path)!r}: {why}")
 
 
 _BUILDING = ".building"
