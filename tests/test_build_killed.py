@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from ttt_solver import Oracle
@@ -138,19 +139,21 @@ def test_killing_a_4x4_build_keeps_the_old_database(db_4x4, solved, tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["4x4.sqlite"]
 
 
-def test_an_interrupt_just_after_the_temporary_file_is_made_removes_it(db_path, tmp_path, monkeypatch):
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_an_interrupt_just_after_the_temporary_file_is_made_removes_it(db_path, tmp_path, monkeypatch, signum):
     """The moment between the file's creation and the code that cleans up after an interrupt
-    (a SIGTERM landed there in a run of the test above and left the file)."""
+    (a SIGTERM landed there in a run of the test above and left the file). SIGHUP (the
+    terminal closed) stops a build the same way, exit 129."""
     from ttt_solver.cli import Terminated
     from ttt_solver.store import writer
 
     def interrupted(*_args: object, **_kwargs: object) -> bool:
-        raise Terminated
+        raise Terminated(signum)
 
     target = tmp_path / "ttt.sqlite"
     target.write_bytes(db_path.read_bytes())
     monkeypatch.setattr(writer, "_lock", interrupted)
     result = CliRunner().invoke(cli, ["build", "--db", str(target), "--quiet"])
-    assert (result.exit_code, result.stderr) == (143, "Aborted!\n")
+    assert (result.exit_code, result.stderr) == (128 + signum, "Aborted!\n")
     assert [p.name for p in tmp_path.iterdir()] == ["ttt.sqlite"]
     assert target.read_bytes() == db_path.read_bytes()

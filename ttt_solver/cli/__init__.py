@@ -18,7 +18,7 @@ from __future__ import annotations
 import signal
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from importlib import import_module
 from typing import Any
 
@@ -82,37 +82,47 @@ class TTTGroup(click.Group):
                 click.echo(f"Error: cannot write the output: {error.strerror or error}", err=True)
             sys.exit(1)
         except (click.Abort, EOFError, KeyboardInterrupt, Terminated) as error:
-            click.echo("Aborted!", err=True)
-            # Ctrl-C exits 130 and SIGTERM 143, as a shell reports them (128 + the signal);
-            # click turns Ctrl-C into Abort (after a blank line that ends the terminal's ^C).
+            with suppress(OSError):  # after SIGHUP the terminal may be gone
+                click.echo("Aborted!", err=True)
+            # Ctrl-C exits 130, SIGTERM 143 and SIGHUP 129, as a shell reports them (128 + the
+            # signal); click turns Ctrl-C into Abort (after a blank line that ends the terminal's ^C).
             interrupted = isinstance(error, KeyboardInterrupt) or isinstance(error.__context__, KeyboardInterrupt)
-            sys.exit(143 if isinstance(error, Terminated) else 130 if interrupted else 1)
+            sys.exit(128 + error.signum if isinstance(error, Terminated) else 130 if interrupted else 1)
         sys.exit(result if isinstance(result, int) else 0)
 
 
 class Terminated(BaseException):
-    """SIGTERM, raised where the program stands: it unwinds as Ctrl-C's KeyboardInterrupt does,
-    so a build removes its temporary file instead of vanishing mid-write. Not a KeyboardInterrupt:
-    click would answer that with the blank line that ends a terminal's ^C."""
+    """SIGTERM or SIGHUP, raised where the program stands: it unwinds as Ctrl-C's
+    KeyboardInterrupt does, so a build removes its temporary file instead of vanishing mid-write.
+    Not a KeyboardInterrupt: click would answer that with the blank line that ends a terminal's ^C."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
-def _raise_terminated(_signum: int, _frame: object) -> None:
-    raise Terminated
+def _raise_terminated(signum: int, _frame: object) -> None:
+    raise Terminated(signum)
+
+
+# The signals that stop a command as Ctrl-C does (SIGHUP: its terminal closed; not on Windows).
+_STOPPING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 @contextmanager
 def _terminate_as_interrupt() -> Iterator[None]:
-    """SIGTERM raises :class:`Terminated` while a command runs (signal handlers can be set only
-    on the main thread; elsewhere SIGTERM keeps its default)."""
+    """SIGTERM and SIGHUP raise :class:`Terminated` while a command runs (signal handlers can be
+    set only on the main thread; elsewhere they keep their defaults)."""
     try:
-        previous = signal.signal(signal.SIGTERM, _raise_terminated)
+        previous = {signum: signal.signal(signum, _raise_terminated) for signum in _STOPPING}
     except ValueError:  # not the main thread
         yield
         return
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 @click.group(cls=TTTGroup, context_settings={"help_option_names": ["-h", "--help"]})
