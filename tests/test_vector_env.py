@@ -121,9 +121,10 @@ def test_block_reads_keep_each_generator_stream():
     rng = np.random.default_rng(0)
     for _ in range(40):
         draws.prepare(2)
-        games = np.flatnonzero(rng.random(3) < 0.7)
-        for game, u in zip(games.tolist(), draws.take(games).tolist()):
-            taken[game].append(u)
+        active = rng.random(3) < 0.7
+        drawn = draws.take(active)
+        for game in np.flatnonzero(active).tolist():
+            taken[game].append(float(drawn[game]))
     for seed, seen in enumerate(taken):
         assert seen == np.random.default_rng(seed).random(len(seen)).tolist()
 

@@ -66,6 +66,8 @@ class Draws:
         self.block = block
         if buffered:
             self._buffer = np.empty((len(generators), block))
+            self._flat = self._buffer.reshape(-1)  # the same memory, for one-dimensional gathers
+            self._starts = np.arange(len(generators), dtype=np.intp) * block
             for generator, row in zip(generators, self._buffer):
                 generator.random(out=row)
             self._used = np.zeros(len(generators), dtype=np.intp)
@@ -81,21 +83,33 @@ class Draws:
             self.generators[game].random(out=row[self.block - used :])
             self._used[game] = 0
 
-    def take(self, games: np.ndarray) -> np.ndarray:
-        """The next draw of each of ``games`` (distinct game numbers)."""
+    def take(self, active: np.ndarray) -> np.ndarray:
+        """The next draw of every game where ``active`` (a bool array over all games) is set;
+        what the others get means nothing, and they draw nothing."""
+        if not self.buffered:
+            drawn = np.zeros(len(active))
+            drawn[active] = [self.generators[game].random() for game in np.flatnonzero(active).tolist()]
+            return drawn
+        found: np.ndarray = self._flat[self._starts + self._used]
+        self._used += active
+        return found
+
+    def take_games(self, games: np.ndarray) -> np.ndarray:
+        """The next draw of each of ``games`` (distinct game numbers), in that order."""
         if not self.buffered:
             return np.array([self.generators[game].random() for game in games.tolist()], dtype=np.float64)
         used = self._used[games]
         self._used[games] = used + 1
-        drawn: np.ndarray = self._buffer[games, used]
-        return drawn
+        found: np.ndarray = self._flat[self._starts[games] + used]
+        return found
 
 
 class BatchMoves(Protocol):
     buffered: bool
 
-    def __call__(self, index: np.ndarray, games: np.ndarray, draws: Draws) -> np.ndarray:
-        """The opponent's cell on each board ``index[j]`` (unfinished) of game ``games[j]``."""
+    def __call__(self, index: np.ndarray, active: np.ndarray, draws: Draws) -> np.ndarray:
+        """The opponent's cell on board ``index[g]`` of every game ``g`` where ``active`` is set
+        (its board is unfinished); any cell number elsewhere."""
 
 
 def batch_moves(agent: Agent, tables: BoardTables) -> BatchMoves:
@@ -107,36 +121,58 @@ def batch_moves(agent: Agent, tables: BoardTables) -> BatchMoves:
     return LoopMoves(agent, tables)
 
 
-def _pick(cells: np.ndarray, counts: np.ndarray, games: np.ndarray, draws: Draws) -> np.ndarray:
-    """``cells[j, int(v * counts[j])]``, drawing ``v`` only where there is more than one cell."""
-    several = counts > 1
-    u = np.zeros(len(counts))
-    if several.any():
-        u[several] = draws.take(games[several])
-    picked: np.ndarray = cells[np.arange(len(counts)), (u * counts).astype(np.intp)]
-    return picked
-
-
 class PerfectMoves:
+    """:meth:`PerfectAgent.choose` over every game at once. Each table is flat, indexed by
+    ``board * cells + k``: a game's cell is one gather once its ``k`` is known, with no row
+    of candidates copied per game."""
+
     buffered = True
 
     def __init__(self, agent: PerfectAgent, tables: BoardTables) -> None:
         self.probability = agent.probability
+        self._cells = n = tables.variant.cells
         # The preferred cells of every board (the vector environment's boards are small), by code.
         preferred = agent.oracle.batch_tables().preferred
         _lowest, count, kth = bit_tables()
-        self._preferred = kth[:, : tables.variant.cells][preferred]
+        self._preferred = kth[:, :n][preferred].astype(np.intp).ravel()
         self._preferred_counts = count.astype(np.intp)[preferred]
-        self._empties = tables.empties
+        self._empties = tables.empties.astype(np.intp).ravel()
         self._empty_counts = (tables.empties >= 0).sum(axis=1)
 
-    def __call__(self, index: np.ndarray, games: np.ndarray, draws: Draws) -> np.ndarray:
-        cells, counts = self._preferred[index], self._preferred_counts[index]
+    def __call__(self, index: np.ndarray, active: np.ndarray, draws: Draws) -> np.ndarray:
+        games = np.flatnonzero(active)
+        if 4 * len(games) < len(active):  # a few games (openings): work on those alone
+            picked = np.zeros(len(active), dtype=np.intp)
+            picked[games] = self._choose(index[games], draws, games=games)
+            return picked
+        return self._choose(index, draws, active=active)
+
+    def _choose(
+        self, index: np.ndarray, draws: Draws, active: np.ndarray | None = None, games: np.ndarray | None = None
+    ) -> np.ndarray:
+        """The cells on ``index``: of the games where ``active`` is set (``index`` covers every
+        game), or of ``games`` (``index`` covers those alone)."""
+
+        def take(where: np.ndarray) -> np.ndarray:  # a draw per game where ``where``, 0 elsewhere
+            if games is None:
+                found: np.ndarray = draws.take(where) * where
+                return found
+            drawn = np.zeros(len(where))
+            drawn[where] = draws.take_games(games[where])
+            return drawn
+
+        live = np.ones(len(index), dtype=bool) if active is None else active
+        counts = self._preferred_counts[index]
+        wild = None  # the games that move at random instead (perfect:P with P < 1)
         if self.probability < 1.0:
-            wild = draws.take(games) >= self.probability
-            cells[wild] = self._empties[index[wild]]
-            counts[wild] = self._empty_counts[index[wild]]
-        return _pick(cells, counts, games, draws)
+            wild = live & (take(live) >= self.probability)
+            counts = np.where(wild, self._empty_counts[index], counts)
+        pick = (take(live & (counts > 1)) * counts).astype(np.intp) + index * self._cells
+        if wild is None:
+            preferred: np.ndarray = self._preferred[pick]
+            return preferred
+        chosen: np.ndarray = np.where(wild, self._empties[pick], self._preferred[pick])
+        return chosen
 
 
 class PolicyMoves:
@@ -151,21 +187,23 @@ class PolicyMoves:
         self._counts = np.zeros(size, dtype=np.intp)  # 0: not filled yet
         self._uniform = np.zeros(size, dtype=bool)
 
-    def __call__(self, index: np.ndarray, games: np.ndarray, draws: Draws) -> np.ndarray:
+    def __call__(self, index: np.ndarray, active: np.ndarray, draws: Draws) -> np.ndarray:
+        picked = np.zeros(len(index), dtype=np.intp)
+        games = np.flatnonzero(active)
+        index = index[games]
         counts = self._counts[index]
         if not counts.all():
             for board in np.unique(index[counts == 0]).tolist():
                 self._fill(board)
             counts = self._counts[index]
-        several = counts > 1
-        u = np.zeros(len(index))
-        if several.any():
-            u[several] = draws.take(games[several])
+        several = np.zeros(len(active), dtype=bool)
+        several[games] = counts > 1
+        u = draws.take(several)[games] * several[games]  # 0 where nothing was drawn
         uniform = (u * counts).astype(np.intp)
         cumulative = self._cumulative[index]
         weighted = (cumulative <= (u * cumulative[np.arange(len(index)), counts - 1])[:, None]).sum(axis=1)
         pick = np.where(self._uniform[index], uniform, np.minimum(weighted, counts - 1))
-        picked: np.ndarray = self._cells[index, pick]
+        picked[games] = self._cells[index, pick]
         return picked
 
     def _fill(self, index: int) -> None:
@@ -184,9 +222,12 @@ class LoopMoves:
         self.agent = agent
         self.texts = tables.texts
 
-    def __call__(self, index: np.ndarray, games: np.ndarray, draws: Draws) -> np.ndarray:
+    def __call__(self, index: np.ndarray, active: np.ndarray, draws: Draws) -> np.ndarray:
         choose: Any = self.agent.choose
-        return np.array(
-            [choose(self.texts[board], draws.generators[game]) for board, game in zip(index.tolist(), games.tolist())],
-            dtype=np.intp,
-        )
+        picked = np.zeros(len(index), dtype=np.intp)
+        games = np.flatnonzero(active)
+        picked[games] = [
+            choose(self.texts[board], draws.generators[game])
+            for board, game in zip(index[games].tolist(), games.tolist())
+        ]
+        return picked
