@@ -233,3 +233,16 @@ def test_a_server_url_without_its_driver_is_one_line(db, message):
         result = CliRunner().invoke(cli, [*command, "--db", db])
         assert result.exit_code == 1 and result.stdout == ""
         assert result.stderr == f"Error: cannot read {db!r}: {message}\n"
+
+
+# -- found by the fuzzers (tests/test_cli_fuzz.py, tests/test_api_fuzz.py) ----------------------------
+@pytest.mark.parametrize("args", [["stats", "\r"], ["analyze", "a\nb", "c"], ["nonsense\u2028"], ["query", "\x1b[31m"]])
+def test_an_error_quoting_a_control_character_stays_one_line(db_path, args):
+    from click.testing import CliRunner
+
+    from ttt_solver.cli import cli
+
+    result = CliRunner().invoke(cli, [*args, "--db", str(db_path)])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.startswith("Error: ") and result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr[:-1].isprintable()
