@@ -246,3 +246,13 @@ def test_an_error_quoting_a_control_character_stays_one_line(db_path, args):
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.startswith("Error: ") and result.stderr.count("\n") == 1, result.stderr
     assert result.stderr[:-1].isprintable()
+
+
+def test_play_quits_when_the_input_ends(db_path):
+    from click.testing import CliRunner
+
+    from ttt_solver.cli import cli
+
+    result = CliRunner().invoke(cli, ["play", "--db", str(db_path)], input="4\n")  # no q: the input just ends
+    assert result.exit_code == 0 and result.stderr == ""
+    assert result.stdout.endswith("q to quit): \nYou quit.\n")
