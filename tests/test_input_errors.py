@@ -256,3 +256,21 @@ def test_play_quits_when_the_input_ends(db_path):
     result = CliRunner().invoke(cli, ["play", "--db", str(db_path)], input="4\n")  # no q: the input just ends
     assert result.exit_code == 0 and result.stderr == ""
     assert result.stdout.endswith("q to quit): \nYou quit.\n")
+
+
+def test_a_build_to_a_url_without_its_driver_fails_before_solving(tmp_path):
+    from click.testing import CliRunner
+
+    from ttt_solver.build import build
+    from ttt_solver.cli import cli
+    from ttt_solver.errors import BuildError
+
+    lines: list[str] = []
+    with pytest.raises(BuildError, match="cannot build database at 'bogus://x': NoSuchModuleError"):
+        build("bogus://x", progress=lines.append)
+    assert lines == []  # nothing solved
+    result = CliRunner().invoke(cli, ["build", "--variant", "2x3", "--db", "bogus://x"])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr == (
+        "Error: cannot build database at 'bogus://x': NoSuchModuleError: Can't load plugin: sqlalchemy.dialects:bogus\n"
+    )

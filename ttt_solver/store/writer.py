@@ -51,10 +51,11 @@ def existing_generator(path: Path) -> str | None:
 
 
 def check_target(target: Target, force: bool = False) -> None:
-    """Fail early, before any solving, if a SQLite target cannot or must not be written."""
+    """Fail early, before any solving, if a target cannot or must not be written."""
     path = target.path
-    if path is None:
-        return  # a server URL is checked inside the writing transaction
+    if path is None:  # a server URL: its dialect and driver load now; its tables are checked when writing
+        _server_engine(target).dispose()
+        return
     if path.is_dir():
         raise BuildError(f"cannot build database at {str(path)!r}: it is a directory")
     if path.exists() and not path.is_file():
@@ -162,14 +163,27 @@ def _fill_file(path: str, fill: Fill) -> None:
         engine.dispose()
 
 
+def _server_engine(target: Target) -> Any:
+    """An engine for a server URL, not yet connected; BuildError if its dialect or driver is missing."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.exc import SQLAlchemyError
+
+    try:
+        return create_engine(target.url)
+    except (SQLAlchemyError, ValueError) as error:
+        raise BuildError(f"cannot build database at {target.spec!r}: {error.__class__.__name__}: {error}") from None
+    except ModuleNotFoundError as error:
+        raise BuildError(f"cannot build database at {target.spec!r}: missing driver {error.name!r}") from None
+
+
 def _write_transaction(target: Target, fill: Fill, force: bool) -> None:
-    from sqlalchemy import create_engine, inspect, select
+    from sqlalchemy import inspect, select
     from sqlalchemy.exc import SQLAlchemyError, StatementError
 
     from . import schema
 
     try:
-        engine = create_engine(target.url)
+        engine = _server_engine(target)
         with engine.begin() as conn:
             names = set(inspect(conn).get_table_names())
             ours = (
