@@ -274,3 +274,21 @@ def test_a_build_to_a_url_without_its_driver_fails_before_solving(tmp_path):
     assert result.stderr == (
         "Error: cannot build database at 'bogus://x': NoSuchModuleError: Can't load plugin: sqlalchemy.dialects:bogus\n"
     )
+
+
+def test_a_db_under_an_unknown_users_home_is_one_line():
+    from click.testing import CliRunner
+
+    from ttt_solver.cli import cli
+    from ttt_solver.errors import InvalidTargetError
+    from ttt_solver.store import Target
+
+    with pytest.raises(InvalidTargetError, match="no home directory for '~nosuchuser-ttt'"):
+        Target.parse("~nosuchuser-ttt/x.sqlite")
+    for command in (["analyze", "X........"], ["build"]):
+        result = CliRunner().invoke(cli, [*command, "--db", "~nosuchuser-ttt/x.sqlite"])
+        assert result.exit_code == 2 and result.stdout == ""
+        assert (
+            result.stderr
+            == "Error: invalid database '~nosuchuser-ttt/x.sqlite': no home directory for '~nosuchuser-ttt'\n"
+        )

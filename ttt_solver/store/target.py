@@ -23,7 +23,7 @@ class Target(NamedTuple):
                 f"invalid database {text!r}: give a file path or URL (an in-memory database would vanish with the command)"
             )
         if "://" not in text:
-            path = Path(text).expanduser()
+            path = _expanded(text, text)
             return cls(text, path, f"sqlite:///{path}")
         scheme, _, rest = text.partition("://")
         if scheme.split("+")[0] == "sqlite":
@@ -31,8 +31,16 @@ class Target(NamedTuple):
                 raise InvalidTargetError(
                     f"invalid database {text!r}: a SQLite URL must name a file, e.g. sqlite:///data/ttt.sqlite"
                 )
-            return cls(text, Path(rest[1:]).expanduser(), text)
+            return cls(text, _expanded(rest[1:], text), text)
         return cls(text, None, text)
 
     def __str__(self) -> str:
         return self.spec
+
+
+def _expanded(path: str, spec: str) -> Path:
+    """``path`` with a leading ``~`` or ``~user`` expanded; InvalidTargetError for an unknown user."""
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:  # pathlib's "Could not determine home directory."
+        raise InvalidTargetError(f"invalid database {spec!r}: no home directory for {path.split('/')[0]!r}") from None
