@@ -292,3 +292,32 @@ def test_a_db_under_an_unknown_users_home_is_one_line():
             result.stderr
             == "Error: invalid database '~nosuchuser-ttt/x.sqlite': no home directory for '~nosuchuser-ttt'\n"
         )
+
+
+@pytest.mark.parametrize("parts", [("3", 3), (3, 3, 3.0), (True, 3), (3.0, 3.0), (3, 3, 3, "yes"), (None,)])
+def test_a_variant_of_parts_that_are_not_integers_is_a_typed_error(parts):
+    with pytest.raises(InvalidVariantError, match="invalid variant: .* must be"):
+        Variant(*parts)
+
+
+@pytest.mark.parametrize(
+    "board, message",
+    [
+        ([0] * 9, "expected text such as"),
+        (rules.Board("X........"), "expected text such as"),
+        ("xxx......", r"expected normalised text \(X, O and \. only\)"),
+        ("XX?......", "expected normalised text"),
+    ],
+)
+def test_the_rules_refuse_what_is_not_normalised_text(board, message):
+    for function in (rules.terminal_value, rules.winner, rules.legal_moves, rules.pretty):
+        with pytest.raises(InvalidBoardError, match=message):
+            function(board)
+    with pytest.raises(InvalidBoardError, match=message):
+        rules.play(board, 4)
+
+
+@pytest.mark.parametrize("variant", [5, None, 3.0])
+def test_oracle_load_refuses_a_variant_that_is_neither_a_name_nor_a_variant(db_path, variant):
+    with pytest.raises(InvalidVariantError, match="expected text such as 4x4k3"):
+        Oracle.load(db_path, variant)
