@@ -200,6 +200,14 @@ def test_a_chart_path_no_chart_can_be_written_to_fails_before_any_work(db_path, 
     [
         (["compare", "mc:999999999", "random"], "mc trials must be an integer from 1 to 100,000"),
         (["compare", "think1", "random", "--games", "100000000000000000000"], "Invalid value for '--games'"),
+        (
+            ["compare", "heuristic", "minimax:99", "--variant", "1x16"],
+            (
+                "minimax depth 99 on 1x16 could search 10,165,779 positions a move, more than the 200,000 allowed:"
+                " use a depth of at most 5"
+            ),
+        ),
+        (["tournament", "--agents", "random,nstep:6", "--variant", "4x4"], "nstep depth 6 on 4x4 could search 216,697"),
     ],
 )
 def test_work_that_could_not_finish_is_refused_up_front(db_path, args, message):
@@ -209,6 +217,21 @@ def test_work_that_could_not_finish_is_refused_up_front(db_path, args, message):
 
     result = CliRunner().invoke(cli, [*args, "--db", str(db_path)])
     assert result.exit_code == 2 and result.stdout == "" and message in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("spec", ["nstep:9", "nstep:99", "minimax:9"])
+def test_a_search_to_the_end_scores_each_position_once_whatever_depth_is_left(spec):
+    from ttt_solver.agents import make_agent
+    from ttt_solver.tournament import unfinished_boards
+    from ttt_solver.variant import STANDARD
+
+    agent = make_agent(spec)
+    for board in unfinished_boards(STANDARD):
+        agent.policy(board)
+    # One memo entry per position (per root side for minimax), not one per depth it was met at:
+    # exact play with deep searches on 3x4k3 took minutes, now seconds.
+    assert len(agent._memo) <= 2 * len(rules.all_boards())  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(

@@ -36,12 +36,14 @@ Seed = Union[int, "SeedSequence", None]
 EXACT_LIMIT = 200_000  # positions an exact walk may have to visit (see the module docstring)
 
 
-def position_bound(empty: int) -> int:
+def position_bound(empty: int, plies: int | None = None) -> int:
     """How many boards of ``empty`` cells have legal piece counts (X as many as O or one more):
-    a bound on the positions reachable from a board with ``empty`` empty cells."""
+    a bound on the positions reachable from a board with ``empty`` empty cells (within
+    ``plies`` moves of it, if given: what a search of that depth can visit)."""
     from math import comb
 
-    return sum(comb(empty, ply) * comb(ply, ply // 2) for ply in range(empty + 1))
+    last = empty if plies is None else min(plies, empty)
+    return sum(comb(empty, ply) * comb(ply, ply // 2) for ply in range(last + 1))
 
 
 def exact_feasible(variant: Variant, board: str | None = None) -> bool:
