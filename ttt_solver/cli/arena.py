@@ -65,16 +65,17 @@ def compare(
         ttt-lookup compare think1 random --games 1000 --seed 1
         ttt-lookup compare think3 think2 --exact --json
     """
-    from ..arena import compare_exact, compare_sampled
+    from ..arena import compare_exact, compare_sampled, position_bound
 
     _check_sampling_flags(exact, variant)
     agent_a, agent_b = _agents([a, b], db, variant, need_oracle=False)
     drawn = not exact and seed is None
     seed = draw_seed() if drawn else seed
-    if exact:
-        result = compare_exact(agent_a, agent_b)
-    else:
-        with bars() as shown:
+    with bars() as shown:
+        if exact:
+            walked = shown.phase(2 * position_bound(variant.cells), f"{a} vs {b}, exact")
+            result = compare_exact(agent_a, agent_b, walked)
+        else:
             result = compare_sampled(agent_a, agent_b, games, seed, shown.phase(games, f"{a} vs {b}"))
     if fmt == "json":
         data = result.to_json()
@@ -145,7 +146,7 @@ def tournament(
     n = len(agents)
     pairs = n * (n - 1) // 2
     with bars() as shown:
-        measured = shown.phase(n, f"accuracy of {n} agents")
+        measured = shown.sized(f"accuracy of {n} agents")
         if exact:
             result = run(
                 agents,
