@@ -114,6 +114,7 @@ def test_ctrl_c_at_the_prompt_exits_130(db_path, monkeypatch):
         (["query", "traps", "--json", "--csv"], "give only one of --json and --csv"),
         (["compare", "think1", "random", "--games", "10", "--seed", "-1"], "Invalid value for '--seed'"),
         (["play", "--skill", "nan"], "nan is not a number"),
+        (["serve", "--time-limit", "nan"], "nan is not a number"),  # passed FloatRange(0.1): no limit at all
         (["analyze", "X........", "--db", ":memory:"], "invalid database ':memory:'"),
     ],
 )
