@@ -345,3 +345,18 @@ def test_the_rules_refuse_what_is_not_normalised_text(board, message):
 def test_oracle_load_refuses_a_variant_that_is_neither_a_name_nor_a_variant(db_path, variant):
     with pytest.raises(InvalidVariantError, match="expected text such as 4x4k3"):
         Oracle.load(db_path, variant)
+
+
+@pytest.mark.parametrize(
+    "agents, message",
+    [("", "a round robin needs at least two agents, got []"), ("random,random", "repeated: random")],
+)
+def test_a_tournament_of_too_few_or_repeated_agents_fails_before_reading_the_database(tmp_path, agents, message):
+    from click.testing import CliRunner
+
+    from ttt_solver.cli import cli
+
+    missing = str(tmp_path / "missing.sqlite")  # it used to say so first, with exit 1, after loading a database
+    result = CliRunner().invoke(cli, ["tournament", "--agents", agents, "--games", "2", "--db", missing])
+    assert result.exit_code == 2 and result.stdout == "" and message in result.stderr
+    assert result.stderr.count("\n") == 1

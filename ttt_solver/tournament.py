@@ -178,7 +178,7 @@ def round_robin(
     Sampled pairs draw from independent streams spawned from ``seed``, so a run is reproducible.
     ``progress(n)``: after n more sampled games, or after each exact pair (n = 1).
     """
-    _distinct(agents)
+    check_entrants(agents)
     pairs = [(a, b) for i, a in enumerate(agents) for b in agents[i + 1 :]]
     if exact:
         check_exact(agents[0].variant)
@@ -358,7 +358,8 @@ def _sampled_policy(agent: Agent, board: str, samples: int, rng: Any) -> dict[in
     return counts
 
 
-def _distinct(agents: Sequence[Agent]) -> None:
+def check_entrants(agents: Sequence[Agent]) -> None:
+    """InvalidAgentError unless there are at least two agents, each once (before any work)."""
     names = [agent.name for agent in agents]
     if len(agents) < 2:
         raise InvalidAgentError(f"a round robin needs at least two agents, got {names}")

@@ -10,7 +10,7 @@ any database is read.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -128,7 +128,7 @@ def tournament(
         ttt-lookup tournament --exact --json --plot tournament.png
         ttt-lookup tournament --variant 4x4 --agents random,think2,perfect --games 100 --seed 1
     """
-    from ..tournament import default_agents, run
+    from ..tournament import check_entrants, default_agents, run
 
     _check_sampling_flags(exact, variant)
     names = [
@@ -140,7 +140,7 @@ def tournament(
         from ..plot import require
 
         require_plot(require)
-    oracle, agents = _agents(names, db, variant, need_oracle=True)
+    oracle, agents = _agents(names, db, variant, need_oracle=True, check=check_entrants)
     drawn = not exact and seed is None
     seed = draw_seed() if drawn else seed
     n = len(agents)
@@ -194,11 +194,20 @@ def _check_sampling_flags(exact: bool, variant: Variant) -> None:
             )
 
 
-def _agents(specs: Sequence[str], db: str | None, variant: Variant, need_oracle: bool) -> Any:
-    """The agents (every spec checked before any database is read), with the oracle if needed."""
+def _agents(
+    specs: Sequence[str],
+    db: str | None,
+    variant: Variant,
+    need_oracle: bool,
+    check: Callable[[Any], None] | None = None,
+) -> Any:
+    """The agents (every spec, and ``check`` of them all, checked before any database is read),
+    with the oracle if needed."""
     from ..agents import make_agent
 
     agents = [make_agent(spec, None, variant) for spec in specs]
+    if check is not None:
+        check(agents)
     oracle = None
     if need_oracle or any(agent.name.startswith("perfect") for agent in agents):
         oracle = load_oracle(db, variant, many=True)
