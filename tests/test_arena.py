@@ -172,6 +172,14 @@ def test_progress_reports_every_game():
     assert sum(seen) == 1001
 
 
+def test_exact_progress_adds_up_to_the_bound_of_the_positions_walked():
+    from ttt_solver.arena import position_bound
+
+    seen: list[int] = []
+    compare_exact(make_agent("think1"), make_agent("random"), progress=seen.append)
+    assert sum(seen) == 2 * position_bound(9) and min(seen) >= 0 and len(seen) > 4
+
+
 def test_monte_carlo_plays_sampled_but_not_exact():
     mc, think1 = make_agent("mc:50"), make_agent("think1")
     result = compare_sampled(mc, think1, 20, seed=3)

@@ -115,6 +115,7 @@ def test_ctrl_c_at_the_prompt_exits_130(db_path, monkeypatch):
         (["query", "traps", "--json", "--csv"], "give only one of --json and --csv"),
         (["compare", "think1", "random", "--games", "10", "--seed", "-1"], "Invalid value for '--seed'"),
         (["play", "--skill", "nan"], "nan is not a number"),
+        (["serve", "--time-limit", "nan"], "nan is not a number"),  # passed FloatRange(0.1): no limit at all
         (["analyze", "X........", "--db", ":memory:"], "invalid database ':memory:'"),
     ],
 )
@@ -201,6 +202,14 @@ def test_a_chart_path_no_chart_can_be_written_to_fails_before_any_work(db_path, 
     [
         (["compare", "mc:999999999", "random"], "mc trials must be an integer from 1 to 100,000"),
         (["compare", "think1", "random", "--games", "100000000000000000000"], "Invalid value for '--games'"),
+        (
+            ["compare", "heuristic", "minimax:99", "--variant", "1x16"],
+            (
+                "minimax depth 99 on 1x16 could search 10,165,779 positions a move, more than the 200,000 allowed:"
+                " use a depth of at most 5"
+            ),
+        ),
+        (["tournament", "--agents", "random,nstep:6", "--variant", "4x4"], "nstep depth 6 on 4x4 could search 216,697"),
     ],
 )
 def test_work_that_could_not_finish_is_refused_up_front(db_path, args, message):
@@ -210,6 +219,21 @@ def test_work_that_could_not_finish_is_refused_up_front(db_path, args, message):
 
     result = CliRunner().invoke(cli, [*args, "--db", str(db_path)])
     assert result.exit_code == 2 and result.stdout == "" and message in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("spec", ["nstep:9", "nstep:99", "minimax:9"])
+def test_a_search_to_the_end_scores_each_position_once_whatever_depth_is_left(spec):
+    from ttt_solver.agents import make_agent
+    from ttt_solver.tournament import unfinished_boards
+    from ttt_solver.variant import STANDARD
+
+    agent = make_agent(spec)
+    for board in unfinished_boards(STANDARD):
+        agent.policy(board)
+    # One memo entry per position (per root side for minimax), not one per depth it was met at:
+    # exact play with deep searches on 3x4k3 took minutes, now seconds.
+    assert len(agent._memo) <= 2 * len(rules.all_boards())  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(
@@ -240,3 +264,106 @@ def test_a_server_url_without_its_driver_is_one_line(db, message, monkeypatch):
     result = CliRunner().invoke(cli, ["build", "--db", db])
     assert result.exit_code == 1 and result.stdout == ""
     assert result.stderr == f"Error: cannot build database at {db!r}: {message}\n"
+
+
+# -- found by the fuzzers (tests/test_cli_fuzz.py, tests/test_api_fuzz.py) ----------------------------
+@pytest.mark.parametrize("args", [["stats", "\r"], ["analyze", "a\nb", "c"], ["nonsense\u2028"], ["query", "\x1b[31m"]])
+def test_an_error_quoting_a_control_character_stays_one_line(db_path, args):
+    from click.testing import CliRunner
+
+    from ttt_solver.cli import cli
+
+    result = CliRunner().invoke(cli, [*args, "--db", str(db_path)])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.startswith("Error: ") and result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr[:-1].isprintable()
+
+
+def test_play_quits_when_the_input_ends(db_path):
+    from click.testing import CliRunner
+
+    from ttt_solver.cli import cli
+
+    result = CliRunner().invoke(cli, ["play", "--db", str(db_path)], input="4\n")  # no q: the input just ends
+    assert result.exit_code == 0 and result.stderr == ""
+    assert result.stdout.endswith("q to quit): \nYou quit.\n")
+
+
+def test_a_build_to_a_url_without_its_driver_fails_before_solving(tmp_path):
+    from click.testing import CliRunner
+
+    from ttt_solver.build import build
+    from ttt_solver.cli import cli
+    from ttt_solver.errors import BuildError
+
+    lines: list[str] = []
+    with pytest.raises(BuildError, match="cannot build database at 'bogus://x': Can't load plugin"):
+        build("bogus://x", progress=lines.append)
+    assert lines == []  # nothing solved
+    result = CliRunner().invoke(cli, ["build", "--variant", "2x3", "--db", "bogus://x"])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr == (
+        "Error: cannot build database at 'bogus://x': Can't load plugin: sqlalchemy.dialects:bogus\n"
+    )
+
+
+def test_a_db_under_an_unknown_users_home_is_one_line():
+    from click.testing import CliRunner
+
+    from ttt_solver.cli import cli
+    from ttt_solver.errors import InvalidTargetError
+    from ttt_solver.store import Target
+
+    with pytest.raises(InvalidTargetError, match="no home directory for '~nosuchuser-ttt'"):
+        Target.parse("~nosuchuser-ttt/x.sqlite")
+    for command in (["analyze", "X........"], ["build"]):
+        result = CliRunner().invoke(cli, [*command, "--db", "~nosuchuser-ttt/x.sqlite"])
+        assert result.exit_code == 2 and result.stdout == ""
+        assert (
+            result.stderr
+            == "Error: invalid database '~nosuchuser-ttt/x.sqlite': no home directory for '~nosuchuser-ttt'\n"
+        )
+
+
+@pytest.mark.parametrize("parts", [("3", 3), (3, 3, 3.0), (True, 3), (3.0, 3.0), (3, 3, 3, "yes"), (None,)])
+def test_a_variant_of_parts_that_are_not_integers_is_a_typed_error(parts):
+    with pytest.raises(InvalidVariantError, match="invalid variant: .* must be"):
+        Variant(*parts)
+
+
+@pytest.mark.parametrize(
+    "board, message",
+    [
+        ([0] * 9, "expected text such as"),
+        (rules.Board("X........"), "expected text such as"),
+        ("xxx......", r"expected normalised text \(X, O and \. only\)"),
+        ("XX?......", "expected normalised text"),
+    ],
+)
+def test_the_rules_refuse_what_is_not_normalised_text(board, message):
+    for function in (rules.terminal_value, rules.winner, rules.legal_moves, rules.pretty):
+        with pytest.raises(InvalidBoardError, match=message):
+            function(board)
+    with pytest.raises(InvalidBoardError, match=message):
+        rules.play(board, 4)
+
+
+@pytest.mark.parametrize("variant", [5, None, 3.0])
+def test_oracle_load_refuses_a_variant_that_is_neither_a_name_nor_a_variant(db_path, variant):
+    with pytest.raises(InvalidVariantError, match="expected text such as 4x4k3"):
+        Oracle.load(db_path, variant)
+
+
+@pytest.mark.parametrize(
+    "agents, message",
+    [("", "a round robin needs at least two agents, got []"), ("random,random", "repeated: random")],
+)
+def test_a_tournament_of_too_few_or_repeated_agents_fails_before_reading_the_database(tmp_path, agents, message):
+    from click.testing import CliRunner
+
+    from ttt_solver.cli import cli
+
+    missing = str(tmp_path / "missing.sqlite")  # it used to say so first, with exit 1, after loading a database
+    result = CliRunner().invoke(cli, ["tournament", "--agents", agents, "--games", "2", "--db", missing])
+    assert result.exit_code == 2 and result.stdout == "" and message in result.stderr
+    assert result.stderr.count("\n") == 1

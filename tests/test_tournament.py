@@ -128,3 +128,14 @@ def test_round_robin_needs_distinct_agents(specs, message):
 def test_accuracy_checks_its_arguments(oracle):
     with pytest.raises(ValueError, match="samples must be a positive integer"):
         accuracy(make_agent("mc:5"), oracle, samples=0)
+
+
+@pytest.mark.parametrize("positions", [None, 100])
+def test_accuracy_progress_counts_every_agent_at_every_position(oracle, positions):
+    seen: list[tuple[int, int]] = []
+    agents = [make_agent(spec, oracle) for spec in ("random", "think1", "mc:5")]
+    run(
+        agents, oracle, games=2, seed=1, positions=positions, accuracy_progress=lambda n, total: seen.append((n, total))
+    )
+    total = 3 * (positions or 4520)
+    assert {t for _, t in seen} == {total} and sum(n for n, _ in seen) == total and len(seen) > 3

@@ -36,12 +36,14 @@ Seed = Union[int, "SeedSequence", None]
 EXACT_LIMIT = 200_000  # positions an exact walk may have to visit (see the module docstring)
 
 
-def position_bound(empty: int) -> int:
+def position_bound(empty: int, plies: int | None = None) -> int:
     """How many boards of ``empty`` cells have legal piece counts (X as many as O or one more):
-    a bound on the positions reachable from a board with ``empty`` empty cells."""
+    a bound on the positions reachable from a board with ``empty`` empty cells (within
+    ``plies`` moves of it, if given: what a search of that depth can visit)."""
     from math import comb
 
-    return sum(comb(empty, ply) * comb(ply, ply // 2) for ply in range(empty + 1))
+    last = empty if plies is None else min(plies, empty)
+    return sum(comb(empty, ply) * comb(ply, ply // 2) for ply in range(last + 1))
 
 
 def exact_feasible(variant: Variant, board: str | None = None) -> bool:
@@ -159,8 +161,10 @@ def compare_sampled(
     return Comparison(a.name, b.name, False, games, _outcomes(tallies[True]), _outcomes(tallies[False]))
 
 
-def compare_exact(a: Agent, b: Agent) -> Comparison:
-    """The exact outcome probabilities of A against B; raise NotEnumerableError for a sampled-only agent."""
+def compare_exact(a: Agent, b: Agent, progress: Callable[[int], Any] | None = None) -> Comparison:
+    """The exact outcome probabilities of A against B; raise NotEnumerableError for a sampled-only agent.
+    ``progress(n)``: n more of the ``2 * position_bound(cells)`` positions the two walks may visit
+    are done (see :func:`outcome_probabilities`)."""
     for agent in (a, b):
         if not agent.enumerable:
             raise NotEnumerableError(
@@ -168,12 +172,20 @@ def compare_exact(a: Agent, b: Agent) -> Comparison:
                 " compare it by sampling"
             )
     check_exact(_same_variant(a, b))
-    return Comparison(a.name, b.name, True, None, outcome_probabilities(a, b), outcome_probabilities(b, a))
+    a_as_x, a_as_o = outcome_probabilities(a, b, None, progress), outcome_probabilities(b, a, None, progress)
+    return Comparison(a.name, b.name, True, None, a_as_x, a_as_o)
 
 
-def outcome_probabilities(agent_x: Agent, agent_o: Agent, board: str | None = None) -> Outcomes:
+_PROGRESS_STEP = 256  # positions walked between two progress reports
+
+
+def outcome_probabilities(
+    agent_x: Agent, agent_o: Agent, board: str | None = None, progress: Callable[[int], Any] | None = None
+) -> Outcomes:
     """Exact probabilities of X win / draw / O win when these agents play on from ``board``;
-    raise NotFeasibleError if the walk could visit more than :data:`EXACT_LIMIT` positions."""
+    raise NotFeasibleError if the walk could visit more than :data:`EXACT_LIMIT` positions.
+    ``progress(n)`` as the walk visits n more positions, then the rest of :func:`position_bound`
+    when it ends (it visits fewer), so the reports add up to the bound."""
     variant = _same_variant(agent_x, agent_o)
     start = rules.EMPTY * variant.cells if board is None else rules.parse(board, variant)
     check_exact(variant, None if board is None else start)
@@ -193,9 +205,14 @@ def outcome_probabilities(agent_x: Agent, agent_o: Agent, board: str | None = No
                 x, d, o = x + p * cx, d + p * cd, o + p * co
             found = (x, d, o)
         memo[text] = found
+        if progress is not None and len(memo) % _PROGRESS_STEP == 0:
+            progress(_PROGRESS_STEP)
         return found
 
-    return Outcomes(*visit(start))
+    outcomes = Outcomes(*visit(start))
+    if progress is not None:
+        progress(position_bound(start.count(rules.EMPTY)) - len(memo) // _PROGRESS_STEP * _PROGRESS_STEP)
+    return outcomes
 
 
 @lru_cache(maxsize=1 << 20)

@@ -114,9 +114,9 @@ def from_array(cells: Iterable[int], variant: Variant = STANDARD) -> str:
     marks = [_FROM_NUMBER.get(number) for number in numbers]
     if None in marks:
         bad = numbers[marks.index(None)]
-        raise InvalidBoardError(f"invalid board {numbers!r}: bad value {bad!r} (use +1, -1 or 0)")
+        raise InvalidBoardError(f"invalid board {_shown(numbers)}: bad value {_shown(bad)} (use +1, -1 or 0)")
     if len(marks) != variant.cells:
-        raise InvalidBoardError(f"invalid board {numbers!r}: expected {variant.cells} cells, got {len(marks)}")
+        raise InvalidBoardError(f"invalid board {_shown(numbers)}: expected {variant.cells} cells, got {len(marks)}")
     return parse("".join(marks), variant)  # type: ignore[arg-type]
 
 
@@ -133,10 +133,20 @@ def ply(text: str) -> int:
     return len(text) - text.count(EMPTY)
 
 
+def _not_normal(text: str, variant: Variant) -> InvalidBoardError:
+    """Why ``text`` is not what the rules below take: normalised text (see :func:`parse`), which
+    they check cheaply (a type, a length and a ``str.strip``) rather than answer wrongly."""
+    if not isinstance(text, str):
+        return InvalidBoardError(f"invalid board {_shown(text)}: expected text such as {EMPTY * variant.cells!r}")
+    if len(text) != variant.cells:
+        return InvalidBoardError(f"invalid board {_shown(text)}: expected {variant.cells} cells for {variant}")
+    return InvalidBoardError(f"invalid board {_shown(text)}: expected normalised text (X, O and . only)")
+
+
 def terminal_value(text: str, variant: Variant = STANDARD) -> int | None:
     """The value of a finished game for the side to move, or None while play goes on."""
-    if len(text) != variant.cells:
-        raise InvalidBoardError(f"invalid board {_shown(text)}: expected {variant.cells} cells for {variant}")
+    if not isinstance(text, str) or len(text) != variant.cells or text.strip("XO."):  # strip leaves any other char
+        raise _not_normal(text, variant)
     if line_owners(text, variant):
         return 1 if variant.misere else -1
     if EMPTY not in text:
@@ -211,6 +221,8 @@ def all_boards(variant: Variant = STANDARD) -> list[str]:
 
 def pretty(text: str, variant: Variant = STANDARD) -> str:
     """Rows on separate lines, e.g. ``X..\\n.O.\\n...``."""
+    if not isinstance(text, str) or len(text) != variant.cells or text.strip("XO."):
+        raise _not_normal(text, variant)
     c = variant.cols
     return "\n".join(text[row * c : (row + 1) * c] for row in range(variant.rows))
 

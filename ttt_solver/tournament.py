@@ -44,6 +44,7 @@ DEFAULT_AGENTS = (
 )
 DEFAULT_POSITIONS = 1000  # positions sampled for accuracy where every position is too many
 _POSITIONS_STREAM = 0x7070  # spawn key of the random stream that draws the sampled positions
+_PROGRESS_STEP = 64  # positions measured between two progress reports
 
 
 @dataclass(frozen=True)
@@ -177,7 +178,7 @@ def round_robin(
     Sampled pairs draw from independent streams spawned from ``seed``, so a run is reproducible.
     ``progress(n)``: after n more sampled games, or after each exact pair (n = 1).
     """
-    _distinct(agents)
+    check_entrants(agents)
     pairs = [(a, b) for i, a in enumerate(agents) for b in agents[i + 1 :]]
     if exact:
         check_exact(agents[0].variant)
@@ -207,9 +208,11 @@ def accuracy(
     samples: int = 1,
     seed: Seed = None,
     boards: Sequence[str] | None = None,
+    progress: Callable[[int], Any] | None = None,
 ) -> Accuracy:
     """How often ``agent`` keeps the value (see the module docstring): over every unfinished
-    position, or over ``boards`` (e.g. from :func:`sample_positions`), then marked sampled."""
+    position, or over ``boards`` (e.g. from :func:`sample_positions`), then marked sampled.
+    ``progress(n)`` as n more positions are measured."""
     import numpy as np
 
     if oracle.variant != agent.variant:
@@ -224,7 +227,9 @@ def accuracy(
     rng = None if agent.enumerable else np.random.default_rng(seed)
     groups: dict[tuple[str, int], list[float]] = {}
     found: list[tuple[float, int, str, Blunder]] = []
-    for board in unfinished_boards(agent.variant) if boards is None else boards:
+    for done, board in enumerate(unfinished_boards(agent.variant) if boards is None else boards, 1):
+        if progress is not None and done % _PROGRESS_STEP == 0:
+            progress(_PROGRESS_STEP)
         position = oracle.probe(board)
         values = {move.cell: move.value for move in position.moves}
         policy = agent.policy(board) if rng is None else _sampled_policy(agent, board, samples, rng)
@@ -238,6 +243,8 @@ def accuracy(
             found.append((-drop, rules.ply(board), board, Blunder(board, position.value, keep, drop, moves)))
     found.sort(key=lambda item: item[:3])
     every = [keep for keeps in groups.values() for keep in keeps]
+    if progress is not None:
+        progress(len(every) % _PROGRESS_STEP)
     return Accuracy(
         agent.name,
         len(every),
@@ -265,23 +272,26 @@ def run(
     blunders: int = 5,
     samples: int = 1,
     positions: int | None = None,
-    accuracy_progress: Callable[[int], Any] | None = None,
+    accuracy_progress: Callable[[int, int], Any] | None = None,
 ) -> Tournament:
     """The round robin and every agent's accuracy: over every unfinished position, or over
     ``positions`` of them drawn at random (by default :data:`DEFAULT_POSITIONS` where every
     position is too many). ``progress`` follows the round robin (see :func:`round_robin`),
-    ``accuracy_progress(1)`` each agent measured."""
+    ``accuracy_progress(n, total)`` the accuracy: n more of the ``total`` (agent, position)
+    pairs measured."""
     if positions is not None and (not isinstance(positions, int) or positions < 1):
         raise ValueError(f"positions must be a positive integer, got {positions!r}")
     boards = None
     if positions is not None or not exact_feasible(oracle.variant):
         boards = sample_positions(oracle.variant, positions or DEFAULT_POSITIONS, seed)
     pairs = round_robin(agents, games, seed, exact, progress)
-    scores = []
-    for agent in agents:
-        scores.append(accuracy(agent, oracle, blunders, samples, seed, boards))
+    total = len(agents) * len(unfinished_boards(oracle.variant) if boards is None else boards)
+
+    def measured(n: int) -> None:
         if accuracy_progress is not None:
-            accuracy_progress(1)
+            accuracy_progress(n, total)
+
+    scores = [accuracy(agent, oracle, blunders, samples, seed, boards, measured) for agent in agents]
     return Tournament(tuple(a.name for a in agents), exact, None if exact else games, pairs, tuple(scores))
 
 
@@ -348,7 +358,8 @@ def _sampled_policy(agent: Agent, board: str, samples: int, rng: Any) -> dict[in
     return counts
 
 
-def _distinct(agents: Sequence[Agent]) -> None:
+def check_entrants(agents: Sequence[Agent]) -> None:
+    """InvalidAgentError unless there are at least two agents, each once (before any work)."""
     names = [agent.name for agent in agents]
     if len(agents) < 2:
         raise InvalidAgentError(f"a round robin needs at least two agents, got {names}")

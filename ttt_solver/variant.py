@@ -41,6 +41,11 @@ class Variant:
     misere: bool
 
     def __init__(self, rows: int = 3, cols: int = 3, k: int = 3, misere: bool = False) -> None:
+        for what, value in (("rows", rows), ("cols", cols), ("k", k)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidVariantError(f"invalid variant: {what} must be an integer, got {value!r:.40}")
+        if not isinstance(misere, bool):
+            raise InvalidVariantError(f"invalid variant: misere must be True or False, got {misere!r:.40}")
         fields = self.__dict__
         fields["rows"], fields["cols"], fields["k"], fields["misere"] = rows, cols, k, misere
         if self.rows < 1 or self.cols < 1 or self.rows * self.cols > MAX_CELLS:

@@ -31,6 +31,10 @@ Cell = int
 Policy = dict[Cell, float]
 
 MEMO_LIMIT = 1 << 18  # entries an agent's memo keeps: a long run on a big board (4x4) meets millions of boards
+SEARCH_LIMIT = 200_000
+"""Most positions one move's search may visit (a few seconds in Python; see
+:func:`ttt_solver.arena.position_bound`): 3x3 and 3x4k3 searched to the end (6,046 and 143,365),
+4x4 to depth 5 (56,537); 4x4 to depth 6 (216,697) is refused, as is 1x16 to depth 99."""
 
 
 class Agent(ABC):
@@ -96,8 +100,16 @@ class SearchAgent(Agent):
     kind = "search"
 
     def __init__(self, depth: int, variant: Variant) -> None:
+        from ..arena import position_bound
+
         if not isinstance(depth, int) or depth < 1:
             raise InvalidAgentError(f"{self.kind} depth must be a positive integer, got {depth!r}")
+        if position_bound(variant.cells, depth) > SEARCH_LIMIT:  # refuse up front what would never finish
+            deepest = max(d for d in range(1, variant.cells + 1) if position_bound(variant.cells, d) <= SEARCH_LIMIT)
+            raise InvalidAgentError(
+                f"{self.kind} depth {depth} on {variant.name} could search {position_bound(variant.cells, depth):,}"
+                f" positions a move, more than the {SEARCH_LIMIT:,} allowed: use a depth of at most {deepest}"
+            )
         super().__init__(f"{self.kind}:{depth}", variant)
         self.depth = depth
 
@@ -124,6 +136,12 @@ def _checked(board: str, variant: Variant) -> str:
     if rules.terminal_value(text, variant) is not None:
         raise GameOverError(f"no move on {board!r}: the game is over")
     return text
+
+
+def search_depth(board: str, depth: int) -> int:
+    """The depth that matters in a memo key: a search at least as deep as the empty cells are
+    many reaches the end of every line, so every such depth gives the same score."""
+    return min(depth, board.count(rules.EMPTY))
 
 
 def remember(memo: dict[Any, T], key: Any, value: T, limit: int = MEMO_LIMIT) -> T:

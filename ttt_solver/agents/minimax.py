@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from .. import board as rules
 from ..variant import STANDARD, Variant
-from .base import Cell, SearchAgent, check_board, empty_cells, opponent, place, remember
+from .base import Cell, SearchAgent, check_board, empty_cells, opponent, place, remember, search_depth
 
 OWN_LINE, OWN_TWO, OPPONENT_TWO, OPPONENT_LINE = 100_000, 1, -100, -1_000
 SEARCH_MEMO_LIMIT = 1 << 19  # (board, depth, side) scores kept: bounds memory on big boards
@@ -55,7 +55,7 @@ class MinimaxAgent(SearchAgent):
         return score
 
     def _minimax(self, board: str, depth: int, root: str) -> int:
-        key = (board, depth, root)
+        key = (board, search_depth(board, depth), root)
         found = self._memo.get(key)
         if found is not None:
             return found

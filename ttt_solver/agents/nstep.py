@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from .. import board as rules
 from ..variant import STANDARD, Variant
-from .base import Cell, SearchAgent, check_board, empty_cells, place, remember
+from .base import Cell, SearchAgent, check_board, empty_cells, place, remember, search_depth
 
 WIN = 100
 SEARCH_MEMO_LIMIT = 1 << 19  # (board, depth) scores kept: bounds memory on big boards
@@ -41,7 +41,7 @@ class NStepAgent(SearchAgent):
 
     def _negamax(self, board: str, depth: int) -> int:
         """The score for the side to move on ``board`` with ``depth`` plies left to search."""
-        key = (board, depth)
+        key = (board, search_depth(board, depth))
         found = self._memo.get(key)
         if found is not None:
             return found

@@ -69,12 +69,10 @@ class TTTGroup(click.Group):
         except NoArgsIsHelpError as error:  # a bare ttt-lookup: the help, as --help gives it
             click.echo(error.ctx.get_help() if error.ctx is not None else self.get_help(click.Context(self)))
             sys.exit(0)
-        except click.UsageError as error:
-            where = f" (see '{error.ctx.command_path} --help')" if error.ctx is not None else ""
-            click.echo(f"Error: {error.format_message()}{where}", err=True)
-            sys.exit(error.exit_code)
-        except click.ClickException as error:
-            error.show()
+        except click.ClickException as error:  # a usage error, or a library error turned into one line
+            ctx = error.ctx if isinstance(error, click.UsageError) else None
+            where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+            click.echo(f"Error: {one_line(error.format_message())}{where}", err=True)
             sys.exit(error.exit_code)
         except OSError as error:  # writing the output failed: a full disk, a closed pipe
             _silence_stdout()  # or the interpreter fails again flushing it at exit
@@ -139,6 +137,14 @@ def cli() -> None:
         ttt-lookup analyze X...O....
         ttt-lookup best --moves 4,0
     """
+
+
+def one_line(message: str) -> str:
+    """A message as one printable line: a control character, line break or lone surrogate
+    taken from the input (click quotes some values raw) is written as its escape, as repr does."""
+    if message.isprintable():
+        return message
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in message)
 
 
 def _silence_stdout() -> None:

@@ -10,7 +10,7 @@ any database is read.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -65,16 +65,17 @@ def compare(
         ttt-lookup compare think1 random --games 1000 --seed 1
         ttt-lookup compare think3 think2 --exact --json
     """
-    from ..arena import compare_exact, compare_sampled
+    from ..arena import compare_exact, compare_sampled, position_bound
 
     _check_sampling_flags(exact, variant)
     agent_a, agent_b = _agents([a, b], db, variant, need_oracle=False)
     drawn = not exact and seed is None
     seed = draw_seed() if drawn else seed
-    if exact:
-        result = compare_exact(agent_a, agent_b)
-    else:
-        with bars() as shown:
+    with bars() as shown:
+        if exact:
+            walked = shown.phase(2 * position_bound(variant.cells), f"{a} vs {b}, exact")
+            result = compare_exact(agent_a, agent_b, walked)
+        else:
             result = compare_sampled(agent_a, agent_b, games, seed, shown.phase(games, f"{a} vs {b}"))
     if fmt == "json":
         data = result.to_json()
@@ -127,7 +128,7 @@ def tournament(
         ttt-lookup tournament --exact --json --plot tournament.png
         ttt-lookup tournament --variant 4x4 --agents random,think2,perfect --games 100 --seed 1
     """
-    from ..tournament import default_agents, run
+    from ..tournament import check_entrants, default_agents, run
 
     _check_sampling_flags(exact, variant)
     names = [
@@ -139,13 +140,13 @@ def tournament(
         from ..plot import require
 
         require_plot(require)
-    oracle, agents = _agents(names, db, variant, need_oracle=True)
+    oracle, agents = _agents(names, db, variant, need_oracle=True, check=check_entrants)
     drawn = not exact and seed is None
     seed = draw_seed() if drawn else seed
     n = len(agents)
     pairs = n * (n - 1) // 2
     with bars() as shown:
-        measured = shown.phase(n, f"accuracy of {n} agents")
+        measured = shown.sized(f"accuracy of {n} agents")
         if exact:
             result = run(
                 agents,
@@ -193,11 +194,20 @@ def _check_sampling_flags(exact: bool, variant: Variant) -> None:
             )
 
 
-def _agents(specs: Sequence[str], db: str | None, variant: Variant, need_oracle: bool) -> Any:
-    """The agents (every spec checked before any database is read), with the oracle if needed."""
+def _agents(
+    specs: Sequence[str],
+    db: str | None,
+    variant: Variant,
+    need_oracle: bool,
+    check: Callable[[Any], None] | None = None,
+) -> Any:
+    """The agents (every spec, and ``check`` of them all, checked before any database is read),
+    with the oracle if needed."""
     from ..agents import make_agent
 
     agents = [make_agent(spec, None, variant) for spec in specs]
+    if check is not None:
+        check(agents)
     oracle = None
     if need_oracle or any(agent.name.startswith("perfect") for agent in agents):
         oracle = load_oracle(db, variant, many=True)

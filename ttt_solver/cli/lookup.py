@@ -169,7 +169,13 @@ def _ask_move(board: str, variant: Variant) -> int | None:
     """The human's move (None to quit), asking again until it is a free cell."""
     free = rules.legal_moves(board, variant)
     while True:
-        answer = click.prompt(f"Your move (a free cell 0-{variant.cells - 1}, q to quit)").strip().lower()
+        try:
+            answer = click.prompt(f"Your move (a free cell 0-{variant.cells - 1}, q to quit)").strip().lower()
+        except click.Abort as stop:
+            if not isinstance(stop.__context__, EOFError):
+                raise  # Ctrl-C: aborted
+            click.echo()  # the input ended (Ctrl-D, or the end of a piped file): as good as q
+            return None
         if answer in ("q", "quit"):
             return None
         if answer.isdigit() and int(answer) in free:

@@ -32,6 +32,18 @@ class Bars:
 
         return advance
 
+    def sized(self, label: str) -> Callable[[int, int], None]:
+        """A phase whose size comes with its first progress: ``advance(n, total)``."""
+        advance: Callable[[int], None] | None = None
+
+        def sized_advance(n: int, total: int) -> None:
+            nonlocal advance
+            if advance is None:
+                advance = self.phase(total, label)
+            advance(n)
+
+        return sized_advance
+
     def close(self) -> None:
         if self._bar is not None:
             self._bar.__exit__(None, None, None)
@@ -51,15 +63,7 @@ def bars() -> Iterator[Bars]:
 def writing_bar() -> Iterator[Callable[[int, int], None]]:
     """A ``writing(rows, total)`` callback for a build: a bar of the position rows written."""
     with bars() as found:
-        advance: Callable[[int], None] | None = None
-
-        def writing(rows: int, total: int) -> None:
-            nonlocal advance
-            if advance is None:
-                advance = found.phase(total, "writing rows")
-            advance(rows)
-
-        yield writing
+        yield found.sized("writing rows")
 
 
 def draw_seed() -> int:

@@ -7,6 +7,7 @@ import click
 
 from ..errors import MissingExtraError
 from ..variant import Variant
+from .options import finite
 
 INSTALL_HINT = "pip install -e '.[web]'"
 
@@ -35,6 +36,7 @@ INSTALL_HINT = "pip install -e '.[web]'"
     default=10.0,
     show_default=True,
     type=click.FloatRange(0.1),
+    callback=finite,
     help="Seconds a batch request may take before it is refused with 503.",
 )
 @click.option(

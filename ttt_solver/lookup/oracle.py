@@ -80,7 +80,7 @@ class Oracle:
         from ..store import Target
         from ..store.reader import Reader
 
-        variant = Variant.parse(variant) if isinstance(variant, str) else variant
+        variant = variant if isinstance(variant, Variant) else Variant.parse(variant)
         if db is None:
             from ..paths import ensure_database
 

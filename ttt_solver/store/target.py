@@ -28,7 +28,7 @@ class Target(NamedTuple):
                 f"invalid database {text!r}: give a file path or URL (an in-memory database would vanish with the command)"
             )
         if "://" not in text:
-            path = Path(text).expanduser()
+            path = _expanded(text, text)
             return cls(text, path, f"sqlite:///{path}")
         scheme, _, rest = text.partition("://")
         if scheme.split("+")[0] == "sqlite":
@@ -36,7 +36,7 @@ class Target(NamedTuple):
                 raise InvalidTargetError(
                     f"invalid database {text!r}: a SQLite URL must name a file, e.g. sqlite:///data/ttt.sqlite"
                 )
-            return cls(text, Path(rest[1:]).expanduser(), text)
+            return cls(text, _expanded(rest[1:], text), text)
         if scheme in ("postgresql", "postgres"):
             return cls(_masked(text), None, f"postgresql+psycopg://{rest}")
         return cls(_masked(text), None, text)
@@ -53,3 +53,11 @@ def _masked(url: str) -> str:
     if not at or ":" not in user:
         return url
     return f"{scheme}://{user.partition(':')[0]}:***@{host}{slash}{path}"
+
+
+def _expanded(path: str, spec: str) -> Path:
+    """``path`` with a leading ``~`` or ``~user`` expanded; InvalidTargetError for an unknown user."""
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:  # pathlib's "Could not determine home directory."
+        raise InvalidTargetError(f"invalid database {spec!r}: no home directory for {path.split('/')[0]!r}") from None
