@@ -289,6 +289,18 @@ def test_play_quits_when_the_input_ends(db_path):
     assert result.stdout.endswith("q to quit): \nYou quit.\n")
 
 
+@pytest.mark.parametrize("typed", ["\u00b2", "\u0663", "9" * 5000])
+def test_play_asks_again_for_a_move_that_is_no_ascii_cell_number(db_path, typed):
+    from click.testing import CliRunner
+
+    from ttt_solver.cli import cli
+
+    # "²" passed str.isdigit() and crashed int(); "٣" was read as 3; 5,000 nines crashed int().
+    result = CliRunner().invoke(cli, ["play", "--db", str(db_path)], input=f"{typed}\nq\n")
+    assert result.exit_code == 0 and result.stderr == ""
+    assert f"{typed!r} is not a free cell" in result.stdout and rules.cell_number(typed) is None
+
+
 def test_a_build_to_a_url_without_its_driver_fails_before_solving(tmp_path):
     from click.testing import CliRunner
 

@@ -197,16 +197,26 @@ def from_moves(moves: Iterable[int], variant: Variant = STANDARD) -> str:
     return board
 
 
+def cell_number(text: str) -> int | None:
+    """A cell number as people type it (``"4"``, ``"-1"``), or None if ``text`` is not one: ASCII
+    digits only (int() would also read other scripts' digits, and fail on ``"²"``) and no more of
+    them than a cell needs (int() refuses thousands). Whether the cell is on the board is the
+    caller's to say."""
+    if not isinstance(text, str):
+        return None
+    digits = text.removeprefix("-")
+    return int(text) if digits.isascii() and digits.isdigit() and len(digits) <= 3 else None
+
+
 def parse_moves(spec: str, variant: Variant = STANDARD) -> str:
     """``"4,0,8"`` -> the board after those moves from the empty board."""
     if not isinstance(spec, str):
         raise InvalidBoardError(f"invalid moves {_shown(spec)}: expected text such as 4,0,8")
     parts = [part for part in spec.replace(" ", "").split(",") if part]
-    # ASCII digits only (int() would also read other scripts' digits), and no more than a cell needs
-    digits = [part.removeprefix("-") for part in parts]
-    if not all(d.isascii() and d.isdigit() and len(d) <= 3 for d in digits):
+    cells = [cell for cell in map(cell_number, parts) if cell is not None]
+    if len(cells) != len(parts):
         raise InvalidBoardError(f"invalid moves {_shown(spec)}: expected cell numbers separated by commas, e.g. 4,0,8")
-    return from_moves([int(part) for part in parts], variant)
+    return from_moves(cells, variant)
 
 
 def all_boards(variant: Variant = STANDARD) -> list[str]:

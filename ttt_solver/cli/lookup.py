@@ -178,8 +178,9 @@ def _ask_move(board: str, variant: Variant) -> int | None:
             return None
         if answer in ("q", "quit"):
             return None
-        if answer.isdigit() and int(answer) in free:
-            return int(answer)
+        cell = rules.cell_number(answer)
+        if cell in free:
+            return cell
         click.echo(f"{answer!r} is not a free cell; choose one of {' '.join(map(str, free))}, or q to quit.")
 
 
