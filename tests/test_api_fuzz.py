@@ -456,7 +456,7 @@ def check_board(what: str, name: str, value: Any, cell: Any) -> None:
             return
         assert child.text == expected and child.variant == variant
         return
-    if what == "moves":
+    if what in ("moves", "from_moves"):  # both: every way of reading a move list
         expected = _replayed(value, name)
         for function in (
             lambda v: Board.from_moves(v, variant).text,
