@@ -379,3 +379,29 @@ def test_a_tournament_of_too_few_or_repeated_agents_fails_before_reading_the_dat
     result = CliRunner().invoke(cli, ["tournament", "--agents", agents, "--games", "2", "--db", missing])
     assert result.exit_code == 2 and result.stdout == "" and message in result.stderr
     assert result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda v: rules.Board("X........", v),
+        lambda v: rules.Board.empty(v),
+        lambda v: rules.Board.from_moves([4, 0], v),
+        lambda v: rules.parse("X........", v),
+        lambda v: rules.parse_moves("4,0", v),
+        lambda v: rules.from_array([1, 0, 0, 0, 0, 0, 0, 0, 0], v),
+        lambda v: rules.terminal_value("XXX.OO...", v),
+        lambda v: rules.legal_moves("X........", v),
+        lambda v: rules.play("X........", 4, v),
+        lambda v: rules.winner("XXX.OO...", v),
+        lambda v: rules.legality_error("XXX.OO...", v),
+        lambda v: rules.pretty("X........", v),
+    ],
+)
+def test_every_board_function_takes_a_variant_name_or_refuses_in_its_own_words(call):
+    """A name reads as Variant.parse reads it; anything else but a Variant is InvalidVariantError
+    (it raised AttributeError: 'str' object has no attribute 'cells')."""
+    assert call("3x3") == call(Variant.parse("3x3")) == call(" 3X3 ")
+    for bad in (5, None, "4x4k5", b"3x3"):
+        with pytest.raises(InvalidVariantError):
+            call(bad)

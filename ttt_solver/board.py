@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from operator import index
 
 from .errors import InvalidBoardError
-from .variant import STANDARD, Variant
+from .variant import STANDARD, Variant, variant_of
 
 X, O, EMPTY = "X", "O", "."
 _CHARS = {"X": X, "x": X, "O": O, "o": O, ".": EMPTY, "-": EMPTY, "_": EMPTY}
@@ -34,8 +34,9 @@ def _shown(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def normalize(text: str, variant: Variant = STANDARD) -> str:
+def normalize(text: str, variant: Variant | str = STANDARD) -> str:
     """Text in any accepted spelling -> canonical spelling; checks characters and length only."""
+    variant = variant_of(variant)
     if not isinstance(text, str):
         raise InvalidBoardError(f"invalid board {text!r}: expected text")
     cells = []
@@ -55,6 +56,8 @@ def normalize(text: str, variant: Variant = STANDARD) -> str:
 
 def line_owners(text: str, variant: Variant = STANDARD) -> dict[str, list[tuple[int, ...]]]:
     """The completed lines of each player that has one."""
+    if variant.__class__ is not Variant:  # a name, or a mistake
+        variant = variant_of(variant)
     owners: dict[str, list[tuple[int, ...]]] = {}
     for line in variant.lines:
         first = text[line[0]]
@@ -63,8 +66,9 @@ def line_owners(text: str, variant: Variant = STANDARD) -> dict[str, list[tuple[
     return owners
 
 
-def legality_error(text: str, variant: Variant = STANDARD) -> str | None:
+def legality_error(text: str, variant: Variant | str = STANDARD) -> str | None:
     """Why a normalised board cannot arise in a real game, or None if it can."""
+    variant = variant_of(variant)
     xs, os = text.count(X), text.count(O)
     if xs - os not in (0, 1):
         return (
@@ -89,7 +93,7 @@ def legality_error(text: str, variant: Variant = STANDARD) -> str | None:
     return None
 
 
-def parse(text: str, variant: Variant = STANDARD) -> str:
+def parse(text: str, variant: Variant | str = STANDARD) -> str:
     """Normalise and check a text board; raise InvalidBoardError naming what is wrong."""
     board = normalize(text, variant)
     reason = legality_error(board, variant)
@@ -105,8 +109,9 @@ def _integer(value: object) -> int:
     return index(value)  # type: ignore[arg-type]
 
 
-def from_array(cells: Iterable[int], variant: Variant = STANDARD) -> str:
+def from_array(cells: Iterable[int], variant: Variant | str = STANDARD) -> str:
     """+1/-1/0 integers (a list, tuple or numpy array) -> legal normalised text."""
+    variant = variant_of(variant)
     try:
         numbers = [_integer(value) for value in cells]
     except TypeError:
@@ -145,6 +150,8 @@ def _not_normal(text: str, variant: Variant) -> InvalidBoardError:
 
 def terminal_value(text: str, variant: Variant = STANDARD) -> int | None:
     """The value of a finished game for the side to move, or None while play goes on."""
+    if variant.__class__ is not Variant:  # a name, or a mistake (the hot path pays one comparison)
+        variant = variant_of(variant)
     if not isinstance(text, str) or len(text) != variant.cells or text.strip("XO."):  # strip leaves any other char
         raise _not_normal(text, variant)
     if line_owners(text, variant):
@@ -171,6 +178,8 @@ def legal_moves(text: str, variant: Variant = STANDARD) -> list[int]:
 
 def play(text: str, cell: int, variant: Variant = STANDARD) -> str:
     """The board after the side to move plays ``cell``; raise InvalidBoardError if illegal."""
+    if variant.__class__ is not Variant:  # a name, or a mistake
+        variant = variant_of(variant)
     if cell.__class__ is not int:
         try:
             cell = _integer(cell)
@@ -185,8 +194,9 @@ def play(text: str, cell: int, variant: Variant = STANDARD) -> str:
     return text[:cell] + to_move(text) + text[cell + 1 :]
 
 
-def from_moves(moves: Iterable[int], variant: Variant = STANDARD) -> str:
+def from_moves(moves: Iterable[int], variant: Variant | str = STANDARD) -> str:
     """The board reached by playing ``moves`` (cells) from the empty board."""
+    variant = variant_of(variant)
     board = EMPTY * variant.cells
     try:
         cells = iter(moves)
@@ -208,7 +218,7 @@ def cell_number(text: str) -> int | None:
     return int(text) if digits.isascii() and digits.isdigit() and len(digits) <= 3 else None
 
 
-def parse_moves(spec: str, variant: Variant = STANDARD) -> str:
+def parse_moves(spec: str, variant: Variant | str = STANDARD) -> str:
     """``"4,0,8"`` -> the board after those moves from the empty board."""
     if not isinstance(spec, str):
         raise InvalidBoardError(f"invalid moves {_shown(spec)}: expected text such as 4,0,8")
@@ -219,8 +229,9 @@ def parse_moves(spec: str, variant: Variant = STANDARD) -> str:
     return from_moves(cells, variant)
 
 
-def all_boards(variant: Variant = STANDARD) -> list[str]:
+def all_boards(variant: Variant | str = STANDARD) -> list[str]:
     """Every legal board, in order of ply (by walking the game from the empty board)."""
+    variant = variant_of(variant)
     layer = [EMPTY * variant.cells]
     found = []
     while layer:
@@ -229,8 +240,9 @@ def all_boards(variant: Variant = STANDARD) -> list[str]:
     return found
 
 
-def pretty(text: str, variant: Variant = STANDARD) -> str:
+def pretty(text: str, variant: Variant | str = STANDARD) -> str:
     """Rows on separate lines, e.g. ``X..\\n.O.\\n...``."""
+    variant = variant_of(variant)
     if not isinstance(text, str) or len(text) != variant.cells or text.strip("XO."):
         raise _not_normal(text, variant)
     c = variant.cols
@@ -244,7 +256,8 @@ class Board:
     text: str
     variant: Variant
 
-    def __init__(self, text: str, variant: Variant = STANDARD) -> None:
+    def __init__(self, text: str, variant: Variant | str = STANDARD) -> None:
+        variant = variant_of(variant)
         object.__setattr__(self, "text", parse(text, variant))
         object.__setattr__(self, "variant", variant)
 
@@ -258,19 +271,20 @@ class Board:
         raise AttributeError(f"Board is immutable: cannot set {name!r}")
 
     @classmethod
-    def from_text(cls, text: str, variant: Variant = STANDARD) -> Board:
+    def from_text(cls, text: str, variant: Variant | str = STANDARD) -> Board:
         return cls(text, variant)
 
     @classmethod
-    def from_array(cls, cells: Sequence[int], variant: Variant = STANDARD) -> Board:
+    def from_array(cls, cells: Sequence[int], variant: Variant | str = STANDARD) -> Board:
         return cls(from_array(cells, variant), variant)
 
     @classmethod
-    def from_moves(cls, moves: Iterable[int], variant: Variant = STANDARD) -> Board:
+    def from_moves(cls, moves: Iterable[int], variant: Variant | str = STANDARD) -> Board:
         return cls(from_moves(moves, variant), variant)
 
     @classmethod
-    def empty(cls, variant: Variant = STANDARD) -> Board:
+    def empty(cls, variant: Variant | str = STANDARD) -> Board:
+        variant = variant_of(variant)
         return cls(EMPTY * variant.cells, variant)
 
     def __str__(self) -> str:
