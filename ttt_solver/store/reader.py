@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from _thread import allocate_lock
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any, Self
 
@@ -108,7 +108,7 @@ def server_error(error: BaseException) -> str | None:
 
 def _unreachable(error: BaseException) -> bool:
     """A server that is down or a connection that failed (not a problem of the data)."""
-    return type(error).__name__ in ("OperationalError", "InterfaceError") and not isinstance(error, sqlite3.Error)
+    return type(error).__name__ in ("OperationalError", "InterfaceError")
 
 
 def _shown(value: object) -> str:
@@ -192,13 +192,11 @@ class Reader:
         """Rows of one statement; a database error becomes a DatabaseError naming the cause."""
         try:
             return self._run(sql, params)[1]
-        except sqlite3.Error as error:
-            raise self._damaged(str(error)) from None
-        except Exception as error:  # SQLAlchemy's errors, imported only for server URLs
-            why = server_error(error)
-            if why is None:
+        except Exception as error:
+            failure = self._failure(error, self._damaged)
+            if failure is None:
                 raise
-            raise (self._cannot_reach(why) if _unreachable(error) else self._damaged(why)) from None
+            raise failure from None
 
     def close(self) -> None:
         if self._conn is not None:
@@ -223,6 +221,26 @@ class Reader:
             f"database {self.target.spec!r} is damaged ({why}); {rebuild_hint(self.target.spec, self.variant_name)}"
         )
 
+    def _failure(self, error: Exception, meaning: Callable[[str], DatabaseError]) -> DatabaseError | None:
+        """What a failed statement says: ``meaning(why)`` for an error of SQLite or of the
+        database, "cannot reach" for a server connection that failed, and None for anything
+        else (a bug is not a database problem: the caller raises it as it is)."""
+        if isinstance(error, sqlite3.Error):
+            return meaning(str(error))
+        why = server_error(error)  # SQLAlchemy's or the driver's, imported only for server URLs
+        if why is None:
+            return None
+        return self._cannot_reach(why) if _unreachable(error) else meaning(why)
+
+    def _no_meta(self, why: str) -> DatabaseError:
+        """The meta table could not be read: an empty server database, or not our database."""
+        if self._engine is not None and not self._server_tables():
+            from .hints import build_hint
+
+            spec = self.target.spec
+            return DatabaseError(f"no ttt-solver database at {spec!r}; {build_hint(spec, self.variant_name)}")
+        return self._unreadable(why)
+
     def _cannot_reach(self, why: str) -> DatabaseError:
         """A server that cannot be reached: nothing is known about the database, so no hint to rebuild."""
         return DatabaseError(f"cannot reach the database server of {self.target.spec!r} ({why})")
@@ -239,19 +257,11 @@ class Reader:
         spec, name = self.target.spec, self.variant_name
         try:
             meta = {str(key): str(value) for key, value in self._run("SELECT key, value FROM meta")[1]}
-        except sqlite3.Error as error:
-            raise self._unreadable(str(error)) from None
         except Exception as error:
-            why = server_error(error)
-            if why is None:
+            failure = self._failure(error, self._no_meta)
+            if failure is None:
                 raise
-            if _unreachable(error):
-                raise self._cannot_reach(why) from None
-            if not self._server_tables():
-                from .hints import build_hint
-
-                raise DatabaseError(f"no ttt-solver database at {spec!r}; {build_hint(spec, name)}") from None
-            raise self._unreadable(why) from None
+            raise failure from None
         if meta.get("generator") != GENERATOR:
             raise self._unreadable(f"its meta table names generator {_shown(meta.get('generator'))}")
         version = meta.get("schema_version")
@@ -376,12 +386,8 @@ class Reader:
         """One read-only statement with bound parameters: column names and rows."""
         try:
             return self._run(sql, params)
-        except sqlite3.Error as error:
-            raise DatabaseError(f"query failed on {self.target.spec!r}: {error}") from None
         except Exception as error:
-            why = server_error(error)
-            if why is None:
+            failure = self._failure(error, lambda why: DatabaseError(f"query failed on {self.target.spec!r}: {why}"))
+            if failure is None:
                 raise
-            if _unreachable(error):
-                raise self._cannot_reach(why) from None
-            raise DatabaseError(f"query failed on {self.target.spec!r}: {why}") from None
+            raise failure from None
