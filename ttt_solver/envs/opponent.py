@@ -196,9 +196,9 @@ class PolicyMoves:
             for board in np.unique(index[counts == 0]).tolist():
                 self._fill(board)
             counts = self._counts[index]
-        several = np.zeros(len(active), dtype=bool)
-        several[games] = counts > 1
-        u = draws.take(several)[games] * several[games]  # 0 where nothing was drawn
+        several = counts > 1
+        u = np.zeros(len(games))  # 0 where nothing is drawn
+        u[several] = draws.take_games(games[several])
         uniform = (u * counts).astype(np.intp)
         cumulative = self._cumulative[index]
         weighted = (cumulative <= (u * cumulative[np.arange(len(index)), counts - 1])[:, None]).sum(axis=1)
