@@ -196,6 +196,12 @@ def test_verify_proves_a_sound_database(db_path):
         ),
         (["UPDATE moves SET remoteness = 3 WHERE code = (SELECT min(code) FROM moves)"], "moves rows differ"),
         (["UPDATE positions SET value = 'x' WHERE board = '........X'"], "not an integer in its range"),
+        (["UPDATE positions SET value = 0.5 WHERE board = '........X'"], "not an integer in its range"),
+        (["UPDATE positions SET remoteness = x'07' WHERE board = '........X'"], "not an integer in its range"),
+        (["UPDATE positions SET remoteness = 39 WHERE board = '........X'"], "not an integer in its range"),
+        (["UPDATE positions SET value = -2 WHERE board = '........X'"], "not an integer in its range"),
+        (["UPDATE positions SET orbit = 16 WHERE board = '........X'"], "not an integer in its range"),
+        (["UPDATE positions SET wins = '1x' WHERE board = '........X'"], "not an integer in its range"),
     ],
 )
 def test_verify_reports_each_kind_of_damage(db_path, tmp_path, statements, message):
@@ -207,6 +213,17 @@ def test_verify_reports_each_kind_of_damage(db_path, tmp_path, statements, messa
     assert any(message in line for line in report.contradictions), report.contradictions
     with pytest.raises(DatabaseError, match="fails verification"):
         report.raise_for_contradictions()
+
+
+def test_an_index_someone_added_does_not_change_what_verify_reads(db_path, tmp_path):
+    # verify reads the table in rowid (code) order whatever indexes a user adds beside it.
+    copy = tmp_path / "copy.sqlite"
+    shutil.copyfile(db_path, copy)
+    sql(
+        copy,
+        "CREATE INDEX by_board ON positions (board, to_move, best_moves, winner, value, remoteness, wins, draws, losses, orbit, ply)",
+    )
+    assert verify(copy).ok
 
 
 def test_a_schema_1_file_says_to_rebuild(tmp_path):

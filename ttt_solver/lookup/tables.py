@@ -12,7 +12,7 @@ are filled from the canonical rows by writing each row to every image of its boa
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 import numpy as np
@@ -26,7 +26,12 @@ from .arrays import Arrays
 ILLEGAL = np.uint8(255)
 _REMOTENESS = 32  # score = (value + 1) * 32 + remoteness: value = (score >> 5) - 1, remoteness = score & 31
 _CHUNK = 16384  # boards per pass: keeps the working set in the CPU cache
+# Rows per BLAS call. OpenBLAS splits a bigger matrix-vector product over its own threads,
+# which then queue behind each other when two of our threads multiply at once (measured:
+# 3x3 at 85 M boards/s instead of 150); a stack of small products stays on the calling thread.
+_BLAS_ROWS = 512
 _VALUE_OF = (np.arange(256) // _REMOTENESS - 1).astype(np.int8)  # score -> value
+NO_VALUE = np.int8(codec.ILLEGAL)  # the value table's mark of a code that is no legal board
 _REMOTENESS_OF = (np.arange(256) % _REMOTENESS).astype(np.int8)  # score -> remoteness
 
 
@@ -103,14 +108,29 @@ class BatchTables:
             table.flags.writeable = False
         return cls(variant, score, preferred)
 
-    def lookup(self, boards: Any, table: np.ndarray, translate: np.ndarray | None = None) -> np.ndarray:
+    @cached_property
+    def value(self) -> np.ndarray:
+        """int8 value per code, :data:`NO_VALUE` where no legal board has it: ``values()``
+        gathers once per board instead of a score and then its value (made on first use)."""
+        marked = _VALUE_OF.copy()
+        marked[ILLEGAL] = NO_VALUE
+        table = np.take(marked, self.score)
+        table.flags.writeable = False
+        return table
+
+    def lookup(
+        self, boards: Any, table: np.ndarray, translate: np.ndarray | None = None, mark: int | None = None
+    ) -> np.ndarray:
         """``table[code]`` of each (N, cells) +1/-1/0 board (then ``translate[...]`` of that);
-        InvalidBoardError for a bad or illegal row. A cache-sized chunk at a time: the checks
-        and gathers run while the chunk is in the CPU cache."""
+        InvalidBoardError for a bad or illegal row: ``mark`` is ``table``'s own mark of a code no
+        legal board has, or None to read the score table's. A cache-sized chunk at a time: the
+        checks and gathers run while the chunk is in the CPU cache."""
+        marked, illegal = (self.score, ILLEGAL) if mark is None else (table, mark)
         array = checked_boards(boards, self.variant.cells)
-        # Codes by a float64 matrix-vector product (BLAS; exact, codes stay below 2**26):
-        # faster than a numpy pass per cell.
-        weights = codec.geometry(self.variant).weights.astype(np.float64)
+        # Codes by a matrix-vector product (BLAS): faster than a numpy pass per cell. Exact:
+        # float32 while every partial sum stays below 2**24 (up to 15 cells), else float64.
+        cells = self.variant.cells
+        weights = codec.geometry(self.variant).weights.astype(np.float32 if 3**cells < 2**25 else np.float64)
         empty = np.int32(codec.offset(self.variant.cells))
         out = np.empty(len(array), dtype=(translate if translate is not None else table).dtype)
 
@@ -119,12 +139,12 @@ class BatchTables:
                 part = array[start : min(start + _CHUNK, last)]
                 if part.size and (part.min() < -1 or part.max() > 1):
                     raise _bad_values(part, start)
-                code = (part.astype(np.float64) @ weights).astype(np.int32)
+                code = _codes(part.astype(weights.dtype), weights)
                 code += empty
-                score = np.take(self.score, code)
-                if (score == ILLEGAL).any():
-                    raise self._illegal(part, start, int(np.argmax(score == ILLEGAL)))
-                found = score if table is self.score else np.take(table, code)
+                checked = np.take(marked, code)
+                if (checked == illegal).any():
+                    raise self._illegal(part, start, int(np.argmax(checked == illegal)))
+                found = checked if table is marked else np.take(table, code)
                 if translate is None:
                     out[start : start + len(part)] = found
                 else:
@@ -139,10 +159,10 @@ class BatchTables:
         return InvalidBoardError(f"invalid boards: row {start + row} ({text!r}) is illegal: {reason}")
 
     def values(self, boards: Any) -> np.ndarray:
-        return self.lookup(boards, self.score, _VALUE_OF)
+        return self.lookup(boards, self.value, mark=NO_VALUE)
 
     def remoteness(self, boards: Any) -> np.ndarray:
-        return self.lookup(boards, self.score, _REMOTENESS_OF)
+        return self.lookup(boards, self.score, _REMOTENESS_OF, mark=ILLEGAL)
 
     def best_moves(self, boards: Any, rng: Any = None) -> np.ndarray:
         """The lowest preferred cell of each board (uniform among them with ``rng``), -1 if over."""
@@ -156,6 +176,15 @@ class BatchTables:
         return chosen
 
 
+def _codes(floats: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``floats @ weights`` as int32, in products of at most :data:`_BLAS_ROWS` rows."""
+    code = np.empty(len(floats), dtype=np.int32)
+    whole = len(floats) - len(floats) % _BLAS_ROWS
+    code[:whole] = (floats[:whole].reshape(-1, _BLAS_ROWS, floats.shape[1]) @ weights).ravel()
+    code[whole:] = floats[whole:] @ weights
+    return code
+
+
 def _uniform(rng: Any, size: int) -> np.ndarray:
     """``size`` floats in [0, 1) from a numpy Generator or a random.Random."""
     if hasattr(rng, "random") and hasattr(rng, "integers"):
@@ -167,13 +196,18 @@ def _uniform(rng: Any, size: int) -> np.ndarray:
     raise InvalidArgumentError(f"rng must be a random.Random or a numpy.random.Generator, got {type(rng).__name__}")
 
 
+@cache
+def _cores() -> int:
+    import os
+
+    return os.cpu_count() or 1
+
+
 def _in_parallel(fill: Any, count: int) -> None:
     """``fill(first, last)`` over ``range(count)``: in one piece, or for a big batch in one
     piece per core on threads (numpy releases the GIL while it gathers and multiplies). The
     first error of the lowest piece is raised, as one thread would have raised it."""
-    import os
-
-    workers = min(os.cpu_count() or 1, count // (4 * _CHUNK))
+    workers = min(_cores(), count // (4 * _CHUNK))
     if workers < 2:
         fill(0, count)
         return

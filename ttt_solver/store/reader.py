@@ -34,12 +34,12 @@ _PACKED_FIELDS = {
 _PACKED_ROW = " | ".join(
     ["(code << 31)", *(f"(({name} - ({low})) << {shift})" for name, (shift, _bits, low) in _PACKED_FIELDS.items())]
 )
-_OUT_OF_RANGE = " OR ".join(
-    ["typeof(code) <> 'integer' OR code NOT BETWEEN 0 AND 2147483647"]
-    + [
-        f"typeof({name}) <> 'integer' OR {name} NOT BETWEEN {low} AND {low + (1 << bits) - 1}"
-        for name, (_shift, bits, low) in _PACKED_FIELDS.items()
-    ]
+# True when every packed number is an integer in its range: masking ``number - offset`` to its
+# bits and adding the offset back gives the number itself. The comparison is with the column,
+# so a text or blob never equals the number it reads as, nor does a real its integer part.
+_IN_RANGE = " AND ".join(
+    f"((({name} - ({low})) & {(1 << bits) - 1}) + ({low})) = {name}"
+    for name, (_shift, bits, low) in {"code": (31, 31, 0), **_PACKED_FIELDS}.items()
 )
 
 
@@ -337,10 +337,12 @@ class Reader:
 
         import numpy as np
 
-        (count,) = self._query("SELECT count(*) FROM positions")[0]
-        (joined,) = self._query(
-            f"SELECT group_concat(CASE WHEN {_OUT_OF_RANGE} THEN -1 ELSE {_PACKED_ROW} END, ',')"
-            " FROM (SELECT * FROM positions ORDER BY code)"
+        # One scan of the table in code order (NOT INDEXED: the rowid order, whatever indexes
+        # someone added), the numbers packed one integer per row, the texts joined.
+        count, joined, *texts = self._query(
+            f"SELECT count(*), group_concat(CASE WHEN {_IN_RANGE} THEN {_PACKED_ROW} ELSE -1 END, ','),"
+            " group_concat(board, ';'), group_concat(to_move, ';'), group_concat(best_moves, ';'),"
+            " group_concat(coalesce(winner, ''), ';') FROM positions NOT INDEXED"
         )[0]
         # One string of integers SQLite wrote, parsed in C: no Python object per row.
         packed = np.fromstring(joined or "", dtype=np.int64, sep=",") if count else np.zeros(0, dtype=np.int64)
@@ -352,10 +354,6 @@ class Reader:
         columns: dict[str, Any] = {"code": packed >> 31}
         for name, (shift, width, low) in _PACKED_FIELDS.items():
             columns[name] = ((packed >> shift) & ((1 << width) - 1)) + low
-        texts = self._query(
-            "SELECT group_concat(board, ';'), group_concat(to_move, ';'), group_concat(best_moves, ';'),"
-            " group_concat(coalesce(winner, ''), ';') FROM (SELECT * FROM positions ORDER BY code)"
-        )[0]
         for name, joined in zip(("board", "to_move", "best_moves", "winner"), texts):
             columns[name] = "" if joined is None else str(joined)
         return columns
