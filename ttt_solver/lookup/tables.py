@@ -119,7 +119,11 @@ class BatchTables:
         return table
 
     def lookup(
-        self, boards: Any, table: np.ndarray, translate: np.ndarray | None = None, mark: int | np.integer[Any] | None = None
+        self,
+        boards: Any,
+        table: np.ndarray,
+        translate: np.ndarray | None = None,
+        mark: int | np.integer[Any] | None = None,
     ) -> np.ndarray:
         """``table[code]`` of each (N, cells) +1/-1/0 board (then ``translate[...]`` of that);
         InvalidBoardError for a bad or illegal row: ``mark`` is ``table``'s own mark of a code no
