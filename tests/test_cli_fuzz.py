@@ -130,7 +130,7 @@ def world(tmp_path_factory: pytest.TempPathFactory, variant_db: Callable[[str], 
 
     before = _listing(CHECKOUT_DATA)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("ttt_solver.paths.data_directory", lambda: data)
+        patch.setattr("ttt_solver.paths.data_folder", lambda: str(data))
         patch.setattr(uvicorn, "run", lambda *args, **kwargs: None)  # serve: parse and open, never listen
         patch.chdir(work)
         patch.delenv("TTT_DB", raising=False)

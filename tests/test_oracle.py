@@ -166,7 +166,7 @@ def test_lazy_and_eager_oracles_agree(oracle, db_path):
 
 
 def test_the_default_database_is_built_on_first_use(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(paths, "data_directory", lambda: tmp_path / "data")
+    monkeypatch.setattr(paths, "data_folder", lambda: str(tmp_path / "data"))
     fresh = Oracle.load()
     assert (tmp_path / "data" / "ttt.sqlite").is_file()
     assert fresh.value(".........") == 0

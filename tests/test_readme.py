@@ -50,7 +50,7 @@ def default_databases(monkeypatch, tmp_path, db_path, db_4x4):
 
     (tmp_path / "ttt.sqlite").symlink_to(db_path)
     (tmp_path / "4x4.sqlite").symlink_to(db_4x4)
-    monkeypatch.setattr(paths, "data_directory", lambda: tmp_path)
+    monkeypatch.setattr(paths, "data_folder", lambda: str(tmp_path))
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

@@ -198,7 +198,7 @@ def test_lazy_and_eager_agree_on_every_misere_board(tmp_path):
 
 
 def test_a_missing_default_database_is_built_on_first_use_quietly(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(paths, "data_directory", lambda: tmp_path / "data")
+    monkeypatch.setattr(paths, "data_folder", lambda: str(tmp_path / "data"))
     oracle = Oracle.load(variant="2x7k3", eager=False)
     assert (tmp_path / "data" / "2x7k3.sqlite").is_file()
     assert capsys.readouterr().err == ""  # the library never prints
@@ -206,7 +206,7 @@ def test_a_missing_default_database_is_built_on_first_use_quietly(tmp_path, monk
 
 
 def test_the_command_line_says_when_it_builds_on_first_use(tmp_path, monkeypatch):
-    monkeypatch.setattr(paths, "data_directory", lambda: tmp_path / "data")
+    monkeypatch.setattr(paths, "data_folder", lambda: str(tmp_path / "data"))
     result = CliRunner().invoke(cli, ["best", "..............", "--variant", "2x7k3"])
     assert result.exit_code == 0 and result.stdout.strip().isdigit()
     assert "building the 2x7k3 database" in result.stderr
@@ -216,7 +216,7 @@ def test_the_command_line_says_when_it_builds_on_first_use(tmp_path, monkeypatch
 
 
 def test_the_default_path_of_a_variant(tmp_path, monkeypatch):
-    monkeypatch.setattr(paths, "data_directory", lambda: tmp_path / "data")
+    monkeypatch.setattr(paths, "data_folder", lambda: str(tmp_path / "data"))
     assert paths.default_database(V4X4) == tmp_path / "data" / "4x4.sqlite"
     assert paths.default_database(Variant()) == tmp_path / "data" / "ttt.sqlite"
     result = CliRunner().invoke(cli, ["build", "--variant", "2x5k3", "--quiet"])

@@ -83,7 +83,7 @@ def test_by_default_every_database_in_the_data_directory_is_served(db_path, tmp_
     from ttt_solver.variant import Variant
     from ttt_solver.web.data import default_databases, open_all
 
-    monkeypatch.setattr(paths, "data_directory", lambda: tmp_path)
+    monkeypatch.setattr(paths, "data_folder", lambda: str(tmp_path))
     found = default_databases()  # no 3x3 database yet: built on first use
     assert found == [(tmp_path / "ttt.sqlite", Variant.parse("3x3"))] and found[0][0].is_file()
     build(tmp_path / "3x3-misere.sqlite", Variant.parse("3x3-misere"))
@@ -96,7 +96,7 @@ def test_serve_variant_names_default_databases(db_path, tmp_path, monkeypatch):
 
     from ttt_solver import paths
 
-    monkeypatch.setattr(paths, "data_directory", lambda: tmp_path)
+    monkeypatch.setattr(paths, "data_folder", lambda: str(tmp_path))
     shutil.copy(db_path, tmp_path / "ttt.sqlite")
     monkeypatch.setattr(uvicorn, "run", lambda app, **options: None)
     assert CliRunner().invoke(cli, ["serve", "--variant", "3x3"]).exit_code == 0

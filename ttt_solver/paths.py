@@ -8,25 +8,43 @@ data directory, never inside the installed package.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .variant import STANDARD, Variant
 
-_CHECKOUT = Path(__file__).resolve().parent.parent
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+# Spelled with os.path, not pathlib: a command-line lookup finds its database without importing it.
+_CHECKOUT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+
+
+def data_folder() -> str:
+    """Where default databases go, as a string (see :func:`data_directory`)."""
+    if all(os.path.isfile(os.path.join(_CHECKOUT, name)) for name in ("build_db.py", "pyproject.toml")):
+        return os.path.join(_CHECKOUT, "data")
+    base = os.environ.get("XDG_DATA_HOME", "")
+    # The XDG spec: a relative path in XDG_DATA_HOME is invalid and must be ignored.
+    root = base if os.path.isabs(base) else os.path.join(os.path.expanduser("~"), ".local", "share")
+    return os.path.join(root, "ttt-solver")
+
+
+def database_file(variant: Variant = STANDARD) -> str:
+    """The variant's default database, as a string (see :func:`default_database`)."""
+    return os.path.join(data_folder(), f"{'ttt' if variant == STANDARD else variant.name}.sqlite")
 
 
 def data_directory() -> Path:
-    if (_CHECKOUT / "build_db.py").is_file() and (_CHECKOUT / "pyproject.toml").is_file():
-        return _CHECKOUT / "data"
-    base = os.environ.get("XDG_DATA_HOME", "")
-    # The XDG spec: a relative path in XDG_DATA_HOME is invalid and must be ignored.
-    return (Path(base) if os.path.isabs(base) else Path.home() / ".local" / "share") / "ttt-solver"
+    from pathlib import Path
+
+    return Path(data_folder())
 
 
 def default_database(variant: Variant = STANDARD) -> Path:
-    name = "ttt" if variant == STANDARD else variant.name
-    return data_directory() / f"{name}.sqlite"
+    from pathlib import Path
+
+    return Path(database_file(variant))
 
 
 def ensure_database(

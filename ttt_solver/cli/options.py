@@ -11,7 +11,6 @@ import functools
 import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -21,6 +20,8 @@ from ..errors import BuildError, DatabaseError, TTTError
 from ..variant import Variant
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..oracle import Oracle
 
 F = Callable[..., Any]
@@ -76,6 +77,8 @@ def chart_path(_ctx: click.Context, param: click.Parameter, value: str | None) -
     """A ``--plot FILE`` callback: refuse, before any work, a file no chart can be written to."""
     if value is None:
         return None
+    from pathlib import Path
+
     path = Path(value)
     if not path.name or path.name.startswith("."):
         raise click.BadParameter(f"{value!r} names no file (e.g. chart.png)", param=param)
@@ -169,10 +172,12 @@ def resolve_database(db: str | None, variant: Variant) -> str:
     """``--db`` as given, or the variant's default database (built first if it is missing)."""
     if db is not None:
         return db
-    from ..paths import default_database, ensure_database
+    import os
 
-    if default_database(variant).exists():
-        return str(default_database(variant))
+    from ..paths import database_file, ensure_database
+
+    if os.path.exists(database_file(variant)):
+        return database_file(variant)
     from .progress import writing_bar
 
     with writing_bar() as writing:

@@ -15,7 +15,6 @@ the lowest-numbered cell (deterministic); pass a ``random.Random`` or a
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from .. import board as rules
@@ -26,6 +25,8 @@ from .proof import Move, Position, resolve
 from .rows import DatabaseRows, Row
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..solve import Tables
     from ..solver import Solution
     from .arrays import Arrays

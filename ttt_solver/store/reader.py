@@ -13,7 +13,6 @@ import os
 import sqlite3
 from _thread import allocate_lock
 from collections.abc import Callable, Collection, Sequence
-from pathlib import Path
 from typing import Any, Self
 
 from ..errors import DatabaseError
@@ -43,11 +42,12 @@ _IN_RANGE = " AND ".join(
 )
 
 
-def sqlite_uri(path: Path, mode: str = "ro") -> str:
+def sqlite_uri(path: str | os.PathLike[str], mode: str = "ro") -> str:
     """A ``file:`` URI for ``path``: ``%``, ``?`` and ``#`` in a file name are escaped, so they
     stay part of the name instead of starting URI syntax. A read of a write-ahead-log database
     that SQLite could not open otherwise is marked ``immutable`` (see :func:`_whole_without_log`)."""
-    escaped = str(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+    path = os.fspath(path)
+    escaped = path.replace("%", "%25").replace("?", "%3f").replace("#", "%23")
     uri = f"file:{escaped}?mode={mode}"
     return f"{uri}&immutable=1" if mode == "ro" and _whole_without_log(path) else uri
 
@@ -55,7 +55,7 @@ def sqlite_uri(path: Path, mode: str = "ro") -> str:
 _WAL_HEADER = 32  # bytes of a -wal file before its first page
 
 
-def _whole_without_log(path: Path) -> bool:
+def _whole_without_log(path: str) -> bool:
     """A WAL-mode file (a user ran ``PRAGMA journal_mode=WAL``) that holds every committed
     change itself, in a folder this process cannot write.
 
@@ -70,16 +70,20 @@ def _whole_without_log(path: Path) -> bool:
     never skipped: without its index SQLite's own error stands (see ``Reader._open``).
     """
     try:
-        with path.open("rb") as file:
+        with open(path, "rb") as file:
             header = file.read(20)
     except OSError:
         return False
-    if header[18:20] != b"\x02\x02" or os.access(path.parent, os.W_OK):  # bytes 18-19: 2 in WAL mode
+    if header[18:20] != b"\x02\x02" or os.access(_folder(path), os.W_OK):  # bytes 18-19: 2 in WAL mode
         return False
-    log, index = Path(f"{path}-wal"), Path(f"{path}-shm")
-    if index.exists():
-        return not log.exists()
-    return not log.exists() or log.stat().st_size <= _WAL_HEADER
+    log, index = f"{path}-wal", f"{path}-shm"
+    if os.path.exists(index):
+        return not os.path.exists(log)
+    return not os.path.exists(log) or os.path.getsize(log) <= _WAL_HEADER
+
+
+def _folder(path: str) -> str:
+    return os.path.dirname(path) or "."
 
 
 def missing_driver(error: ModuleNotFoundError) -> str:
@@ -137,7 +141,7 @@ class Reader:
 
     # -- connection -----------------------------------------------------------------------
     def _open(self) -> None:
-        path = self.target.path
+        path = self.target.file
         if path is None:
             from sqlalchemy import create_engine
             from sqlalchemy.exc import SQLAlchemyError
@@ -149,7 +153,7 @@ class Reader:
             except (SQLAlchemyError, ValueError) as error:
                 raise DatabaseError(f"cannot read {self.target.spec!r}: {str(error).splitlines()[0]}") from None
             return
-        if not path.is_file():
+        if not os.path.isfile(path):
             from .hints import build_hint
 
             raise DatabaseError(
@@ -160,11 +164,12 @@ class Reader:
             self._conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()  # open it now
         except sqlite3.Error as error:
             self.close()
-            log = Path(f"{path}-wal")
-            if log.exists() and not Path(f"{path}-shm").exists() and not os.access(path.parent, os.W_OK):
+            log = f"{path}-wal"
+            if os.path.exists(log) and not os.path.exists(f"{path}-shm") and not os.access(_folder(path), os.W_OK):
+                name = os.path.basename(path)
                 raise DatabaseError(
-                    f"cannot read {self.target.spec!r}: its write-ahead log {log.name!r} holds changes that"
-                    f" SQLite reads only through an index file {path.name + '-shm'!r}, which it cannot create in a"
+                    f"cannot read {self.target.spec!r}: its write-ahead log {name + '-wal'!r} holds changes that"
+                    f" SQLite reads only through an index file {name + '-shm'!r}, which it cannot create in a"
                     " folder this user cannot write: open the database once as a user who can write the folder"
                     " (closing it moves the log into the file)"
                 ) from None

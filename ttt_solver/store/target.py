@@ -7,22 +7,25 @@ shown as ``***`` in every message.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import NamedTuple
+import os
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import InvalidTargetError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class Target(NamedTuple):
     """A parsed ``--db`` argument."""
 
     spec: str  # as the user gave it, for messages (a password masked)
-    path: Path | None  # the SQLite file, when there is one
+    file: str | None  # the SQLite file, when there is one (a str: a lookup does not import pathlib)
     url: str  # what SQLAlchemy connects to
 
     @classmethod
-    def parse(cls, spec: str | Path) -> Target:
-        text = str(spec)
+    def parse(cls, spec: str | os.PathLike[str]) -> Target:
+        text = os.fspath(spec)
         if text.strip() in (":memory:", ""):
             raise InvalidTargetError(
                 f"invalid database {text!r}: give a file path or URL (an in-memory database would vanish with the command)"
@@ -41,6 +44,13 @@ class Target(NamedTuple):
             return cls(_masked(text), None, f"postgresql+psycopg://{rest}")
         return cls(_masked(text), None, text)
 
+    @property
+    def path(self) -> Path | None:
+        """:attr:`file` as a Path."""
+        from pathlib import Path
+
+        return None if self.file is None else Path(self.file)
+
     def __str__(self) -> str:
         return self.spec
 
@@ -55,9 +65,9 @@ def _masked(url: str) -> str:
     return f"{scheme}://{user.partition(':')[0]}:***@{host}{slash}{path}"
 
 
-def _expanded(path: str, spec: str) -> Path:
+def _expanded(path: str, spec: str) -> str:
     """``path`` with a leading ``~`` or ``~user`` expanded; InvalidTargetError for an unknown user."""
-    try:
-        return Path(path).expanduser()
-    except RuntimeError:  # pathlib's "Could not determine home directory."
-        raise InvalidTargetError(f"invalid database {spec!r}: no home directory for {path.split('/')[0]!r}") from None
+    expanded = os.path.expanduser(path)
+    if expanded.startswith("~"):  # left as it was: no such user, or no home directory
+        raise InvalidTargetError(f"invalid database {spec!r}: no home directory for {path.split('/')[0]!r}")
+    return expanded.rstrip("/") or expanded  # "x.sqlite/" is the file x.sqlite, as pathlib reads it
