@@ -332,8 +332,6 @@ def _insert_columns(conn: Connection, table: Table, names: tuple[str, ...], bloc
     statement: a few times faster than a statement per row, which matters for the 1.2 million
     rows of 4x4. PostgreSQL through psycopg 3 gets ``COPY``, its bulk-load path; other
     databases get Core's executemany."""
-    import numpy as np
-
     if conn.dialect.name == "postgresql" and conn.dialect.driver == "psycopg":
         _copy_columns(conn, table, names, blocks)
         return
@@ -346,15 +344,16 @@ def _insert_columns(conn: Connection, table: Table, names: tuple[str, ...], bloc
         if conn.dialect.name != "sqlite":
             conn.execute(table.insert(), [dict(zip(names, row)) for row in zip(*columns)])
             continue
-        grid = np.empty((count, width), dtype=object)
+        # The rows' values one after another, each column written in by one strided slice
+        # assignment (a C loop; 4 times faster than an object array's tolist).
+        flat: list[Any] = [None] * (count * width)
         for j, column in enumerate(columns):
-            grid[:, j] = column
-        full = count // per * per
+            flat[j::width] = column
+        step, full = per * width, count // per * per * width
         if full:
-            statements = grid[:full].reshape(-1, per * width).tolist()
-            conn.exec_driver_sql(head + ", ".join([one] * per), list(map(tuple, statements)))
-        if full < count:
-            conn.exec_driver_sql(head + ", ".join([one] * (count - full)), tuple(grid[full:].ravel().tolist()))
+            conn.exec_driver_sql(head + ", ".join([one] * per), [tuple(flat[k : k + step]) for k in range(0, full, step)])
+        if full < len(flat):
+            conn.exec_driver_sql(head + ", ".join([one] * (count - full // width)), tuple(flat[full:]))
 
 
 def _copy_columns(conn: Connection, table: Table, names: tuple[str, ...], blocks: Blocks) -> None:
