@@ -351,7 +351,9 @@ def _insert_columns(conn: Connection, table: Table, names: tuple[str, ...], bloc
             flat[j::width] = column
         step, full = per * width, count // per * per * width
         if full:
-            conn.exec_driver_sql(head + ", ".join([one] * per), [tuple(flat[k : k + step]) for k in range(0, full, step)])
+            conn.exec_driver_sql(
+                head + ", ".join([one] * per), [tuple(flat[k : k + step]) for k in range(0, full, step)]
+            )
         if full < len(flat):
             conn.exec_driver_sql(head + ", ".join([one] * (count - full // width)), tuple(flat[full:]))
 
