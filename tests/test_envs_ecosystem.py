@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +11,7 @@ import pytest
 
 gym = pytest.importorskip("gymnasium", reason="needs the [rl] extra: pip install -e '.[rl]'")
 
-from ttt_solver import Oracle
+from ttt_solver import Oracle, paths
 from ttt_solver.envs import ENV_ID, VARIANTS, VectorTicTacToe, variant_id
 from ttt_solver.envs.render import CELL, draw
 from ttt_solver.solver import solve
@@ -104,9 +105,13 @@ def test_stable_baselines3_make_vec_env_works(oracle):
     assert masks.shape == (2, 9) and masks.dtype == bool
 
 
-def test_maskable_ppo_example_trains_a_few_hundred_steps(tmp_path, capsys):
+def test_maskable_ppo_example_trains_a_few_hundred_steps(tmp_path, capsys, db_path, monkeypatch):
     pytest.importorskip("sb3_contrib", reason="needs the [sb3] extra")
     pytest.importorskip("matplotlib", reason="needs the [plot] extra")
+    # The example opens the default database: the session's copy, not one built into the checkout.
+    (tmp_path / "data").mkdir()
+    shutil.copyfile(db_path, tmp_path / "data" / "ttt.sqlite")
+    monkeypatch.setattr(paths, "data_folder", lambda: str(tmp_path / "data"))
     spec = importlib.util.spec_from_file_location("maskable_ppo", ROOT / "examples" / "maskable_ppo.py")
     assert spec is not None and spec.loader is not None
     example = importlib.util.module_from_spec(spec)
