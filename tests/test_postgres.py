@@ -21,7 +21,9 @@ from ttt_solver import Oracle
 from ttt_solver.build import build
 from ttt_solver.cli import cli
 from ttt_solver.solve import Tables
+from ttt_solver.store.reader import Reader
 from ttt_solver.variant import Variant
+from ttt_solver.verify import verify_source
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -62,6 +64,38 @@ def test_verify_proves_a_table_built_on_the_server(
     code, out, err = _run("verify", "--variant", name, "--db", pg_url)
     assert (code, err) == (0, "") and out.rstrip().endswith("the table is proved")
     assert Oracle.load(pg_url, name).meta["digest"] == Oracle.load(variant_db(name), name).meta["digest"]
+
+
+def test_verify_reads_one_state_while_another_build_commits(
+    pg_url: str, solved: Callable[[str], Tables], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A build of another variant starts once verify has read the positions table, and runs to
+    # its swap before verify reads the packed arrays, the moves and their counts. Read statement
+    # by statement, verify compared one build's positions with the other's packed arrays.
+    build(pg_url, Variant.parse("3x3"), tables=solved("3x3"))
+    read_positions = Reader.position_columns
+    rebuilds: list[subprocess.Popen[str]] = []
+
+    def then_rebuild(reader: Reader) -> object:
+        columns = read_positions(reader)
+        command = [sys.executable, "-m", "ttt_solver", "build", "--variant", "3x3-misere", "--db", pg_url]
+        rebuilds.append(subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True))
+        deadline = time.monotonic() + 120
+        while rebuilds[0].poll() is None and time.monotonic() < deadline:  # done, or waiting at its swap
+            with psycopg.connect(pg_url) as conn:
+                waiting = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+                if waiting.fetchone() != (0,):
+                    break
+            time.sleep(0.05)
+        return columns
+
+    monkeypatch.setattr(Reader, "position_columns", then_rebuild)
+    with Oracle.load(pg_url, "3x3", eager=False) as oracle:
+        report = verify_source(oracle.source)
+    assert report.ok, report.contradictions
+    assert rebuilds[0].wait(timeout=120) == 0, rebuilds[0].stderr
+    monkeypatch.undo()
+    assert _run("verify", "--variant", "3x3-misere", "--db", pg_url)[0] == 0
 
 
 # Parameters beyond the defaults, to run each query with more than one binding.

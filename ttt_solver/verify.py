@@ -157,7 +157,13 @@ def prove_arrays(arrays: Arrays, report: Report) -> Proof:
 
 def verify_source(source: DatabaseRows) -> Report:
     """Prove a database whole (``ttt-lookup verify``): the ``positions`` table as the lookups
-    read it, then the packed arrays and the digest that in-memory loads trust."""
+    read it, then the packed arrays and the digest that in-memory loads trust, all read from
+    one state of the database (a rebuild that commits meanwhile is not mixed in)."""
+    with source.reader.snapshot():
+        return _verify_tables(source)
+
+
+def _verify_tables(source: DatabaseRows) -> Report:
     from .lookup.arrays import Arrays, unpack
     from .store.content import best_labels
 

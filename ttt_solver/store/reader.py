@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from _thread import allocate_lock
-from collections.abc import Callable, Collection, Sequence
+from _thread import allocate_lock, get_ident
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from typing import Any, Self
 
 from ..errors import DatabaseError
-from . import GENERATOR, MOVE_COLUMNS, POSITION_COLUMNS, SCHEMA_VERSION
+from . import GENERATOR, MOVE_COLUMNS, POSITION_COLUMNS, SCHEMA_VERSION, TABLE_NAMES
 from .target import Target
 
 Row = tuple[Any, ...]
@@ -132,6 +133,7 @@ class Reader:
         self._lock = allocate_lock()  # one connection, shared by threads (it only reads)
         self._engine: Any = None
         self._conn: Any = None
+        self._held: tuple[int, Any] | None = None  # (thread, server connection) of a snapshot
         self._open()
         try:
             self.meta = self._checked_meta()
@@ -189,9 +191,50 @@ class Reader:
             for name in names:
                 sql = sql.replace("?", f":{name}", 1)
             params = names
+        held = self._held
+        if held is not None and held[0] == get_ident():
+            result = held[1].execute(text(sql), params)
+            return list(result.keys()), [tuple(row) for row in result]
         with self._engine.connect() as server:
             result = server.execute(text(sql), params)
             return list(result.keys()), [tuple(row) for row in result]
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Every read of this thread inside sees one committed state of the database, and the
+        meta table is read again in it: what ``verify`` needs to compare tables with each other.
+
+        A server gets one REPEATABLE READ transaction that first takes shared locks on our tables,
+        in the order a rebuild's swap takes its exclusive ones: a rebuild that reaches its swap
+        meanwhile waits for the snapshot to end, and neither ever holds a table the other is
+        waiting for. A SQLite file needs nothing: a rebuild renames a new file in, and the open
+        connection goes on reading the file it opened.
+        """
+        if self._engine is None:
+            yield
+            return
+        with ExitStack() as stack:
+            try:
+                from sqlalchemy import inspect
+
+                conn = stack.enter_context(self._engine.connect())
+                conn.execution_options(isolation_level="REPEATABLE READ")
+                stack.enter_context(conn.begin())
+                names = set(inspect(conn).get_table_names())
+                live = [name for name in TABLE_NAMES if name in names]
+                if live:  # before any query: the snapshot is taken by the first one, after the locks
+                    conn.exec_driver_sql(f"LOCK TABLE {', '.join(live)} IN ACCESS SHARE MODE")
+            except Exception as error:
+                failure = self._failure(error, self._damaged)
+                if failure is None:
+                    raise
+                raise failure from None
+            self._held = (get_ident(), conn)
+            try:
+                self.meta = self._checked_meta()
+                yield
+            finally:
+                self._held = None
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """Rows of one statement; a database error becomes a DatabaseError naming the cause."""

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BuildError
-from . import GENERATOR, MOVE_COLUMNS, POSITION_COLUMNS
+from . import GENERATOR, MOVE_COLUMNS, POSITION_COLUMNS, TABLE_NAMES
 from .target import Target
 
 if TYPE_CHECKING:
@@ -266,15 +266,12 @@ def _server(target: Target) -> Iterator[Engine]:
         engine.dispose()
 
 
-_TABLE_NAMES = ("positions", "moves", "packed", "meta")  # the order of locking: positions before moves
-
-
 def _live_tables(conn: Connection) -> list[str]:
-    """Which of our table names exist (on the search path), in :data:`_TABLE_NAMES` order."""
+    """Which of our table names exist (on the search path), in :data:`TABLE_NAMES` order."""
     from sqlalchemy import inspect
 
     names = set(inspect(conn).get_table_names())
-    return [name for name in _TABLE_NAMES if name in names]
+    return [name for name in TABLE_NAMES if name in names]
 
 
 def _check_tables(conn: Connection, target: Target, force: bool) -> None:
@@ -303,7 +300,7 @@ def _swap(conn: Connection, suffix: str) -> None:
     if live:
         conn.exec_driver_sql(f"LOCK TABLE {', '.join(live)} IN ACCESS EXCLUSIVE MODE")
         conn.exec_driver_sql(f"DROP TABLE {', '.join(live)}")
-    for name in _TABLE_NAMES:
+    for name in TABLE_NAMES:
         conn.exec_driver_sql(f"ALTER TABLE {name}{suffix} RENAME TO {name}")
         for constraint in schema.CONSTRAINTS[name]:
             conn.exec_driver_sql(f"ALTER TABLE {name} RENAME CONSTRAINT {constraint}{suffix} TO {constraint}")
