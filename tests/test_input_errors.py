@@ -358,6 +358,21 @@ def test_the_rules_refuse_what_is_not_normalised_text(board, message):
             function(board)
     with pytest.raises(InvalidBoardError, match=message):
         rules.play(board, 4)
+    for function in (rules.legality_error, rules.to_array):
+        with pytest.raises(InvalidBoardError, match=message):
+            function(board)
+
+
+@pytest.mark.parametrize("board", [None, 5, [0] * 9, b"X........"])
+def test_whose_turn_and_the_ply_of_something_that_is_no_text_is_a_typed_error(board):
+    for function in (rules.to_move, rules.ply):
+        with pytest.raises(InvalidBoardError, match="expected text such as"):
+            function(board)
+
+
+def test_legality_of_a_board_of_another_size_is_a_typed_error():
+    with pytest.raises(InvalidBoardError, match="expected 9 cells for 3x3"):
+        rules.legality_error("X..")
 
 
 @pytest.mark.parametrize("variant", [5, None, 3.0])

@@ -67,8 +67,11 @@ def line_owners(text: str, variant: Variant = STANDARD) -> dict[str, list[tuple[
 
 
 def legality_error(text: str, variant: Variant | str = STANDARD) -> str | None:
-    """Why a normalised board cannot arise in a real game, or None if it can."""
+    """Why a normalised board cannot arise in a real game, or None if it can
+    (InvalidBoardError if ``text`` is not normalised text of the variant's size)."""
     variant = variant_of(variant)
+    if not isinstance(text, str) or len(text) != variant.cells or text.strip("XO."):
+        raise _not_normal(text, variant)
     xs, os = text.count(X), text.count(O)
     if xs - os not in (0, 1):
         return (
@@ -126,24 +129,36 @@ def from_array(cells: Iterable[int], variant: Variant | str = STANDARD) -> str:
 
 
 def to_array(text: str) -> list[int]:
+    """Normalised text -> +1/-1/0 per cell (InvalidBoardError for anything else)."""
+    if not isinstance(text, str) or text.strip("XO."):
+        raise _not_normal(text, None)
     return [_TO_NUMBER[mark] for mark in text]
 
 
+# to_move and ply read normalised text and sit on the agents' hot paths: they check only that
+# they got text (one class comparison when they did).
 def to_move(text: str) -> str:
-    """Whose turn it is (on a finished board: who would have moved next)."""
+    """Whose turn it is on a normalised board (on a finished one: who would have moved next)."""
+    if text.__class__ is not str and not isinstance(text, str):
+        raise _not_normal(text, None)
     return O if text.count(X) > text.count(O) else X
 
 
 def ply(text: str) -> int:
+    """How many marks a normalised board holds."""
+    if text.__class__ is not str and not isinstance(text, str):
+        raise _not_normal(text, None)
     return len(text) - text.count(EMPTY)
 
 
-def _not_normal(text: str, variant: Variant) -> InvalidBoardError:
-    """Why ``text`` is not what the rules below take: normalised text (see :func:`parse`), which
-    they check cheaply (a type, a length and a ``str.strip``) rather than answer wrongly."""
+def _not_normal(text: object, variant: Variant | None) -> InvalidBoardError:
+    """Why ``text`` is not what the rules take: normalised text (see :func:`parse`) of the
+    variant's size (any size without one), which they check cheaply (a type, a length and a
+    ``str.strip``) rather than answer wrongly."""
     if not isinstance(text, str):
-        return InvalidBoardError(f"invalid board {_shown(text)}: expected text such as {EMPTY * variant.cells!r}")
-    if len(text) != variant.cells:
+        example = EMPTY * (variant or STANDARD).cells
+        return InvalidBoardError(f"invalid board {_shown(text)}: expected text such as {example!r}")
+    if variant is not None and len(text) != variant.cells:
         return InvalidBoardError(f"invalid board {_shown(text)}: expected {variant.cells} cells for {variant}")
     return InvalidBoardError(f"invalid board {_shown(text)}: expected normalised text (X, O and . only)")
 

@@ -25,7 +25,9 @@ class Target(NamedTuple):
 
     @classmethod
     def parse(cls, spec: str | os.PathLike[str]) -> Target:
-        text = os.fspath(spec)
+        text = os.fspath(spec) if isinstance(spec, os.PathLike) else spec
+        if not isinstance(text, str):
+            raise InvalidTargetError(f"invalid database {text!r}: give a file path or URL as text")
         if text.strip() in (":memory:", ""):
             raise InvalidTargetError(
                 f"invalid database {text!r}: give a file path or URL (an in-memory database would vanish with the command)"
