@@ -52,6 +52,9 @@ class Variant:
             raise InvalidVariantError(f"invalid variant {self.name!r}: the board must have 1 to {MAX_CELLS} cells")
         if not 3 <= self.k <= max(self.rows, self.cols):
             raise InvalidVariantError(f"invalid variant {self.name!r}: k must be from 3 to {max(self.rows, self.cols)}")
+        # Hashed once: a variant is part of the key of every memo of the rules (a sampled game
+        # hashes it at each move).
+        fields["_hash"] = hash(self._key())
 
     @classmethod
     def parse(cls, name: str) -> Variant:
@@ -84,7 +87,8 @@ class Variant:
         return other.__class__ is Variant and self._key() == other._key()
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        hashed: int = self.__dict__["_hash"]
+        return hashed
 
     def __repr__(self) -> str:
         return f"Variant(rows={self.rows}, cols={self.cols}, k={self.k}, misere={self.misere})"
