@@ -15,12 +15,11 @@ code 130 or 143, as a shell reports the signal), after the code they interrupt h
 
 from __future__ import annotations
 
-import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.exceptions import NoArgsIsHelpError
@@ -28,6 +27,11 @@ from click.exceptions import NoArgsIsHelpError
 from .. import __version__
 from .options import translate_errors
 from .output import colour_option
+
+if TYPE_CHECKING:
+    import signal
+else:  # the C module behind signal: the same functions without its enums (1 ms of every command)
+    import _signal as signal
 
 # module in ttt_solver.cli -> the commands it defines (and lists in its COMMANDS)
 COMMAND_MODULES = {
