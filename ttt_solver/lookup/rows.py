@@ -35,6 +35,9 @@ if TYPE_CHECKING:
         def close(self) -> None: ...
 
 
+_READ_LIMIT = 1 << 16  # rows kept by a DatabaseRows before it starts again
+
+
 class Row(NamedTuple):
     """What a lookup needs of one canonical position (canonical cell numbering)."""
 
@@ -59,14 +62,25 @@ class DatabaseRows:
         self.reader = reader
         self.location = reader.target.spec
         self._arrays: Arrays | None = None
+        # Rows already read: a lookup's children are the next lookup's position and children
+        # when play goes on (``analyze`` reads the whole perfect line). A database is not
+        # changed in place (a rebuild replaces it), so a row read once stays what it was.
+        self._read: dict[int, Row] = {}
 
     @property
     def meta(self) -> dict[str, str]:
         return self.reader.meta
 
     def fetch(self, codes: Collection[int]) -> dict[int, Row]:
-        found = {}
-        for code, (value, remoteness, best, wins, draws, losses) in self.reader.rows(codes).items():
+        read = self._read
+        found = {code: read[code] for code in codes if code in read}
+        if len(found) == len(codes):
+            return found
+        if len(read) >= _READ_LIMIT:
+            read.clear()
+        for code, (value, remoteness, best, wins, draws, losses) in self.reader.rows(
+            [code for code in codes if code not in found]
+        ).items():
             try:
                 cells = tuple(int(cell) for cell in best.split(",")) if best else ()
             except (AttributeError, ValueError):
@@ -74,7 +88,7 @@ class DatabaseRows:
                     f"database {self.location!r} is damaged (best_moves of code {code} is {str(best)[:20]!r});"
                     f" {self.rebuild_hint()}"
                 ) from None
-            found[code] = Row(value, remoteness, cells, wins, draws, losses)
+            found[code] = read[code] = Row(value, remoteness, cells, wins, draws, losses)
         return found
 
     def arrays(self) -> Arrays:
