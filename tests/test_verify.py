@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ttt_solver import board as rules
 from ttt_solver import codec
@@ -285,3 +287,34 @@ def test_eager_loads_prove_small_tables_whole(db_path, tmp_path):
     with pytest.raises(DatabaseError, match="fails verification"):
         Oracle.load(copy)
     assert np.count_nonzero(value != arrays.value) == 1
+
+
+def _masks_by_row(texts: list[str], cells: int) -> list[int] | None:
+    """The best_moves column parsed row by row in plain Python (None: some row is no list of
+    distinct cells on the board): the reference for verify's whole-column parse."""
+    found = []
+    for text in texts:
+        parts = text.split(",") if text else []
+        if not all(part.isascii() and part.isdigit() and len(part) <= 2 for part in parts):
+            return None
+        numbers = [int(part) for part in parts]
+        if any(number >= cells for number in numbers) or len(set(numbers)) != len(numbers):
+            return None
+        found.append(sum(1 << number for number in numbers))
+    return found
+
+
+_CELL_TEXT = st.one_of(st.integers(0, 17).map(str), st.sampled_from(["", "04", "123", "-1", "a", " 3", "\u0663", ";"]))
+
+
+@settings(max_examples=500, derandomize=True, deadline=None)
+@given(st.lists(st.lists(_CELL_TEXT, max_size=5).map(",".join), max_size=12), st.sampled_from([9, 12, 16]))
+def test_the_best_moves_column_parses_as_row_by_row(rows, cells):
+    from ttt_solver.verify import _masks
+
+    expected = _masks_by_row(rows, cells) if rows else []
+    try:
+        found = _masks(";".join(rows), len(rows), cells).tolist()
+    except ValueError:
+        found = None
+    assert found == expected

@@ -177,11 +177,8 @@ def _verify_tables(source: DatabaseRows) -> Report:
         return report
     count = len(columns["code"])
     report.check(str(count) == meta.get("positions"), f"{count:,} rows in positions as meta says")
-    best_texts = columns["best_moves"].split(";") if count else []
     try:
-        if len(best_texts) != count:
-            raise ValueError(";")
-        best = _masks(best_texts, variant.cells)
+        best = _masks(columns["best_moves"], count, variant.cells)
     except ValueError:
         report.failed("the positions table holds a best_moves that is no list of cells")
         return report
@@ -209,16 +206,41 @@ def _verify_tables(source: DatabaseRows) -> Report:
     return report
 
 
-def _masks(texts: list[str], cells: int) -> np.ndarray:
-    """``"0,4,8"`` texts -> uint16 bit masks of those cells (ValueError if one is no such list);
-    each distinct text is parsed once."""
-    masks = {}
-    for text in set(texts):
-        found = [int(cell) for cell in text.split(",")] if text else []
-        if any(not 0 <= cell < cells for cell in found) or len(set(found)) != len(found):
-            raise ValueError(text)
-        masks[text] = sum(1 << cell for cell in found)
-    return np.array(list(map(masks.__getitem__, texts)), dtype=np.uint16)
+def _masks(joined: str, count: int, cells: int) -> np.ndarray:
+    """The best_moves column (its ``count`` texts joined by ``;``, each ``""`` or cells such as
+    ``"0,4,8"``) -> uint16 bit masks of those cells, parsed whole in numpy; ValueError for a
+    text that is no list of distinct cells on the board. (A cell written unusually, ``"04"``,
+    parses: the comparison of the whole column with its canonical text reports it.)"""
+    if count == 0:
+        if joined:
+            raise ValueError("text without a row")
+        return np.zeros(0, dtype=np.uint16)
+    try:
+        chars = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+    except UnicodeEncodeError:
+        raise ValueError("not ASCII") from None
+    semicolon, comma = chars == ord(";"), chars == ord(",")
+    digit = (chars >= ord("0")) & (chars <= ord("9"))
+    if not (semicolon | comma | digit).all() or np.count_nonzero(semicolon) != count - 1:
+        raise ValueError("not digits, commas and one semicolon between rows")
+    before = np.concatenate([[False], digit[:-1]])  # a digit right before this character
+    after = np.concatenate([digit[1:], [False]])  # a digit right after it
+    if (comma & ~(before & after)).any() or (digit & before & np.concatenate([[False], before[:-1]])).any():
+        raise ValueError("an empty cell number, or one of three digits or more")
+    first = np.flatnonzero(digit & ~before)  # where each cell number starts: one or two digits
+    value = chars[first].astype(np.int64) - ord("0")
+    two = after[first]
+    value[two] = value[two] * 10 + chars[first[two] + 1] - ord("0")
+    if len(value) and value.max() >= cells:
+        raise ValueError("a cell off the board")
+    row = np.cumsum(semicolon)[first]
+    # Summed, a cell named twice carries into another bit: fewer bits than cell numbers.
+    masks = np.bincount(row, weights=np.left_shift(1, value), minlength=count).astype(np.int64)
+    named = np.bincount(row, minlength=count)
+    bits = np.unpackbits(masks.astype("<u2").view(np.uint8).reshape(-1, 2), axis=1).sum(axis=1)
+    if (bits != named).any():
+        raise ValueError("a cell named twice")
+    return masks.astype(np.uint16)
 
 
 def _compare_readable(columns: dict[str, Any], arrays: Arrays, report: Report, labels: Any) -> None:
