@@ -15,6 +15,9 @@ each:
   ``Discrete.sample(mask=...)`` takes), all 0 on a finished or illegal board.
 - ``final[index]``: the value of a finished board for the side to move (-1 when the last
   mover made a line, 0 on a full board; +1 in misère), :data:`PLAYING` otherwise.
+- ``children(tables)[index * cells + cell]`` (dense tables only, for the vectorised
+  environment): the index after the side to move marks ``cell``, -1 when the cell is taken or
+  the board finished or illegal.
 
 Boards of up to :data:`DENSE_CELLS` cells (3x3, 3x4k3, 4x3k3, ...) get dense numpy tables over
 all ``3**cells`` indices, built in numpy at once (531,441 entries for 12 cells). Bigger boards
@@ -147,6 +150,18 @@ def board_tables(variant: Variant = STANDARD) -> BoardTables | LazyBoardTables:
     if variant.cells > DENSE_CELLS:
         return LazyBoardTables(variant)
     return _dense_tables(variant)
+
+
+@lru_cache(maxsize=4)
+def children(tables: BoardTables) -> np.ndarray:
+    """Every move of the dense ``tables`` as a flat intp table (see the module docstring)."""
+    size, n = tables.masks.shape
+    marks = tables.planes[:, 0].reshape(size, n, 2).sum(axis=1, dtype=np.int64)  # X's, O's
+    mover = np.where(marks[:, 0] == marks[:, 1], 1, -1)  # X moves first
+    moves = np.arange(size)[:, None] + mover[:, None] * np.array(tables.powers)
+    table = np.where(tables.masks == 1, moves, -1).astype(np.intp).ravel()
+    table.flags.writeable = False
+    return table
 
 
 def _dense_tables(variant: Variant) -> BoardTables:

@@ -24,6 +24,7 @@ oracle's batch tables or the agent's policy tables (see :mod:`.opponent`).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -36,7 +37,7 @@ from ..errors import GameOverError, InvalidBoardError, InvalidVariantError
 from ..oracle import Oracle
 from ..variant import STANDARD, Variant
 from ._gym import spaces
-from .observation import DENSE_CELLS, PLAYING, BoardTables, board_tables
+from .observation import DENSE_CELLS, PLAYING, BoardTables, board_tables, children
 from .opponent import Draws, batch_moves, resolve_opponent
 from .single import as_variant, check_illegal, parse_side
 
@@ -83,14 +84,13 @@ class VectorTicTacToe(VectorEnv):
         self.single_action_space = spaces.Discrete(self.variant.cells)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self._powers = np.array(tables.powers, dtype=np.intp)
-        self._final = tables.final.astype(np.intp)
-        self._legal = tables.masks.astype(bool).ravel()  # by index * cells + cell
-        self._mask_rows = np.concatenate([tables.masks, np.ones_like(tables.masks)])
-        # One row per (index, perspective): a single gather builds the observations.
-        self._planes = tables.planes.reshape(-1, *self.single_observation_space.shape)
+        self._cells = tables.variant.cells
+        self._size = len(tables.final)
+        self._children = children(tables)  # by index * cells + cell; -1 when the cell is taken
+        self._final = tables.final
+        self._mask_rows, self._planes = _batch_rows(tables)
         self._index = np.full(num_envs, tables.empty_index, dtype=np.intp)
-        self._side = np.ones(num_envs, dtype=np.intp)
+        self._view = np.zeros(num_envs, dtype=np.intp)  # 0 (the learner plays X) or size (O)
         self._done = np.zeros(num_envs, dtype=bool)
         self._draws: Draws | None = None
 
@@ -117,25 +117,28 @@ class VectorTicTacToe(VectorEnv):
         cells = self._check(actions)
         draws = self._draws
         draws.prepare(_MOST_DRAWS)
-        index, side, done = self._index, self._side, self._done
+        index, done = self._index, self._done
         playing = ~done
         rewards = np.zeros(self.num_envs)
         terminated = np.zeros(self.num_envs, dtype=bool)
-        bad = playing & ~self._legal[index * len(self._powers) + cells]
+        cells += index * self._cells
+        moved = self._children[cells]  # -1 where the cell is taken (or the game is over)
+        bad = playing & (moved < 0)
         if bad.any():
             if self.illegal == "raise":
                 game = int(np.argmax(bad))
-                raise InvalidBoardError(f"illegal action {int(cells[game])} in game {game}: the cell is taken")
+                cell = int(cells[game] - index[game] * self._cells)
+                raise InvalidBoardError(f"illegal action {cell} in game {game}: the cell is taken")
             rewards[bad] = self.illegal_reward
             terminated |= bad & (self.illegal == "lose")
             playing &= ~bad
-        moved = np.where(playing, index + side * self._powers[cells], index)
+        moved = np.where(playing, moved, index)
         result = self._final[moved]
         ended = playing & (result != PLAYING)
         rewards = np.where(ended, -result, rewards)
         going = playing & ~ended
         if going.any():
-            moved = np.where(going, moved - side * self._powers[self._moves(moved, going, draws)], moved)
+            moved = np.where(going, self._moves(moved, going, draws), moved)
             result = self._final[moved]
             answered = going & (result != PLAYING)
             rewards = np.where(answered, result, rewards)
@@ -177,18 +180,18 @@ class VectorTicTacToe(VectorEnv):
         return seeds
 
     def _check(self, actions: Any) -> np.ndarray:
+        """The actions as a fresh intp array (``step`` reuses it), checked."""
         cells = np.asarray(actions)
         if cells.shape != (self.num_envs,) or cells.dtype.kind not in "iu":
             raise InvalidBoardError(
                 f"invalid actions: expected {self.num_envs} cell numbers, got shape {cells.shape} of {cells.dtype}"
             )
-        out = (cells < 0) | (cells >= len(self._powers))
-        if out.any():
-            game = int(np.argmax(out))
+        if cells.min() < 0 or cells.max() >= self._cells:
+            game = int(np.argmax((cells < 0) | (cells >= self._cells)))
             raise InvalidBoardError(
-                f"invalid action {int(cells[game])} in game {game}: cells are 0 to {len(self._powers) - 1}"
+                f"invalid action {int(cells[game])} in game {game}: cells are 0 to {self._cells - 1}"
             )
-        return cells.astype(np.intp, copy=False)
+        return cells.astype(np.intp)
 
     def _start(self, restart: np.ndarray) -> None:
         """New games where ``restart`` (bool, over all games) is set: the side (one draw when
@@ -196,22 +199,31 @@ class VectorTicTacToe(VectorEnv):
         work on those games alone."""
         assert self._draws is not None
         games = np.flatnonzero(restart)
-        self._index[games] = self._tables.empty_index
         if self._side_choice:
-            self._side[games] = self._side_choice
+            second = np.full(len(games), self._side_choice < 0)
         else:
-            self._side[games] = np.where(self._draws.take_games(games) < 0.5, 1, -1)
-        second = games[self._side[games] < 0]
-        if len(second):
-            opening = np.zeros(self.num_envs, dtype=bool)
-            opening[second] = True
-            self._index[second] += self._powers[self._moves(self._index, opening, self._draws)[second]]
+            second = self._draws.take_games(games) >= 0.5  # X below 0.5, as the single environment
+        boards = np.full(len(games), self._tables.empty_index, dtype=np.intp)
+        if second.any():
+            boards[second] = self._moves.on(boards[second], games[second], self._draws)
+        self._index[games] = boards
+        self._view[games] = second * self._size
 
     # np.take along axis 0 copies whole rows: a few times faster than fancy indexing them.
     def _observations(self) -> np.ndarray:
-        return np.take(self._planes, 2 * self._index + (self._side < 0), axis=0)
+        return np.take(self._planes, self._index + self._view, axis=0)
 
     def _infos(self) -> dict[str, Any]:
         # A finished game's row of the mask table is all ones (any action restarts it).
-        masks = np.take(self._mask_rows, self._index + self._done * len(self._final), axis=0)
+        masks = np.take(self._mask_rows, self._index + self._done * self._size, axis=0)
         return {"action_mask": masks, "_action_mask": np.ones(self.num_envs, dtype=bool)}
+
+
+@lru_cache(maxsize=4)
+def _batch_rows(tables: BoardTables) -> tuple[np.ndarray, np.ndarray]:
+    """The mask rows then all-ones rows (for finished games), and the observation rows with
+    the learner as X then as O: a game's row is its index plus 0 or ``size``."""
+    masks = np.concatenate([tables.masks, np.ones_like(tables.masks)])
+    planes = np.concatenate([tables.planes[:, 0], tables.planes[:, 1]])
+    masks.flags.writeable = planes.flags.writeable = False
+    return masks, planes
