@@ -88,9 +88,9 @@ class VectorTicTacToe(VectorEnv):
         self._size = len(tables.final)
         self._children = children(tables)  # by index * cells + cell; -1 when the cell is taken
         self._final = tables.final
-        self._mask_rows, self._planes = _batch_rows(tables)
+        self._mask_rows, self._planes, self._values = _batch_rows(tables)
         self._index = np.full(num_envs, tables.empty_index, dtype=np.intp)
-        self._view = np.zeros(num_envs, dtype=np.intp)  # 0 (the learner plays X) or size (O)
+        self._view = np.full(num_envs, self._size if self._side_choice < 0 else 0, dtype=np.intp)  # X: 0, O: size
         self._done = np.zeros(num_envs, dtype=bool)
         self._draws: Draws | None = None
 
@@ -111,7 +111,9 @@ class VectorTicTacToe(VectorEnv):
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         # Every game is stepped in whole-batch arrays, masked, never compacted to the games
-        # concerned: a masked pass over all of them costs less than gathering a subset.
+        # concerned: a masked pass over all of them costs less than gathering a subset. The
+        # games that restart (next-step autoreset) draw their side first, then join the games
+        # the opponent answers, their opening made in the same pass as the replies.
         if self._draws is None:
             raise GameOverError("the games have not started: call reset() before step()")
         cells = self._check(actions)
@@ -119,8 +121,6 @@ class VectorTicTacToe(VectorEnv):
         draws.prepare(_MOST_DRAWS)
         index, done = self._index, self._done
         playing = ~done
-        rewards = np.zeros(self.num_envs)
-        terminated = np.zeros(self.num_envs, dtype=bool)
         cells += index * self._cells
         moved = self._children[cells]  # -1 where the cell is taken (or the game is over)
         bad = playing & (moved < 0)
@@ -129,26 +129,40 @@ class VectorTicTacToe(VectorEnv):
                 game = int(np.argmax(bad))
                 cell = int(cells[game] - index[game] * self._cells)
                 raise InvalidBoardError(f"illegal action {cell} in game {game}: the cell is taken")
-            rewards[bad] = self.illegal_reward
-            terminated |= bad & (self.illegal == "lose")
             playing &= ~bad
-        moved = np.where(playing, moved, index)
-        result = self._final[moved]
-        ended = playing & (result != PLAYING)
-        rewards = np.where(ended, -result, rewards)
-        going = playing & ~ended
+            moved = np.where(bad, index, moved)
+        going = playing & (self._final[moved] == PLAYING)  # the opponent replies
+        if done.any():
+            moved = np.where(done, self._tables.empty_index, moved)
+            going |= self._restart(done, draws)
         if going.any():
             moved = np.where(going, self._moves(moved, going, draws), moved)
-            result = self._final[moved]
-            answered = going & (result != PLAYING)
-            rewards = np.where(answered, result, rewards)
-            ended |= answered
-        terminated |= ended
-        self._index = moved
-        if done.any():
-            self._start(done)
-        self._done = terminated
-        return self._observations(), rewards, terminated, np.zeros(self.num_envs, dtype=bool), self._infos()
+        rows = moved + self._view
+        rewards: np.ndarray = self._values[rows]  # the learner's result on a finished board, else 0
+        terminated = self._final[moved] != PLAYING
+        if bad.any():
+            rewards[bad] = self.illegal_reward
+            if self.illegal == "lose":
+                terminated |= bad
+        self._index, self._done = moved, terminated
+        masks = np.take(self._mask_rows, moved + terminated * self._size, axis=0)
+        return (
+            np.take(self._planes, rows, axis=0),
+            rewards,
+            terminated,
+            np.zeros(self.num_envs, dtype=bool),
+            {"action_mask": masks, "_action_mask": np.ones(self.num_envs, dtype=bool)},
+        )
+
+    def _restart(self, done: np.ndarray, draws: Draws) -> np.ndarray:
+        """Draw the side of the games that restart (``done``); those where the opponent opens."""
+        if self._side_choice > 0:
+            return np.zeros(self.num_envs, dtype=bool)
+        if self._side_choice < 0:
+            return done
+        second: np.ndarray = done & (draws.take(done) >= 0.5)  # X below 0.5, as the single env
+        self._view = np.where(done, second * self._size, self._view)
+        return second
 
     def render(self) -> tuple[str, ...] | tuple[np.ndarray, ...] | None:
         """One frame per game, as SyncVectorEnv gives: text (``ansi``) or an image (``rgb_array``)."""
@@ -220,10 +234,19 @@ class VectorTicTacToe(VectorEnv):
 
 
 @lru_cache(maxsize=4)
-def _batch_rows(tables: BoardTables) -> tuple[np.ndarray, np.ndarray]:
-    """The mask rows then all-ones rows (for finished games), and the observation rows with
-    the learner as X then as O: a game's row is its index plus 0 or ``size``."""
+def _batch_rows(tables: BoardTables) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Tables over a game's row, its index plus 0 (the learner plays X) or ``size`` (O): the
+    observations, and the learner's reward (the result of a finished board, 0 elsewhere);
+    and the mask rows then all-ones rows (for finished games)."""
     masks = np.concatenate([tables.masks, np.ones_like(tables.masks)])
     planes = np.concatenate([tables.planes[:, 0], tables.planes[:, 1]])
-    masks.flags.writeable = planes.flags.writeable = False
-    return masks, planes
+    size, n = tables.masks.shape
+    marks = tables.planes[:, 0].reshape(size, n, 2).sum(axis=1, dtype=np.int64)
+    x_to_move = marks[:, 0] == marks[:, 1]
+    final = tables.final.astype(np.int64)
+    over = final != PLAYING  # ``final`` is the result for the side to move
+    as_x = np.where(over, np.where(x_to_move, final, -final), 0)
+    values = np.concatenate([as_x, -as_x]).astype(np.float64)
+    for table in (masks, planes, values):
+        table.flags.writeable = False
+    return masks, planes, values
