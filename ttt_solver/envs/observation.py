@@ -16,8 +16,9 @@ each:
 - ``final[index]``: the value of a finished board for the side to move (-1 when the last
   mover made a line, 0 on a full board; +1 in misère), :data:`PLAYING` otherwise.
 - ``children(tables)[index * cells + cell]`` (dense tables only, for the vectorised
-  environment): the index after the side to move marks ``cell``, -1 when the cell is taken or
-  the board finished or illegal.
+  environment): the index after the side to move marks ``cell``; -1 when the cell is taken or
+  the board illegal; on a finished board, the empty board (the vectorised environment's
+  autoreset: any action on a finished game starts a new one).
 
 Boards of up to :data:`DENSE_CELLS` cells (3x3, 3x4k3, 4x3k3, ...) get dense numpy tables over
 all ``3**cells`` indices, built in numpy at once (531,441 entries for 12 cells). Bigger boards
@@ -159,7 +160,8 @@ def children(tables: BoardTables) -> np.ndarray:
     marks = tables.planes[:, 0].reshape(size, n, 2).sum(axis=1, dtype=np.int64)  # X's, O's
     mover = np.where(marks[:, 0] == marks[:, 1], 1, -1)  # X moves first
     moves = np.arange(size)[:, None] + mover[:, None] * np.array(tables.powers)
-    table = np.where(tables.masks == 1, moves, -1).astype(np.intp).ravel()
+    over = ((tables.final != PLAYING) & (tables.final != ILLEGAL))[:, None]
+    table = np.where(tables.masks == 1, moves, np.where(over, tables.empty_index, -1)).astype(np.intp).ravel()
     table.flags.writeable = False
     return table
 

@@ -81,12 +81,15 @@ class Draws:
             for generator, row in zip(generators, self._buffer):
                 generator.random(out=row)
             self._next = self._starts.copy()
+            self._most, self._limits = 0, self._ends  # refill below ``_limits``, set for ``most``
 
     def prepare(self, most: int) -> None:
         """Make sure every game has ``most`` unread draws, keeping each game's order."""
         if not self.buffered:
             return
-        games = np.flatnonzero(self._next > self._ends - most)
+        if most != self._most:
+            self._most, self._limits = most, self._ends - most
+        games = np.flatnonzero(self._next > self._limits)
         if not len(games):
             return
         generators, found = self.generators, self._next[games]

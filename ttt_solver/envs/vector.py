@@ -92,6 +92,7 @@ class VectorTicTacToe(VectorEnv):
         self._index = np.full(num_envs, tables.empty_index, dtype=np.intp)
         self._view = np.full(num_envs, self._size if self._side_choice < 0 else 0, dtype=np.intp)  # X: 0, O: size
         self._done = np.zeros(num_envs, dtype=bool)
+        self._lost_illegally = False  # some game is done on an unfinished board (an illegal move)
         self._draws: Draws | None = None
 
     def reset(
@@ -107,6 +108,7 @@ class VectorTicTacToe(VectorEnv):
         self._draws.prepare(_MOST_DRAWS)
         self._start(np.ones(self.num_envs, dtype=bool))
         self._done = np.zeros(self.num_envs, dtype=bool)
+        self._lost_illegally = False
         return self._observations(), self._infos()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -120,10 +122,12 @@ class VectorTicTacToe(VectorEnv):
         draws = self._draws
         draws.prepare(_MOST_DRAWS)
         index, done = self._index, self._done
-        playing = ~done
         cells += index * self._cells
-        moved = self._children[cells]  # -1 where the cell is taken (or the game is over)
-        bad = playing & (moved < 0)
+        moved = self._children[cells]  # -1 where the cell is taken; the empty board where done
+        if self._lost_illegally:  # done on an unfinished board: start those games too
+            moved = np.where(done, self._tables.empty_index, moved)
+        bad = moved < 0
+        playing = ~done
         if bad.any():
             if self.illegal == "raise":
                 game = int(np.argmax(bad))
@@ -133,19 +137,21 @@ class VectorTicTacToe(VectorEnv):
             moved = np.where(bad, index, moved)
         going = playing & (self._final[moved] == PLAYING)  # the opponent replies
         if done.any():
-            moved = np.where(done, self._tables.empty_index, moved)
             going |= self._restart(done, draws)
         if going.any():
             moved = np.where(going, self._moves(moved, going, draws), moved)
         rows = moved + self._view
         rewards: np.ndarray = self._values[rows]  # the learner's result on a finished board, else 0
         terminated = self._final[moved] != PLAYING
+        masks = np.take(self._mask_rows, rows, axis=0)  # all ones on a finished board
+        self._lost_illegally = False
         if bad.any():
             rewards[bad] = self.illegal_reward
             if self.illegal == "lose":
                 terminated |= bad
+                masks[bad] = 1
+                self._lost_illegally = True
         self._index, self._done = moved, terminated
-        masks = np.take(self._mask_rows, moved + terminated * self._size, axis=0)
         return (
             np.take(self._planes, rows, axis=0),
             rewards,
@@ -200,12 +206,13 @@ class VectorTicTacToe(VectorEnv):
             raise InvalidBoardError(
                 f"invalid actions: expected {self.num_envs} cell numbers, got shape {cells.shape} of {cells.dtype}"
             )
-        if cells.min() < 0 or cells.max() >= self._cells:
+        found = cells.astype(np.intp)
+        if found.view(np.uintp).max() >= self._cells:  # negative numbers too, seen unsigned
             game = int(np.argmax((cells < 0) | (cells >= self._cells)))
             raise InvalidBoardError(
                 f"invalid action {int(cells[game])} in game {game}: cells are 0 to {self._cells - 1}"
             )
-        return cells.astype(np.intp)
+        return found
 
     def _start(self, restart: np.ndarray) -> None:
         """New games where ``restart`` (bool, over all games) is set: the side (one draw when
@@ -229,22 +236,24 @@ class VectorTicTacToe(VectorEnv):
 
     def _infos(self) -> dict[str, Any]:
         # A finished game's row of the mask table is all ones (any action restarts it).
-        masks = np.take(self._mask_rows, self._index + self._done * self._size, axis=0)
+        masks = np.take(self._mask_rows, self._index + self._view, axis=0)
+        masks[self._done] = 1  # a finished game's row of the mask table is all ones, or it lost on an illegal move
         return {"action_mask": masks, "_action_mask": np.ones(self.num_envs, dtype=bool)}
 
 
 @lru_cache(maxsize=4)
 def _batch_rows(tables: BoardTables) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Tables over a game's row, its index plus 0 (the learner plays X) or ``size`` (O): the
-    observations, and the learner's reward (the result of a finished board, 0 elsewhere);
-    and the mask rows then all-ones rows (for finished games)."""
-    masks = np.concatenate([tables.masks, np.ones_like(tables.masks)])
-    planes = np.concatenate([tables.planes[:, 0], tables.planes[:, 1]])
+    action masks (all ones on a finished board: any action starts a new game), the
+    observations, and the learner's reward (the result of a finished board, 0 elsewhere)."""
     size, n = tables.masks.shape
-    marks = tables.planes[:, 0].reshape(size, n, 2).sum(axis=1, dtype=np.int64)
-    x_to_move = marks[:, 0] == marks[:, 1]
     final = tables.final.astype(np.int64)
     over = final != PLAYING  # ``final`` is the result for the side to move
+    masks = np.where(over[:, None], np.int8(1), tables.masks)
+    masks = np.concatenate([masks, masks])
+    planes = np.concatenate([tables.planes[:, 0], tables.planes[:, 1]])
+    marks = tables.planes[:, 0].reshape(size, n, 2).sum(axis=1, dtype=np.int64)
+    x_to_move = marks[:, 0] == marks[:, 1]
     as_x = np.where(over, np.where(x_to_move, final, -final), 0)
     values = np.concatenate([as_x, -as_x]).astype(np.float64)
     for table in (masks, planes, values):
