@@ -167,8 +167,9 @@ class PerfectMoves:
         _lowest, count, kth = bit_tables()
         self._preferred = _replies(after, kth[:, :n][preferred])
         self._preferred_counts = count.astype(np.intp)[preferred]
-        self._empties = _replies(after, tables.empties)
-        self._empty_counts = (tables.empties >= 0).sum(axis=1)
+        if self.probability < 1.0:  # the uniformly random moves, tables as big as the preferred ones
+            self._empties = _replies(after, tables.empties)
+            self._empty_counts = (tables.empties >= 0).sum(axis=1)
 
     def __call__(self, index: np.ndarray, active: np.ndarray, draws: Draws) -> np.ndarray:
         live = np.count_nonzero(active)
