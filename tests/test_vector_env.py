@@ -98,9 +98,10 @@ def test_agrees_with_the_single_env_move_for_move(oracle, opponent):
     assert_agree(opponent, oracle)
 
 
+@pytest.mark.parametrize("opponent", ["perfect", "perfect:0.8"])
 @pytest.mark.parametrize("kwargs", [{"side": "X"}, {"side": "O"}, {"illegal": "penalize", "illegal_reward": -0.5}])
-def test_agrees_with_every_side_and_illegal_mode(oracle, kwargs):
-    assert_agree("perfect:0.8", oracle, **kwargs)
+def test_agrees_with_every_side_and_illegal_mode(oracle, opponent, kwargs):
+    assert_agree(opponent, oracle, **kwargs)
 
 
 def test_agrees_with_a_weighted_policy_and_a_long_run(oracle):
@@ -243,6 +244,8 @@ def test_render(oracle):
     "name, opponent",
     [
         ("3x3-misere", "perfect:0.7"),
+        ("3x3-misere", "perfect"),
+        ("3x4k3", "perfect"),
         ("3x3-misere", "nstep:2"),
         ("3x3-misere", "mc:5"),
         ("3x4k3", "perfect:0.7"),

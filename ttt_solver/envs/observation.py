@@ -153,12 +153,19 @@ def board_tables(variant: Variant = STANDARD) -> BoardTables | LazyBoardTables:
     return _dense_tables(variant)
 
 
+def x_to_move(tables: BoardTables) -> np.ndarray:
+    """Whether X is the side to move on each index of the dense ``tables`` (as many X's as O's)."""
+    size, n = tables.masks.shape
+    marks = tables.planes[:, 0].reshape(size, n, 2).sum(axis=1, dtype=np.int64)  # X's, O's
+    found: np.ndarray = marks[:, 0] == marks[:, 1]
+    return found
+
+
 @lru_cache(maxsize=4)
 def children(tables: BoardTables) -> np.ndarray:
     """Every move of the dense ``tables`` as a flat intp table (see the module docstring)."""
-    size, n = tables.masks.shape
-    marks = tables.planes[:, 0].reshape(size, n, 2).sum(axis=1, dtype=np.int64)  # X's, O's
-    mover = np.where(marks[:, 0] == marks[:, 1], 1, -1)  # X moves first
+    size = len(tables.final)
+    mover = np.where(x_to_move(tables), 1, -1)
     moves = np.arange(size)[:, None] + mover[:, None] * np.array(tables.powers)
     over = ((tables.final != PLAYING) & (tables.final != ILLEGAL))[:, None]
     table = np.where(tables.masks == 1, moves, np.where(over, tables.empty_index, -1)).astype(np.intp).ravel()

@@ -30,7 +30,7 @@ from ..agents import Agent, make_agent
 from ..agents.perfect import PerfectAgent
 from ..lookup.tables import bit_tables
 from ..variant import Variant
-from .observation import BoardTables, children
+from .observation import PLAYING, BoardTables, children, x_to_move
 
 if TYPE_CHECKING:
     from ..oracle import Oracle
@@ -170,6 +170,24 @@ class PerfectMoves:
         if self.probability < 1.0:  # the uniformly random moves, tables as big as the preferred ones
             self._empties = _replies(after, tables.empties)
             self._empty_counts = (tables.empties >= 0).sum(axis=1)
+        else:  # by_row: a game's row is its board plus 0 (the learner plays X) or size (O)
+            size = len(tables.final)
+            boards = np.arange(size)
+            unfinished = tables.final == PLAYING
+            x_moves = x_to_move(tables)
+            opponent = np.concatenate([unfinished & ~x_moves, unfinished & x_moves])  # moves on the row
+            self._row_counts = np.where(opponent, np.tile(self._preferred_counts, 2), 0)
+            self._row_starts = np.where(opponent, np.tile(boards * n, 2), size * n + np.tile(boards, 2))
+            self._row_replies = np.concatenate([self._preferred, boards])  # then each board itself
+
+    def by_row(self, rows: np.ndarray, draws: Draws) -> np.ndarray:
+        """``perfect`` (probability 1) on every game at once, by its row: the board after the
+        opponent's reply where the opponent is to move on an unfinished board, else the board."""
+        counts = self._row_counts[rows]
+        pick = (draws.take(counts > 1) * counts).astype(np.intp)
+        pick += self._row_starts[rows]
+        found: np.ndarray = self._row_replies[pick]
+        return found
 
     def __call__(self, index: np.ndarray, active: np.ndarray, draws: Draws) -> np.ndarray:
         live = np.count_nonzero(active)

@@ -37,8 +37,8 @@ from ..errors import GameOverError, InvalidBoardError, InvalidVariantError
 from ..oracle import Oracle
 from ..variant import STANDARD, Variant
 from ._gym import spaces
-from .observation import DENSE_CELLS, PLAYING, BoardTables, board_tables, children
-from .opponent import Draws, batch_moves, resolve_opponent
+from .observation import DENSE_CELLS, PLAYING, BoardTables, board_tables, children, x_to_move
+from .opponent import Draws, PerfectMoves, batch_moves, resolve_opponent
 from .single import as_variant, check_illegal, parse_side
 
 _MOST_DRAWS = 3  # per game and step: side, then the opponent's mixing draw and pick
@@ -79,7 +79,8 @@ class VectorTicTacToe(VectorEnv):
         self.render_mode = render_mode
         self.opponent = resolve_opponent(opponent, oracle, self.variant)
         self._tables = tables
-        self._moves = batch_moves(self.opponent, tables)
+        self._moves = moves = batch_moves(self.opponent, tables)
+        self._by_row = moves.by_row if isinstance(moves, PerfectMoves) and moves.probability >= 1.0 else None
         self.single_observation_space = spaces.Box(0, 1, (self.variant.rows, self.variant.cols, 2), np.int8)
         self.single_action_space = spaces.Discrete(self.variant.cells)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
@@ -127,19 +128,22 @@ class VectorTicTacToe(VectorEnv):
         if self._lost_illegally:  # done on an unfinished board: start those games too
             moved = np.where(done, self._tables.empty_index, moved)
         bad = moved < 0
-        playing = ~done
         if bad.any():
             if self.illegal == "raise":
                 game = int(np.argmax(bad))
                 cell = int(cells[game] - index[game] * self._cells)
                 raise InvalidBoardError(f"illegal action {cell} in game {game}: the cell is taken")
-            playing &= ~bad
             moved = np.where(bad, index, moved)
-        going = playing & (self._final[moved] == PLAYING)  # the opponent replies
-        if done.any():
-            going |= self._restart(done, draws)
-        if going.any():
-            moved = np.where(going, self._moves(moved, going, draws), moved)
+        if self._by_row is not None:  # perfect: tables by row know where the opponent moves
+            if done.any():
+                self._restart(done, draws)
+            moved = self._by_row(moved + self._view, draws)
+        else:
+            going = ~(done | bad) & (self._final[moved] == PLAYING)  # the opponent replies
+            if done.any():
+                going |= self._restart(done, draws)
+            if going.any():
+                moved = np.where(going, self._moves(moved, going, draws), moved)
         rows = moved + self._view
         rewards: np.ndarray = self._values[rows]  # the learner's result on a finished board, else 0
         terminated = self._final[moved] != PLAYING
@@ -246,15 +250,12 @@ def _batch_rows(tables: BoardTables) -> tuple[np.ndarray, np.ndarray, np.ndarray
     """Tables over a game's row, its index plus 0 (the learner plays X) or ``size`` (O): the
     action masks (all ones on a finished board: any action starts a new game), the
     observations, and the learner's reward (the result of a finished board, 0 elsewhere)."""
-    size, n = tables.masks.shape
     final = tables.final.astype(np.int64)
     over = final != PLAYING  # ``final`` is the result for the side to move
     masks = np.where(over[:, None], np.int8(1), tables.masks)
     masks = np.concatenate([masks, masks])
     planes = np.concatenate([tables.planes[:, 0], tables.planes[:, 1]])
-    marks = tables.planes[:, 0].reshape(size, n, 2).sum(axis=1, dtype=np.int64)
-    x_to_move = marks[:, 0] == marks[:, 1]
-    as_x = np.where(over, np.where(x_to_move, final, -final), 0)
+    as_x = np.where(over, np.where(x_to_move(tables), final, -final), 0)
     values = np.concatenate([as_x, -as_x]).astype(np.float64)
     for table in (masks, planes, values):
         table.flags.writeable = False
