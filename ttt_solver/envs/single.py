@@ -141,30 +141,23 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
         return self._observation(), {"action_mask": tables.mask_rows[self._index].copy()}  # type: ignore[union-attr]
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        # The fast path: against ``perfect``, a move met before (see .replies); else _step.
-        if action.__class__ is int:
-            cell = action
-        elif self._over:
-            return self._step(action)
-        else:
-            cell = _cell(action)
-        try:
-            outcomes = self._node[cell]
-        except IndexError:  # not a cell
-            outcomes = None
-        if outcomes is None or self._opponent.probability != 1.0:  # type: ignore[attr-defined]
-            return self._step(action)
-        if len(outcomes) == 1:
-            index, reward, over, obs, mask = outcomes[0]
-        else:  # PerfectAgent.choose's draw
-            index, reward, over, obs, mask = outcomes[int(self._np_random.random() * len(outcomes))]  # type: ignore[union-attr]
-        self._index, self._over, self._last_reward = index, over, reward
-        self._node = self._blocked if over else self._nodes.get(index) or self._follow()
-        if self.render_mode == "human":
-            print(self._text())
-        return obs.copy(), reward, over, False, {"action_mask": mask.copy()}
-
-    def _step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if self._node is not self._blocked:  # against perfect, a game in progress: see .replies
+            cell = action if action.__class__ is int else _cell(action)
+            try:
+                outcomes = self._node[cell]
+            except IndexError:  # not a cell: the checked path below says so
+                outcomes = None
+            if outcomes is not None and self._opponent.probability == 1.0:  # type: ignore[attr-defined]
+                if len(outcomes) == 1:
+                    index, reward, over, obs, mask = outcomes[0]
+                else:  # PerfectAgent.choose's draw
+                    index, reward, over, obs, mask = outcomes[int(self._np_random.random() * len(outcomes))]  # type: ignore[union-attr]
+                self._index, self._over, self._last_reward = index, over, reward
+                self._node = self._blocked if over else self._nodes.get(index) or self._follow()
+                if self.render_mode == "human":
+                    print(self._text())
+                return obs.copy(), reward, over, False, {"action_mask": mask.copy()}
+        # The checked path: any opponent, any move.
         if self._over:
             raise GameOverError("no game in progress (never started, or over): call reset() before step()")
         tables = self._tables
@@ -188,7 +181,8 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
         self._index = index
         self._over = over = result != PLAYING
         self._last_reward = reward = float(outcome)
-        self._follow()
+        if self._node is not self._blocked:  # (a change of opponent to perfect takes it at reset)
+            self._follow()
         if self.render_mode == "human":
             print(self._text())
         obs = tables.plane_rows[0 if side > 0 else 1][index].copy()  # type: ignore[union-attr]
@@ -226,9 +220,10 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
         """Point the fast path of ``step`` at the position (blocked when the game is over or the
         opponent is not ``perfect``); the node."""
         agent = self._opponent
-        if self._over or type(agent) is not PerfectAgent or agent.probability != 1.0:
+        if self._over or not _fast(agent):
             self._node = self._blocked
             return self._node
+        assert isinstance(agent, PerfectAgent)
         if self._tree is None or self._tree.oracle is not agent.oracle:
             self._tree = reply_tree(agent.oracle)
         self._nodes = self._tree.nodes[perspective(self._side)]
@@ -262,6 +257,11 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
         if self._over:
             status = {1.0: "won", 0.0: "drawn", -1.0: "lost"}.get(self._last_reward, f"over ({self._last_reward:+g})")
         return f"{rules.pretty(self.board, self.variant)}\nlearner: {self.side}, {status}\n"
+
+
+def _fast(agent: Agent) -> bool:
+    """Whether ``step`` may replay ``agent`` from a reply tree: ``perfect`` with probability 1."""
+    return type(agent) is PerfectAgent and agent.probability == 1.0
 
 
 def _cell(action: Any) -> int:
