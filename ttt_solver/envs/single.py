@@ -21,7 +21,9 @@ One ``step`` is the learner's move followed by the opponent's reply.
 - Every random choice (the side, the opponent's moves) is drawn from ``self.np_random``, the
   generator that ``reset(seed=...)`` seeds, in this order: at reset one draw for the side
   (``random() < 0.5`` -> X) when it is random, then the opponent's opening move if it plays
-  X; at each step the opponent's reply. The opponent draws as ``agent.choose(board, rng)``.
+  X; at each step the opponent's reply. The opponent draws as ``agent.choose(board, rng)``;
+  against ``perfect`` a move played before is replayed from a table shared by the environments
+  on the same oracle (:mod:`.replies`), with the same draws, instead of calling the agent.
 - ``reset(options={"board": "X...O...."})`` starts from that position with the learner on
   the move; ``options={"side": "O"}`` fixes the side for one episode.
 - ``render_mode``: ``"ansi"`` (text), ``"human"`` (text printed at every step) or
