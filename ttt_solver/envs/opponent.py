@@ -1,13 +1,17 @@
 """The environments' adversary: an agent of the project, and its moves for many games at once.
 
-The single environment asks the agent itself, ``agent.choose(board, env.np_random)``. The
-vectorised environment must make the same moves with the same random draws, with no Python
-call per game where it can help it, so it replays each agent's sampling rule in numpy:
+The single environment asks the agent itself, ``agent.choose(board, env.np_random)`` (or,
+against ``perfect``, replays it from :mod:`.replies`). The vectorised environment must make the
+same moves with the same random draws, with no Python call per game where it can help it, so
+it replays each agent's sampling rule in numpy, giving the board after each move (a gather in
+``observation.children`` for the agents that pick cells):
 
 - ``perfect`` / ``perfect:P`` (:class:`PerfectMoves`): :meth:`PerfectAgent.choose`'s rule over
   the oracle's batch tables: with ``P < 1`` one draw ``u`` picks a uniformly random move when
   ``u >= P``; then, if more than one cell is left to choose from, one draw ``v`` takes
-  ``cells[int(v * len(cells))]``.
+  ``cells[int(v * len(cells))]``. With ``P = 1``, :meth:`PerfectMoves.by_row` serves every
+  game at once by its row (board and learner's side), no draw and no move where the learner is
+  to move or the game is over.
 - any other enumerable agent using :meth:`Agent.choose` (``random``, ``think1..3``,
   ``heuristic``, ``onestep``, ``nstep:D``, ``minimax:D``) (:class:`PolicyMoves`): that rule
   over tables of the agent's policy, filled the first time a board is met.
