@@ -16,6 +16,7 @@ from gymnasium.utils.env_checker import check_env
 from ttt_solver import Oracle
 from ttt_solver import board as rules
 from ttt_solver.agents import make_agent
+from ttt_solver.agents.perfect import PerfectAgent
 from ttt_solver.envs import ENV_ID, TicTacToeEnv, VectorTicTacToe
 from ttt_solver.envs.observation import PLAYING, LazyBoardTables, board_tables
 from ttt_solver.errors import GameOverError, InvalidAgentError, InvalidBoardError
@@ -347,3 +348,62 @@ def test_lazy_tables_of_a_big_board_match_the_rules():
     assert np.flatnonzero(tables.mask_rows[index]).tolist() == rules.legal_moves(board, variant)
     assert np.flatnonzero(tables.plane_rows[1][index][:, :, 1]).tolist() == [0, 1, 6]
     assert not tables.is_legal(tables.index_of("XXX............."))  # X moved three times, O never
+
+
+# -- the fast path against ``perfect`` (ttt_solver.envs.replies) -------------------------------
+class AskedPerfect(PerfectAgent):
+    """The perfect rule, but not the exact type: the environment asks ``choose`` every step."""
+
+
+def step_both(envs, action):
+    results = [env.step(action) for env in envs]
+    (obs, reward, over, truncated, info), (obs2, reward2, over2, truncated2, info2) = results
+    assert (obs == obs2).all() and obs.dtype == obs2.dtype == np.int8 and obs.flags.writeable
+    assert (reward, over, truncated) == (reward2, over2, truncated2) and type(reward) is float
+    assert (info["action_mask"] == info2["action_mask"]).all() and info["action_mask"].dtype == np.int8
+    assert envs[0].board == envs[1].board
+    return results[0]
+
+
+@pytest.mark.parametrize("variant", ["3x3", "3x3-misere"])
+def test_the_fast_path_replays_the_perfect_agent(oracle, misere_oracle, variant):
+    known = oracle if variant == "3x3" else misere_oracle
+    envs = [
+        TicTacToeEnv("perfect", oracle=known, variant=variant),
+        TicTacToeEnv(AskedPerfect(oracle=known, variant=known.variant), oracle=known, variant=variant),
+    ]
+    rng = np.random.default_rng(5)
+    for env in envs:
+        env.reset(seed=21)
+    for step in range(3000):
+        mask = envs[0].action_masks()
+        cell = int(rng.choice(np.flatnonzero(mask))) if rng.random() > 0.02 else int(np.argmin(mask))
+        action = cell if step % 3 else np.int64(cell)
+        _, _, over, _, info = step_both(envs, action)
+        info["action_mask"][:] = 7  # the caller's own copy
+        if over:
+            with pytest.raises(GameOverError):
+                envs[0].step(0)
+            for env in envs:
+                env.reset()
+    assert envs[0].np_random.bit_generator.state == envs[1].np_random.bit_generator.state
+    assert envs[0]._tree is not None and envs[0]._tree.nodes[0]  # the fast path was taken
+
+
+def test_changing_the_opponent_mid_episode_takes_effect_at_once(oracle):
+    agent = make_agent("perfect", oracle=oracle)
+    envs = [TicTacToeEnv(agent, "X", oracle=oracle), TicTacToeEnv(AskedPerfect(oracle=oracle), "X", oracle=oracle)]
+    for lap in range(3):  # from the second time round the moves are known to the fast path
+        for env in envs:
+            env.reset(seed=4)
+        step_both(envs, 4)
+        if lap == 2:
+            for env in envs:
+                env.opponent.probability = 0.0  # every reply uniformly random from now on
+        step_both(envs, int(np.flatnonzero(envs[0].action_masks())[0]))
+    assert envs[0].np_random.bit_generator.state == envs[1].np_random.bit_generator.state
+    env = envs[0]
+    env.opponent = make_agent("heuristic")
+    before = env.board
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert env.board.count("O") == before.count("O") + 1 and env.opponent.name == "heuristic"

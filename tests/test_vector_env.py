@@ -98,9 +98,10 @@ def test_agrees_with_the_single_env_move_for_move(oracle, opponent):
     assert_agree(opponent, oracle)
 
 
+@pytest.mark.parametrize("opponent", ["perfect", "perfect:0.8"])
 @pytest.mark.parametrize("kwargs", [{"side": "X"}, {"side": "O"}, {"illegal": "penalize", "illegal_reward": -0.5}])
-def test_agrees_with_every_side_and_illegal_mode(oracle, kwargs):
-    assert_agree("perfect:0.8", oracle, **kwargs)
+def test_agrees_with_every_side_and_illegal_mode(oracle, opponent, kwargs):
+    assert_agree(opponent, oracle, **kwargs)
 
 
 def test_agrees_with_a_weighted_policy_and_a_long_run(oracle):
@@ -125,6 +126,31 @@ def test_block_reads_keep_each_generator_stream():
         drawn = draws.take(active)
         for game in np.flatnonzero(active).tolist():
             taken[game].append(float(drawn[game]))
+    for seed, seen in enumerate(taken):
+        assert seen == np.random.default_rng(seed).random(len(seen)).tolist()
+
+
+@pytest.mark.parametrize("block", [2, 3, 4, 5, 17, None])
+@pytest.mark.parametrize("most", [1, 2, 3])
+def test_refills_keep_each_generator_stream_whatever_the_block(block, most):
+    if block is not None and most > block:
+        pytest.skip("a block holds at least one step's draws")
+    generators = [np.random.default_rng(s) for s in range(5)]
+    draws = Draws(generators, block=block)
+    taken: list[list[float]] = [[] for _ in generators]
+    rng = np.random.default_rng(most)
+    for _ in range(1500 if block is None else 150):
+        draws.prepare(most)
+        for _ in range(rng.integers(0, most + 1)):  # each game draws at most ``most`` times
+            if rng.random() < 0.5:
+                active = rng.random(5) < 0.8
+                drawn = draws.take(active)
+                for game in np.flatnonzero(active).tolist():
+                    taken[game].append(float(drawn[game]))
+            else:
+                games = np.flatnonzero(rng.random(5) < 0.8)
+                for game, value in zip(games.tolist(), draws.take_games(games).tolist()):
+                    taken[game].append(value)
     for seed, seen in enumerate(taken):
         assert seen == np.random.default_rng(seed).random(len(seen)).tolist()
 
@@ -218,6 +244,8 @@ def test_render(oracle):
     "name, opponent",
     [
         ("3x3-misere", "perfect:0.7"),
+        ("3x3-misere", "perfect"),
+        ("3x4k3", "perfect"),
         ("3x3-misere", "nstep:2"),
         ("3x3-misere", "mc:5"),
         ("3x4k3", "perfect:0.7"),

@@ -15,6 +15,10 @@ each:
   ``Discrete.sample(mask=...)`` takes), all 0 on a finished or illegal board.
 - ``final[index]``: the value of a finished board for the side to move (-1 when the last
   mover made a line, 0 on a full board; +1 in misère), :data:`PLAYING` otherwise.
+- ``children(tables)[index * cells + cell]`` (dense tables only, for the vectorised
+  environment): the index after the side to move marks ``cell``; -1 when the cell is taken or
+  the board illegal; on a finished board, the empty board (the vectorised environment's
+  autoreset: any action on a finished game starts a new one).
 
 Boards of up to :data:`DENSE_CELLS` cells (3x3, 3x4k3, 4x3k3, ...) get dense numpy tables over
 all ``3**cells`` indices, built in numpy at once (531,441 entries for 12 cells). Bigger boards
@@ -147,6 +151,26 @@ def board_tables(variant: Variant = STANDARD) -> BoardTables | LazyBoardTables:
     if variant.cells > DENSE_CELLS:
         return LazyBoardTables(variant)
     return _dense_tables(variant)
+
+
+def x_to_move(tables: BoardTables) -> np.ndarray:
+    """Whether X is the side to move on each index of the dense ``tables`` (as many X's as O's)."""
+    size, n = tables.masks.shape
+    marks = tables.planes[:, 0].reshape(size, n, 2).sum(axis=1, dtype=np.int64)  # X's, O's
+    found: np.ndarray = marks[:, 0] == marks[:, 1]
+    return found
+
+
+@lru_cache(maxsize=4)
+def children(tables: BoardTables) -> np.ndarray:
+    """Every move of the dense ``tables`` as a flat intp table (see the module docstring)."""
+    size = len(tables.final)
+    mover = np.where(x_to_move(tables), 1, -1)
+    moves = np.arange(size)[:, None] + mover[:, None] * np.array(tables.powers)
+    over = ((tables.final != PLAYING) & (tables.final != ILLEGAL))[:, None]
+    table = np.where(tables.masks == 1, moves, np.where(over, tables.empty_index, -1)).astype(np.intp).ravel()
+    table.flags.writeable = False
+    return table
 
 
 def _dense_tables(variant: Variant) -> BoardTables:

@@ -21,7 +21,9 @@ One ``step`` is the learner's move followed by the opponent's reply.
 - Every random choice (the side, the opponent's moves) is drawn from ``self.np_random``, the
   generator that ``reset(seed=...)`` seeds, in this order: at reset one draw for the side
   (``random() < 0.5`` -> X) when it is random, then the opponent's opening move if it plays
-  X; at each step the opponent's reply. The opponent draws as ``agent.choose(board, rng)``.
+  X; at each step the opponent's reply. The opponent draws as ``agent.choose(board, rng)``;
+  against ``perfect`` a move played before is replayed from a table shared by the environments
+  on the same oracle (:mod:`.replies`), with the same draws, instead of calling the agent.
 - ``reset(options={"board": "X...O...."})`` starts from that position with the learner on
   the move; ``options={"side": "O"}`` fixes the side for one episode.
 - ``render_mode``: ``"ansi"`` (text), ``"human"`` (text printed at every step) or
@@ -36,12 +38,14 @@ from typing import Any
 import numpy as np
 
 from ..agents import Agent
+from ..agents.perfect import PerfectAgent
 from ..errors import GameOverError, InvalidBoardError
 from ..oracle import Oracle
 from ..variant import STANDARD, Variant
 from ._gym import gym, spaces
 from .observation import PLAYING, board_tables, perspective
 from .opponent import resolve_opponent
+from .replies import Node, ReplyTree, reply_tree
 
 SIDES = {"x": 1, "o": -1, "random": 0}
 ILLEGAL_MODES = ("lose", "penalize", "raise")
@@ -88,6 +92,11 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
         self.illegal = check_illegal(illegal)
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
+        # The fast path of ``step`` (see .replies): the node of the position, blocked when none.
+        self._blocked: Node = [None] * (2 * self.variant.cells)
+        self._node = self._blocked
+        self._nodes: dict[int, Node] = {}
+        self._tree: ReplyTree | None = None
         self.opponent = resolve_opponent(opponent, oracle, self.variant)
         self._tables = board_tables(self.variant)
         rows, cols = self.variant.rows, self.variant.cols
@@ -97,6 +106,17 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
         self._side = 1
         self._over = True  # until reset
         self._last_reward = 0.0
+
+    @property
+    def opponent(self) -> Agent:
+        """The agent the learner plays; it may be replaced between steps."""
+        return self._opponent
+
+    @opponent.setter
+    def opponent(self, agent: Agent) -> None:
+        self._opponent = agent
+        self._tree = None
+        self._node = self._blocked
 
     # -- the Gymnasium API --------------------------------------------------------------------
     def reset(
@@ -117,11 +137,29 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
                 self._index += tables.powers[self.opponent.choose(tables.texts[self._index], rng)]
         self._over = False
         self._last_reward = 0.0
+        self._follow()
         if self.render_mode == "human":
             print(self._text())
         return self._observation(), {"action_mask": tables.mask_rows[self._index].copy()}  # type: ignore[union-attr]
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if self._node is not self._blocked:  # against perfect, a game in progress: see .replies
+            cell = action if action.__class__ is int else _cell(action)
+            try:
+                outcomes = self._node[cell]
+            except IndexError:  # not a cell: the checked path below says so
+                outcomes = None
+            if outcomes is not None and self._opponent.probability == 1.0:  # type: ignore[attr-defined]
+                if len(outcomes) == 1:
+                    index, reward, over, obs, mask = outcomes[0]
+                else:  # PerfectAgent.choose's draw
+                    index, reward, over, obs, mask = outcomes[int(self._np_random.random() * len(outcomes))]  # type: ignore[union-attr]
+                self._index, self._over, self._last_reward = index, over, reward
+                self._node = self._blocked if over else self._nodes.get(index) or self._follow()
+                if self.render_mode == "human":
+                    print(self._text())
+                return obs.copy(), reward, over, False, {"action_mask": mask.copy()}
+        # The checked path: any opponent, any move.
         if self._over:
             raise GameOverError("no game in progress (never started, or over): call reset() before step()")
         tables = self._tables
@@ -131,11 +169,13 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
             raise InvalidBoardError(f"invalid action {action!r}: cells are 0 to {len(tables.powers) - 1}")
         if tables.texts[index][cell] != ".":
             return self._illegal_step(cell)
+        if self._node is not self._blocked and self._tree is not None and self._node[cell] is None:
+            self._tree.learn(perspective(self._side), index, cell)  # for the fast path next time
         side = self._side
         index += side * tables.powers[cell]
         result = tables.final_list[index]
         if result == PLAYING:
-            index -= side * tables.powers[self.opponent.choose(tables.texts[index], self._np_random)]  # type: ignore[arg-type]
+            index -= side * tables.powers[self._opponent.choose(tables.texts[index], self._np_random)]  # type: ignore[arg-type]
             result = tables.final_list[index]
             outcome = 0 if result == PLAYING else result
         else:
@@ -143,6 +183,8 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
         self._index = index
         self._over = over = result != PLAYING
         self._last_reward = reward = float(outcome)
+        if self._node is not self._blocked:  # (a change of opponent to perfect takes it at reset)
+            self._follow()
         if self.render_mode == "human":
             print(self._text())
         obs = tables.plane_rows[0 if side > 0 else 1][index].copy()  # type: ignore[union-attr]
@@ -176,6 +218,20 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
         return "X" if self._side > 0 else "O"
 
     # -- internals ------------------------------------------------------------------------------
+    def _follow(self) -> Node:
+        """Point the fast path of ``step`` at the position (blocked when the game is over or the
+        opponent is not ``perfect``); the node."""
+        agent = self._opponent
+        if self._over or not _fast(agent):
+            self._node = self._blocked
+            return self._node
+        assert isinstance(agent, PerfectAgent)
+        if self._tree is None or self._tree.oracle is not agent.oracle:
+            self._tree = reply_tree(agent.oracle)
+        self._nodes = self._tree.nodes[perspective(self._side)]
+        self._node = self._tree.node(perspective(self._side), self._index)
+        return self._node
+
     def _observation(self) -> np.ndarray:
         return self._tables.plane_rows[perspective(self._side)][self._index].copy()  # type: ignore[union-attr]
 
@@ -184,6 +240,7 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
             raise InvalidBoardError(f"illegal action {cell}: cell {cell} of {self.board!r} is taken")
         self._over = self.illegal == "lose"
         self._last_reward = self.illegal_reward
+        self._follow()
         mask = self._tables.masks[self._index] * (not self._over)
         return self._observation(), self.illegal_reward, self._over, False, {"action_mask": mask}
 
@@ -202,6 +259,11 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
         if self._over:
             status = {1.0: "won", 0.0: "drawn", -1.0: "lost"}.get(self._last_reward, f"over ({self._last_reward:+g})")
         return f"{rules.pretty(self.board, self.variant)}\nlearner: {self.side}, {status}\n"
+
+
+def _fast(agent: Agent) -> bool:
+    """Whether ``step`` may replay ``agent`` from a reply tree: ``perfect`` with probability 1."""
+    return type(agent) is PerfectAgent and agent.probability == 1.0
 
 
 def _cell(action: Any) -> int:

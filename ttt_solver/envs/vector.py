@@ -24,6 +24,7 @@ oracle's batch tables or the agent's policy tables (see :mod:`.opponent`).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -36,8 +37,8 @@ from ..errors import GameOverError, InvalidBoardError, InvalidVariantError
 from ..oracle import Oracle
 from ..variant import STANDARD, Variant
 from ._gym import spaces
-from .observation import DENSE_CELLS, PLAYING, BoardTables, board_tables
-from .opponent import Draws, batch_moves, resolve_opponent
+from .observation import DENSE_CELLS, PLAYING, BoardTables, board_tables, children, x_to_move
+from .opponent import Draws, PerfectMoves, batch_moves, resolve_opponent
 from .single import as_variant, check_illegal, parse_side
 
 _MOST_DRAWS = 3  # per game and step: side, then the opponent's mixing draw and pick
@@ -78,20 +79,21 @@ class VectorTicTacToe(VectorEnv):
         self.render_mode = render_mode
         self.opponent = resolve_opponent(opponent, oracle, self.variant)
         self._tables = tables
-        self._moves = batch_moves(self.opponent, tables)
+        self._moves = moves = batch_moves(self.opponent, tables)
+        self._by_row = moves.by_row if isinstance(moves, PerfectMoves) and moves.probability >= 1.0 else None
         self.single_observation_space = spaces.Box(0, 1, (self.variant.rows, self.variant.cols, 2), np.int8)
         self.single_action_space = spaces.Discrete(self.variant.cells)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self._powers = np.array(tables.powers, dtype=np.intp)
-        self._final = tables.final.astype(np.intp)
-        self._legal = tables.masks.astype(bool).ravel()  # by index * cells + cell
-        self._mask_rows = np.concatenate([tables.masks, np.ones_like(tables.masks)])
-        # One row per (index, perspective): a single gather builds the observations.
-        self._planes = tables.planes.reshape(-1, *self.single_observation_space.shape)
+        self._cells = tables.variant.cells
+        self._size = len(tables.final)
+        self._children = children(tables)  # by index * cells + cell; -1 when the cell is taken
+        self._final = tables.final
+        self._mask_rows, self._planes, self._values = _batch_rows(tables)
         self._index = np.full(num_envs, tables.empty_index, dtype=np.intp)
-        self._side = np.ones(num_envs, dtype=np.intp)
+        self._view = np.full(num_envs, self._size if self._side_choice < 0 else 0, dtype=np.intp)  # X: 0, O: size
         self._done = np.zeros(num_envs, dtype=bool)
+        self._lost_illegally = False  # some game is done on an unfinished board (an illegal move)
         self._draws: Draws | None = None
 
     def reset(
@@ -107,45 +109,70 @@ class VectorTicTacToe(VectorEnv):
         self._draws.prepare(_MOST_DRAWS)
         self._start(np.ones(self.num_envs, dtype=bool))
         self._done = np.zeros(self.num_envs, dtype=bool)
+        self._lost_illegally = False
         return self._observations(), self._infos()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         # Every game is stepped in whole-batch arrays, masked, never compacted to the games
-        # concerned: a masked pass over all of them costs less than gathering a subset.
+        # concerned: a masked pass over all of them costs less than gathering a subset. The
+        # games that restart (next-step autoreset) draw their side first, then join the games
+        # the opponent answers, their opening made in the same pass as the replies.
         if self._draws is None:
             raise GameOverError("the games have not started: call reset() before step()")
         cells = self._check(actions)
         draws = self._draws
         draws.prepare(_MOST_DRAWS)
-        index, side, done = self._index, self._side, self._done
-        playing = ~done
-        rewards = np.zeros(self.num_envs)
-        terminated = np.zeros(self.num_envs, dtype=bool)
-        bad = playing & ~self._legal[index * len(self._powers) + cells]
+        index, done = self._index, self._done
+        cells += index * self._cells
+        moved = self._children[cells]  # -1 where the cell is taken; the empty board where done
+        if self._lost_illegally:  # done on an unfinished board: start those games too
+            moved = np.where(done, self._tables.empty_index, moved)
+        bad = moved < 0
         if bad.any():
             if self.illegal == "raise":
                 game = int(np.argmax(bad))
-                raise InvalidBoardError(f"illegal action {int(cells[game])} in game {game}: the cell is taken")
+                cell = int(cells[game] - index[game] * self._cells)
+                raise InvalidBoardError(f"illegal action {cell} in game {game}: the cell is taken")
+            moved = np.where(bad, index, moved)
+        if self._by_row is not None:  # perfect: tables by row know where the opponent moves
+            if done.any():
+                self._restart(done, draws)
+            moved = self._by_row(moved + self._view, draws)
+        else:
+            going = ~(done | bad) & (self._final[moved] == PLAYING)  # the opponent replies
+            if done.any():
+                going |= self._restart(done, draws)
+            if going.any():
+                moved = np.where(going, self._moves(moved, going, draws), moved)
+        rows = moved + self._view
+        rewards: np.ndarray = self._values[rows]  # the learner's result on a finished board, else 0
+        terminated = self._final[moved] != PLAYING
+        masks = np.take(self._mask_rows, rows, axis=0)  # all ones on a finished board
+        self._lost_illegally = False
+        if bad.any():
             rewards[bad] = self.illegal_reward
-            terminated |= bad & (self.illegal == "lose")
-            playing &= ~bad
-        moved = np.where(playing, index + side * self._powers[cells], index)
-        result = self._final[moved]
-        ended = playing & (result != PLAYING)
-        rewards = np.where(ended, -result, rewards)
-        going = playing & ~ended
-        if going.any():
-            moved = np.where(going, moved - side * self._powers[self._moves(moved, going, draws)], moved)
-            result = self._final[moved]
-            answered = going & (result != PLAYING)
-            rewards = np.where(answered, result, rewards)
-            ended |= answered
-        terminated |= ended
-        self._index = moved
-        if done.any():
-            self._start(done)
-        self._done = terminated
-        return self._observations(), rewards, terminated, np.zeros(self.num_envs, dtype=bool), self._infos()
+            if self.illegal == "lose":
+                terminated |= bad
+                masks[bad] = 1
+                self._lost_illegally = True
+        self._index, self._done = moved, terminated
+        return (
+            np.take(self._planes, rows, axis=0),
+            rewards,
+            terminated,
+            np.zeros(self.num_envs, dtype=bool),
+            {"action_mask": masks, "_action_mask": np.ones(self.num_envs, dtype=bool)},
+        )
+
+    def _restart(self, done: np.ndarray, draws: Draws) -> np.ndarray:
+        """Draw the side of the games that restart (``done``); those where the opponent opens."""
+        if self._side_choice > 0:
+            return np.zeros(self.num_envs, dtype=bool)
+        if self._side_choice < 0:
+            return done
+        second: np.ndarray = done & (draws.take(done) >= 0.5)  # X below 0.5, as the single env
+        self._view = np.where(done, second * self._size, self._view)
+        return second
 
     def render(self) -> tuple[str, ...] | tuple[np.ndarray, ...] | None:
         """One frame per game, as SyncVectorEnv gives: text (``ansi``) or an image (``rgb_array``)."""
@@ -177,18 +204,19 @@ class VectorTicTacToe(VectorEnv):
         return seeds
 
     def _check(self, actions: Any) -> np.ndarray:
+        """The actions as a fresh intp array (``step`` reuses it), checked."""
         cells = np.asarray(actions)
         if cells.shape != (self.num_envs,) or cells.dtype.kind not in "iu":
             raise InvalidBoardError(
                 f"invalid actions: expected {self.num_envs} cell numbers, got shape {cells.shape} of {cells.dtype}"
             )
-        out = (cells < 0) | (cells >= len(self._powers))
-        if out.any():
-            game = int(np.argmax(out))
+        found = cells.astype(np.intp)
+        if found.view(np.uintp).max() >= self._cells:  # negative numbers too, seen unsigned
+            game = int(np.argmax((cells < 0) | (cells >= self._cells)))
             raise InvalidBoardError(
-                f"invalid action {int(cells[game])} in game {game}: cells are 0 to {len(self._powers) - 1}"
+                f"invalid action {int(cells[game])} in game {game}: cells are 0 to {self._cells - 1}"
             )
-        return cells.astype(np.intp, copy=False)
+        return found
 
     def _start(self, restart: np.ndarray) -> None:
         """New games where ``restart`` (bool, over all games) is set: the side (one draw when
@@ -196,22 +224,39 @@ class VectorTicTacToe(VectorEnv):
         work on those games alone."""
         assert self._draws is not None
         games = np.flatnonzero(restart)
-        self._index[games] = self._tables.empty_index
         if self._side_choice:
-            self._side[games] = self._side_choice
+            second = np.full(len(games), self._side_choice < 0)
         else:
-            self._side[games] = np.where(self._draws.take_games(games) < 0.5, 1, -1)
-        second = games[self._side[games] < 0]
-        if len(second):
-            opening = np.zeros(self.num_envs, dtype=bool)
-            opening[second] = True
-            self._index[second] += self._powers[self._moves(self._index, opening, self._draws)[second]]
+            second = self._draws.take_games(games) >= 0.5  # X below 0.5, as the single environment
+        boards = np.full(len(games), self._tables.empty_index, dtype=np.intp)
+        if second.any():
+            boards[second] = self._moves.on(boards[second], games[second], self._draws)
+        self._index[games] = boards
+        self._view[games] = second * self._size
 
     # np.take along axis 0 copies whole rows: a few times faster than fancy indexing them.
     def _observations(self) -> np.ndarray:
-        return np.take(self._planes, 2 * self._index + (self._side < 0), axis=0)
+        return np.take(self._planes, self._index + self._view, axis=0)
 
     def _infos(self) -> dict[str, Any]:
         # A finished game's row of the mask table is all ones (any action restarts it).
-        masks = np.take(self._mask_rows, self._index + self._done * len(self._final), axis=0)
+        masks = np.take(self._mask_rows, self._index + self._view, axis=0)
+        masks[self._done] = 1  # a finished game's row of the mask table is all ones, or it lost on an illegal move
         return {"action_mask": masks, "_action_mask": np.ones(self.num_envs, dtype=bool)}
+
+
+@lru_cache(maxsize=4)
+def _batch_rows(tables: BoardTables) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Tables over a game's row, its index plus 0 (the learner plays X) or ``size`` (O): the
+    action masks (all ones on a finished board: any action starts a new game), the
+    observations, and the learner's reward (the result of a finished board, 0 elsewhere)."""
+    final = tables.final.astype(np.int64)
+    over = final != PLAYING  # ``final`` is the result for the side to move
+    masks = np.where(over[:, None], np.int8(1), tables.masks)
+    masks = np.concatenate([masks, masks])
+    planes = np.concatenate([tables.planes[:, 0], tables.planes[:, 1]])
+    as_x = np.where(over, np.where(x_to_move(tables), final, -final), 0)
+    values = np.concatenate([as_x, -as_x]).astype(np.float64)
+    for table in (masks, planes, values):
+        table.flags.writeable = False
+    return masks, planes, values
