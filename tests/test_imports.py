@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -30,15 +31,17 @@ def test_building_loads_the_solver_and_writer_but_not_the_cli(tmp_path):
     assert loaded_after(code) == {"sqlalchemy", "numpy"}
 
 
-def test_a_command_line_lookup_loads_neither_numpy_sqlalchemy_nor_pathlib(db_path):
+def test_a_command_line_lookup_loads_neither_numpy_sqlalchemy_nor_pathlib(db_path, tmp_path):
     # What a lookup imports beyond click is most of its time: pathlib alone (with urllib and
     # ipaddress behind it) cost 5 ms of the 15 ms a lookup may add to importing click. Run
     # without site's start-up (-S), which in an editable install imports pathlib for its finder:
     # the package from this checkout, click and the rest from site-packages.
     root = str(Path(__file__).resolve().parent.parent)
-    for db in (["--db", str(db_path)], []):  # a given file, and the default one (it exists in a checkout)
+    shutil.copyfile(db_path, tmp_path / "ttt.sqlite")  # the default database, found by name
+    for db in (["--db", str(db_path)], []):
         code = (
             f"import sys, sysconfig\nsys.path[:0] = [{root!r}]\nsys.path.append(sysconfig.get_paths()['purelib'])\n"
+            f"import ttt_solver.paths\nttt_solver.paths.data_folder = lambda: {str(tmp_path)!r}\n"
             "from ttt_solver.cli import main\n"
             f"try:\n    main(['analyze', 'X...O....', '--json', *{db!r}])\nexcept SystemExit as done:\n"
             "    assert done.code == 0, done.code\n"
