@@ -263,3 +263,12 @@ def test_boards_too_big_for_dense_tables_are_refused():
     vector = VectorTicTacToe(3, "random", variant="3x4k3")
     obs, infos = vector.reset(seed=0)
     assert obs.shape == (3, 3, 4, 2) and infos["action_mask"].shape == (3, 12)
+
+
+@pytest.mark.parametrize("dtype", [np.intp, np.int64, np.int32, np.uint8])
+def test_step_leaves_the_callers_actions_as_they_were(oracle, dtype):
+    vector = VectorTicTacToe(4, oracle=oracle)
+    vector.reset(seed=0)
+    actions = np.array([0, 1, 2, 3], dtype=dtype)
+    vector.step(actions)  # step works on the cell numbers in place: on its own copy
+    assert actions.tolist() == [0, 1, 2, 3] and actions.dtype == dtype
