@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from fuzzing import FUZZ
+from hypothesis import given
 from hypothesis import strategies as st
 
 from ttt_solver import board as rules
@@ -28,14 +29,6 @@ from ttt_solver.errors import GameOverError, InvalidArgumentError, InvalidBoardE
 from ttt_solver.oracle import Oracle
 from ttt_solver.variant import Variant
 
-EXAMPLES = 10_000
-FUZZ = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    derandomize=True,  # the same examples on every run
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
 VARIANTS = ("3x3", "3x3-misere", "2x3")
 ORACLES = ("3x3", "3x3 lazy", "3x3-misere", "2x3")  # "lazy": every lookup reads and proves its rows
 

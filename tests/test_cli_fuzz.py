@@ -26,21 +26,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from hypothesis import HealthCheck, given, settings
+from fuzzing import FUZZ
+from hypothesis import given
 from hypothesis import strategies as st
 
 from ttt_solver import board as rules
 from ttt_solver.cli import cli
 from ttt_solver.variant import Variant
-
-EXAMPLES = 10_000
-FUZZ = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    derandomize=True,  # the same examples on every run
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
 
 # -- the world the commands run in ---------------------------------------------------------------
 # Variants with a database in the data directory (any of them may be read without --db).
