@@ -176,8 +176,9 @@ def resolve_database(db: str | None, variant: Variant) -> str:
 
     from ..paths import database_file, ensure_database
 
-    if os.path.exists(database_file(variant)):
-        return database_file(variant)
+    found = database_file(variant)
+    if os.path.exists(found):
+        return found
     from .progress import writing_bar
 
     with writing_bar() as writing:

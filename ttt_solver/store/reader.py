@@ -87,6 +87,15 @@ def _folder(path: str) -> str:
     return os.path.dirname(path) or "."
 
 
+def live_tables(conn: Any) -> list[str]:
+    """Which of our tables a server connection sees (on the search path), in
+    :data:`TABLE_NAMES` order: the order of every lock taken on them."""
+    from sqlalchemy import inspect
+
+    names = set(inspect(conn).get_table_names())
+    return [name for name in TABLE_NAMES if name in names]
+
+
 def missing_driver(error: ModuleNotFoundError) -> str:
     """What to say when a server URL's driver module is not installed."""
     if error.name == "psycopg":  # the driver of the [postgres] extra
@@ -215,13 +224,10 @@ class Reader:
             return
         with ExitStack() as stack:
             try:
-                from sqlalchemy import inspect
-
                 conn = stack.enter_context(self._engine.connect())
                 conn.execution_options(isolation_level="REPEATABLE READ")
                 stack.enter_context(conn.begin())
-                names = set(inspect(conn).get_table_names())
-                live = [name for name in TABLE_NAMES if name in names]
+                live = live_tables(conn)
                 if live:  # before any query: the snapshot is taken by the first one, after the locks
                     conn.exec_driver_sql(f"LOCK TABLE {', '.join(live)} IN ACCESS SHARE MODE")
             except Exception as error:
@@ -344,11 +350,8 @@ class Reader:
 
     def _server_tables(self) -> list[str]:
         """Which of our tables a server database has (none: it is empty of ttt-solver)."""
-        from sqlalchemy import inspect
-
         with self._engine.connect() as server:
-            names = set(inspect(server).get_table_names())
-        return sorted(names & {"meta", "moves", "packed", "positions"})
+            return live_tables(server)
 
     # -- rows -------------------------------------------------------------------------------
     def rows(self, codes: Collection[int]) -> dict[int, Row]:

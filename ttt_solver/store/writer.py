@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BuildError
 from . import GENERATOR, MOVE_COLUMNS, POSITION_COLUMNS, TABLE_NAMES
+from .reader import live_tables
 from .target import Target
 
 if TYPE_CHECKING:
@@ -266,21 +267,13 @@ def _server(target: Target) -> Iterator[Engine]:
         engine.dispose()
 
 
-def _live_tables(conn: Connection) -> list[str]:
-    """Which of our table names exist (on the search path), in :data:`TABLE_NAMES` order."""
-    from sqlalchemy import inspect
-
-    names = set(inspect(conn).get_table_names())
-    return [name for name in TABLE_NAMES if name in names]
-
-
 def _check_tables(conn: Connection, target: Target, force: bool) -> None:
     """Refuse, unless ``force``, a target holding tables of our names that we did not make."""
     from sqlalchemy import select
 
     from . import schema
 
-    live = _live_tables(conn)
+    live = live_tables(conn)
     ours = "meta" in live and (
         conn.execute(select(schema.meta.c.value).where(schema.meta.c.key == "generator")).scalar() == GENERATOR
     )
@@ -296,7 +289,7 @@ def _swap(conn: Connection, suffix: str) -> None:
     tables names positions first), so a reader waits for the commit instead of deadlocking."""
     from . import schema
 
-    live = _live_tables(conn)
+    live = live_tables(conn)
     if live:
         conn.exec_driver_sql(f"LOCK TABLE {', '.join(live)} IN ACCESS EXCLUSIVE MODE")
         conn.exec_driver_sql(f"DROP TABLE {', '.join(live)}")
