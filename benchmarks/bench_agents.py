@@ -25,12 +25,12 @@ from copy import deepcopy
 
 import numpy as np
 
-from ttt_solver import board as rules
-from ttt_solver.agents import make_agent
-from ttt_solver.arena import compare_exact, compare_sampled
+from ttt_solver.game import board as rules
 from ttt_solver.oracle import Oracle
-from ttt_solver.solver import solve
-from ttt_solver.tournament import round_robin, unfinished_boards
+from ttt_solver.players.agents import make_agent
+from ttt_solver.players.arena import compare_exact, compare_sampled
+from ttt_solver.players.tournament import round_robin, unfinished_boards
+from ttt_solver.solver.reference import solve
 
 ENUMERABLE = [
     "random",

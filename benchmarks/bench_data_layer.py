@@ -74,8 +74,8 @@ def playouts(variant_name: str, count: int) -> np.ndarray:
     """Legal boards from random games, as an int8 array."""
     import random
 
-    from ttt_solver import board as rules
-    from ttt_solver.variant import Variant
+    from ttt_solver.game import board as rules
+    from ttt_solver.game.variant import Variant
 
     variant = Variant.parse(variant_name)
     rng = random.Random(1)
@@ -128,9 +128,9 @@ def main() -> None:
             )
             for _ in range(max(1, args.runs // 2))
         ]
-        from ttt_solver.solve import solve_tables
+        from ttt_solver.game.variant import Variant
+        from ttt_solver.solver.solve import solve_tables
         from ttt_solver.store.content import position_blocks
-        from ttt_solver.variant import Variant
 
         rows = [row for block in position_blocks(solve_tables(Variant.parse("4x4"))) for row in zip(*block)]
         floor = plain_insert_cpu(rows)

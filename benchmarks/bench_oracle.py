@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from ttt_solver import Oracle
-from ttt_solver import board as rules
 from ttt_solver.build import build
+from ttt_solver.game import board as rules
 
 
 def alphabeta(text: str, alpha: int = -2, beta: int = 2) -> int:

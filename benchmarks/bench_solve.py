@@ -1,4 +1,4 @@
-"""Benchmark the vectorised solver (ttt_solver.solve) against the recursive one.
+"""Benchmark the vectorised solver (ttt_solver.solver.solve) against the recursive one.
 
 ``python benchmarks/bench_solve.py [VARIANT ...]`` (default: 3x3 4x4). Each measurement
 runs in its own subprocess so that peak RSS (``ru_maxrss``) is that run's alone. Times
@@ -26,9 +26,9 @@ def peak_rss_mb() -> float:
 def measure(solver: str, name: str) -> dict[str, float]:
     """Run in the child: time one solver on one variant."""
     sys.path.insert(0, str(ROOT))
-    from ttt_solver.solve import solve_tables
-    from ttt_solver.solver import solve
-    from ttt_solver.variant import Variant
+    from ttt_solver.game.variant import Variant
+    from ttt_solver.solver.solve import solve_tables
+    from ttt_solver.solver.reference import solve
 
     variant = Variant.parse(name)
     run = (lambda: solve_tables(variant)) if solver == "backward" else (lambda: solve(variant))

@@ -18,12 +18,12 @@ import time
 
 import numpy as np
 
-from ttt_solver import board as rules
-from ttt_solver.agents import make_agent
-from ttt_solver.arena import compare_exact, compare_sampled
+from ttt_solver.game import board as rules
+from ttt_solver.game.variant import Variant
 from ttt_solver.oracle import Oracle
-from ttt_solver.tournament import DEFAULT_AGENTS, run
-from ttt_solver.variant import Variant
+from ttt_solver.players.agents import make_agent
+from ttt_solver.players.arena import compare_exact, compare_sampled
+from ttt_solver.players.tournament import DEFAULT_AGENTS, run
 
 
 def timed(work) -> tuple[float, object]:

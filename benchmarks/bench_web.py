@@ -119,7 +119,7 @@ def main() -> None:
     if shutil.which("wrk") is None:
         sys.exit("Error: needs wrk (apt-get install wrk)")
 
-    from ttt_solver import board as rules
+    from ttt_solver.game import board as rules
 
     boards = rules.all_boards()
     with tempfile.TemporaryDirectory() as tmp:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from ttt_solver import board as rules
-from ttt_solver.variant import Variant
+from ttt_solver.game import board as rules
+from ttt_solver.game.variant import Variant
 
 
 def playouts(variant: Variant, count: int, seed: int) -> list[str]:

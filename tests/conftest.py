@@ -12,8 +12,8 @@ from pg_cluster import Cluster, unavailable
 
 from ttt_solver import Oracle
 from ttt_solver.build import build
-from ttt_solver.solve import Tables, solve_tables
-from ttt_solver.variant import Variant
+from ttt_solver.game.variant import Variant
+from ttt_solver.solver.solve import Tables, solve_tables
 
 ROOT = Path(__file__).resolve().parent.parent
 

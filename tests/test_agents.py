@@ -12,13 +12,13 @@ import random
 import numpy as np
 import pytest
 
-from ttt_solver import board as rules
-from ttt_solver.agents import AGENT_NAMES, Agent, make_agent
 from ttt_solver.errors import GameOverError, InvalidAgentError, InvalidBoardError, NotEnumerableError
+from ttt_solver.game import board as rules
+from ttt_solver.game.variant import Variant
 from ttt_solver.oracle import Oracle
-from ttt_solver.solver import solve
-from ttt_solver.tournament import unfinished_boards
-from ttt_solver.variant import Variant
+from ttt_solver.players.agents import AGENT_NAMES, Agent, make_agent
+from ttt_solver.players.tournament import unfinished_boards
+from ttt_solver.solver.reference import solve
 
 ENUMERABLE = [
     "random",
@@ -236,7 +236,7 @@ def test_heuristic_prefers_middle_then_corners_then_sides():
 
 
 def rules_threats(board: str) -> bool:
-    from ttt_solver.agents.base import winning_cells
+    from ttt_solver.players.agents.base import winning_cells
 
     return bool(winning_cells(board, "X", rules.STANDARD) or winning_cells(board, "O", rules.STANDARD))
 
@@ -251,7 +251,7 @@ def test_think3_makes_the_books_fork():
     assert think3.rule_move(board) == 1
     assert think3.policy(board) == {1: 1.0}
     after = rules.play(board, 1)
-    from ttt_solver.agents.base import winning_cells
+    from ttt_solver.players.agents.base import winning_cells
 
     assert winning_cells(after, "X", rules.STANDARD) == [2, 7]
 
@@ -380,7 +380,7 @@ def test_perfect_with_probability_mixes_in_random(oracle):
 
 
 def test_perfect_loads_the_oracle_lazily(oracle):
-    from ttt_solver.agents.perfect import PerfectAgent
+    from ttt_solver.players.agents.perfect import PerfectAgent
 
     player = PerfectAgent()
     assert player._oracle is None  # nothing read until a move is asked for

@@ -23,11 +23,11 @@ from fuzzing import FUZZ
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ttt_solver import board as rules
-from ttt_solver.board import Board
 from ttt_solver.errors import GameOverError, InvalidArgumentError, InvalidBoardError, InvalidVariantError, TTTError
+from ttt_solver.game import board as rules
+from ttt_solver.game.board import Board
+from ttt_solver.game.variant import Variant
 from ttt_solver.oracle import Oracle
-from ttt_solver.variant import Variant
 
 VARIANTS = ("3x3", "3x3-misere", "2x3")
 ORACLES = ("3x3", "3x3 lazy", "3x3-misere", "2x3")  # "lazy": every lookup reads and proves its rows

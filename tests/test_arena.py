@@ -9,15 +9,22 @@ from functools import cache
 import numpy as np
 import pytest
 
-from ttt_solver import board as rules
-from ttt_solver.agents import make_agent
-from ttt_solver.agents.base import Agent, Policy
-from ttt_solver.arena import Comparison, Outcomes, compare_exact, compare_sampled, outcome_probabilities, play_game
 from ttt_solver.errors import InvalidBoardError, NotEnumerableError
+from ttt_solver.game import board as rules
+from ttt_solver.game.variant import STANDARD, Variant
 from ttt_solver.oracle import Oracle
-from ttt_solver.solver import solve
-from ttt_solver.tournament import unfinished_boards
-from ttt_solver.variant import STANDARD, Variant
+from ttt_solver.players.agents import make_agent
+from ttt_solver.players.agents.base import Agent, Policy
+from ttt_solver.players.arena import (
+    Comparison,
+    Outcomes,
+    compare_exact,
+    compare_sampled,
+    outcome_probabilities,
+    play_game,
+)
+from ttt_solver.players.tournament import unfinished_boards
+from ttt_solver.solver.reference import solve
 
 ENUMERABLE = [
     "random",
@@ -173,7 +180,7 @@ def test_progress_reports_every_game():
 
 
 def test_exact_progress_adds_up_to_the_bound_of_the_positions_walked():
-    from ttt_solver.arena import position_bound
+    from ttt_solver.game.variant import position_bound
 
     seen: list[int] = []
     compare_exact(make_agent("think1"), make_agent("random"), progress=seen.append)

@@ -7,10 +7,10 @@ from collections import Counter
 
 import pytest
 
-from ttt_solver import board as rules
-from ttt_solver.board import Board
 from ttt_solver.errors import GameOverError, InvalidBoardError
-from ttt_solver.variant import Variant
+from ttt_solver.game import board as rules
+from ttt_solver.game.board import Board
+from ttt_solver.game.variant import Variant
 
 FIRST = "but X moves first so X must have as many marks as O or one more"
 ALL_TEXTS = ["".join(cells) for cells in itertools.product("XO.", repeat=9)]

@@ -11,18 +11,18 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ttt_solver import board as rules
-from ttt_solver import codec
 from ttt_solver.build import build
 from ttt_solver.cli import cli
 from ttt_solver.errors import BuildError, DatabaseError
+from ttt_solver.game import board as rules
+from ttt_solver.game import codec
+from ttt_solver.game.variant import STANDARD, Variant
 from ttt_solver.lookup.rows import DatabaseRows
-from ttt_solver.solve import solve_tables
-from ttt_solver.solver import solve
+from ttt_solver.solver.solve import solve_tables
+from ttt_solver.solver.reference import solve
 from ttt_solver.store import Target, writer
 from ttt_solver.store.content import digest, move_blocks, pack_blob, packed_arrays, position_blocks
 from ttt_solver.store.reader import Reader
-from ttt_solver.variant import STANDARD, Variant
 
 ROOT = Path(__file__).resolve().parent.parent
 

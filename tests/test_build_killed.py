@@ -25,7 +25,7 @@ from click.testing import CliRunner
 from ttt_solver import Oracle
 from ttt_solver.build import build
 from ttt_solver.cli import cli
-from ttt_solver.variant import Variant
+from ttt_solver.game.variant import Variant
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILDING = ".building"

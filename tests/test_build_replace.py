@@ -13,11 +13,11 @@ import pytest
 
 from ttt_solver.build import build
 from ttt_solver.errors import BuildError
+from ttt_solver.game.variant import STANDARD
 from ttt_solver.lookup.rows import DatabaseRows
+from ttt_solver.lookup.verify import verify_source
 from ttt_solver.store import Target, writer
 from ttt_solver.store.reader import Reader
-from ttt_solver.variant import STANDARD
-from ttt_solver.verify import verify_source
 
 # A writer that stops without closing (killed, or a crash), in the middle of its work:
 CRASHED = {

@@ -8,10 +8,10 @@ import pytest
 from click.testing import CliRunner
 
 from ttt_solver import Oracle
-from ttt_solver.agents import make_agent
 from ttt_solver.cli import cli
+from ttt_solver.players.agents import make_agent
+from ttt_solver.players.tournament import run
 from ttt_solver.plot import title, wilson
-from ttt_solver.tournament import run
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -30,9 +30,9 @@ from fuzzing import FUZZ
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ttt_solver import board as rules
 from ttt_solver.cli import cli
-from ttt_solver.variant import Variant
+from ttt_solver.game import board as rules
+from ttt_solver.game.variant import Variant
 
 # -- the world the commands run in ---------------------------------------------------------------
 # Variants with a database in the data directory (any of them may be read without --db).

@@ -1,5 +1,5 @@
 """The codec: codes of text and arrays, canonical codes, and the vectorised rules against the
-pure-Python rules of ttt_solver.board on every board of small variants."""
+pure-Python rules of ttt_solver.game.board on every board of small variants."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ttt_solver import board as rules
-from ttt_solver import codec
-from ttt_solver.symmetry import images
-from ttt_solver.variant import Variant
+from ttt_solver.game import board as rules
+from ttt_solver.game import codec
+from ttt_solver.game.symmetry import images
+from ttt_solver.game.variant import Variant
 
 VARIANTS = ["3x3", "3x3-misere", "3x4k3", "2x5k3", "1x7k3", "4x4"]
 

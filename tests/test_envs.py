@@ -14,14 +14,14 @@ gym = pytest.importorskip("gymnasium", reason="needs the [rl] extra: pip install
 from gymnasium.utils.env_checker import check_env
 
 from ttt_solver import Oracle
-from ttt_solver import board as rules
-from ttt_solver.agents import make_agent
-from ttt_solver.agents.perfect import PerfectAgent
 from ttt_solver.envs import ENV_ID, TicTacToeEnv, VectorTicTacToe
 from ttt_solver.envs.observation import PLAYING, LazyBoardTables, board_tables
 from ttt_solver.errors import GameOverError, InvalidAgentError, InvalidBoardError
-from ttt_solver.solver import solve
-from ttt_solver.variant import Variant
+from ttt_solver.game import board as rules
+from ttt_solver.game.variant import Variant
+from ttt_solver.players.agents import make_agent
+from ttt_solver.players.agents.perfect import PerfectAgent
+from ttt_solver.solver.reference import solve
 
 LEGAL = rules.all_boards()
 PLAYABLE = [b for b in LEGAL if rules.terminal_value(b) is None]

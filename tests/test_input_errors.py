@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ttt_solver import board as rules
 from ttt_solver.errors import InvalidArgumentError, InvalidBoardError, InvalidVariantError, TTTError
+from ttt_solver.game import board as rules
+from ttt_solver.game.variant import Variant
 from ttt_solver.oracle import Oracle
-from ttt_solver.variant import Variant
 
 anything = st.one_of(
     st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=30), st.binary(max_size=10),
@@ -224,9 +224,9 @@ def test_work_that_could_not_finish_is_refused_up_front(db_path, args, message):
 
 @pytest.mark.parametrize("spec", ["nstep:9", "nstep:99", "minimax:9"])
 def test_a_search_to_the_end_scores_each_position_once_whatever_depth_is_left(spec):
-    from ttt_solver.agents import make_agent
-    from ttt_solver.tournament import unfinished_boards
-    from ttt_solver.variant import STANDARD
+    from ttt_solver.game.variant import STANDARD
+    from ttt_solver.players.agents import make_agent
+    from ttt_solver.players.tournament import unfinished_boards
 
     agent = make_agent(spec)
     for board in unfinished_boards(STANDARD):

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from ttt_solver import Oracle
-from ttt_solver import board as rules
-from ttt_solver.variant import Variant
+from ttt_solver.game import board as rules
+from ttt_solver.game.variant import Variant
 
 pyspiel = pytest.importorskip("pyspiel")
 

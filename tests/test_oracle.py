@@ -10,13 +10,14 @@ import numpy as np
 import pytest
 import reference
 
-from ttt_solver import Oracle, codec, paths
-from ttt_solver import board as rules
-from ttt_solver.board import Board
+from ttt_solver import Oracle, paths
 from ttt_solver.build import build
 from ttt_solver.errors import DatabaseError, GameOverError, InvalidBoardError
-from ttt_solver.solver import rank, solve
-from ttt_solver.variant import STANDARD
+from ttt_solver.game import board as rules
+from ttt_solver.game import codec
+from ttt_solver.game.board import Board
+from ttt_solver.game.variant import STANDARD
+from ttt_solver.solver.reference import rank, solve
 
 LEGAL = rules.all_boards()
 
@@ -89,7 +90,7 @@ def test_get_forms_answer_legal_boards(oracle):
 
 
 def test_a_board_of_another_variant_is_rejected(oracle):
-    from ttt_solver.variant import Variant
+    from ttt_solver.game.variant import Variant
 
     with pytest.raises(InvalidBoardError, match="is a 3x3-misere board"):
         oracle.value(Board("X...O....", Variant.parse("3x3-misere")))

@@ -11,11 +11,11 @@ pettingzoo = pytest.importorskip("pettingzoo", reason="needs the [rl] extra: pip
 pytest.importorskip("pygame", reason="needs the [rl] extra: pip install -e '.[rl]'")
 
 from ttt_solver import Oracle
-from ttt_solver import board as rules
-from ttt_solver.agents import make_agent
 from ttt_solver.envs import PZ_TO_CELL, PerfectPolicy, board_from_observation
 from ttt_solver.errors import GameOverError, InvalidBoardError, InvalidVariantError
-from ttt_solver.solver import solve
+from ttt_solver.game import board as rules
+from ttt_solver.players.agents import make_agent
+from ttt_solver.solver.reference import solve
 
 # PettingZoo's documented layout of its actions on the board, row by row.
 PZ_LAYOUT = ((0, 3, 6), (1, 4, 7), (2, 5, 8))

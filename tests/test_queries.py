@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from ttt_solver import board as rules
 from ttt_solver import queries
+from ttt_solver.game import board as rules
+from ttt_solver.game.symmetry import canonical_text
 from ttt_solver.oracle import Oracle
 from ttt_solver.store import Target
 from ttt_solver.store.reader import Reader
-from ttt_solver.symmetry import canonical_text
 
 
 def run_query(target: Target, sql: str, params: dict, variant: str = "3x3") -> tuple[list[str], list[tuple]]:

@@ -7,19 +7,21 @@ import random
 import numpy as np
 import pytest
 
-from ttt_solver import board as rules
-from ttt_solver import codec
-from ttt_solver.solve import move_table, solve_tables
-from ttt_solver.solver import solve
-from ttt_solver.symmetry import canonical_text, images
-from ttt_solver.variant import Variant
+from ttt_solver.game import board as rules
+from ttt_solver.game import codec
+from ttt_solver.game.symmetry import canonical_text, images
+from ttt_solver.game.variant import Variant
+from layered import move_table
+
+from ttt_solver.solver.solve import solve_tables
+from ttt_solver.solver.reference import solve
 
 # Small enough for the recursive solver (about a second each at most).
 CROSS_CHECKED = ["3x3", "3x3-misere", "3x4k3", "4x3k3", "3x4", "3x4k3-misere", "2x5k3", "1x7k3"]
 
 
 def mask_cells(mask: int) -> tuple[int, ...]:
-    return tuple(cell for cell in range(16) if mask >> cell & 1)
+    return tuple(cell for cell in range(32) if mask >> cell & 1)
 
 
 def random_boards(variant: Variant, count: int, seed: int = 0) -> list[str]:
@@ -153,5 +155,6 @@ def check_self_consistent(tables, seed: int, count: int = 300) -> None:
 def test_progress_reports_each_layer():
     messages: list[str] = []
     solve_tables(Variant(), progress=messages.append)
-    assert len(messages) == 11  # plies 0 to 9, then the backing up
-    assert messages[0] == "3x3: ply 0: 1 positions"
+    assert len(messages) == 10  # plies 9 down to 0: each tier is solved once the one below it is
+    assert messages[0] == "3x3: ply 9: 15 positions"
+    assert messages[-1] == "3x3: ply 0: 1 position"

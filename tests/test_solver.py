@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import reference
 
-from ttt_solver import board as rules
-from ttt_solver.solver import solve
-from ttt_solver.symmetry import canonical, canonical_text
+from ttt_solver.game import board as rules
+from ttt_solver.game.symmetry import canonical, canonical_text
+from ttt_solver.solver.reference import solve
 
 
 @pytest.fixture(scope="module")

@@ -7,12 +7,12 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from ttt_solver import codec
+from ttt_solver.game import codec
+from ttt_solver.game.variant import STANDARD
 from ttt_solver.lookup.arrays import Arrays
+from ttt_solver.lookup.stats import Counts, compute, load_stats
 from ttt_solver.oracle import Oracle
-from ttt_solver.solve import solve_tables
-from ttt_solver.stats import Counts, compute, load_stats
-from ttt_solver.variant import STANDARD
+from ttt_solver.solver.solve import solve_tables
 
 OUTCOME = {1: "win", 0: "draw", -1: "loss"}
 

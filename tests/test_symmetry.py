@@ -5,10 +5,10 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ttt_solver import board as rules
-from ttt_solver import codec
-from ttt_solver.symmetry import apply, canonical, canonical_text, images, inverse, orbit_size
-from ttt_solver.variant import STANDARD, Variant
+from ttt_solver.game import board as rules
+from ttt_solver.game import codec
+from ttt_solver.game.symmetry import apply, canonical, canonical_text, images, inverse, orbit_size
+from ttt_solver.game.variant import STANDARD, Variant
 
 LEGAL = rules.all_boards()
 boards = st.sampled_from(LEGAL)
@@ -37,7 +37,7 @@ def test_765_canonical_positions_of_which_138_finished():
 
 @given(boards)
 def test_canonical_is_the_image_with_the_smallest_code(text):
-    # Codes compare like the text with O < . < X, cell 0 first (see ttt_solver.codec).
+    # Codes compare like the text with O < . < X, cell 0 first (see ttt_solver.game.codec).
     smallest = min(images(text), key=lambda image: image.translate(str.maketrans("O.X", "012")))
     form = canonical(text)
     assert form.text == smallest == canonical_text(text)

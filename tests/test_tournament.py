@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from ttt_solver import board as rules
-from ttt_solver.agents import make_agent
 from ttt_solver.errors import InvalidAgentError, NotEnumerableError
+from ttt_solver.game import board as rules
+from ttt_solver.game.variant import STANDARD
 from ttt_solver.oracle import Oracle
-from ttt_solver.solver import solve
-from ttt_solver.tournament import DEFAULT_AGENTS, accuracy, round_robin, run, unfinished_boards
-from ttt_solver.variant import STANDARD
+from ttt_solver.players.agents import make_agent
+from ttt_solver.players.tournament import DEFAULT_AGENTS, accuracy, round_robin, run, unfinished_boards
+from ttt_solver.solver.reference import solve
 
 # Unfinished legal positions by side to move and value (for the side to move).
 GROUPS = {("X", 1): 1830, ("X", 0): 441, ("X", -1): 152, ("O", 1): 1006, ("O", 0): 611, ("O", -1): 480}

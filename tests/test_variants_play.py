@@ -13,19 +13,19 @@ import pytest
 from click.testing import CliRunner
 
 from ttt_solver import Oracle
-from ttt_solver import board as rules
-from ttt_solver.agents import make_agent
-from ttt_solver.arena import (
+from ttt_solver.cli import cli
+from ttt_solver.errors import InvalidAgentError, NotFeasibleError
+from ttt_solver.game import board as rules
+from ttt_solver.game.variant import Variant, position_bound
+from ttt_solver.players.agents import make_agent
+from ttt_solver.players.arena import (
     EXACT_LIMIT,
     compare_exact,
     compare_sampled,
     exact_feasible,
     outcome_probabilities,
-    position_bound,
 )
-from ttt_solver.cli import cli
-from ttt_solver.errors import InvalidAgentError, NotFeasibleError
-from ttt_solver.tournament import (
+from ttt_solver.players.tournament import (
     DEFAULT_POSITIONS,
     accuracy,
     default_agents,
@@ -34,7 +34,6 @@ from ttt_solver.tournament import (
     sample_positions,
     unfinished_boards,
 )
-from ttt_solver.variant import Variant
 
 NAMED = ["3x3", "3x3-misere", "4x4", "4x4k3", "3x4k3", "4x3k3"]
 SPECS = [

@@ -12,21 +12,21 @@ gym = pytest.importorskip("gymnasium", reason="needs the [rl] extra: pip install
 from gymnasium.vector import AutoresetMode
 
 from ttt_solver import Oracle
-from ttt_solver.agents import Agent, make_agent
-from ttt_solver.agents.base import empty_cells
 from ttt_solver.envs import TicTacToeEnv, VectorTicTacToe
 from ttt_solver.envs.observation import board_tables
 from ttt_solver.envs.opponent import Draws, LoopMoves, PerfectMoves, PolicyMoves, batch_moves
 from ttt_solver.errors import GameOverError, InvalidBoardError, InvalidVariantError
-from ttt_solver.solver import solve
-from ttt_solver.variant import Variant
+from ttt_solver.game.variant import Variant
+from ttt_solver.players.agents import Agent, make_agent
+from ttt_solver.players.agents.base import empty_cells
+from ttt_solver.solver.reference import solve
 
 
 class Lopsided(Agent):
     """An enumerable agent with unequal shares, to exercise the weighted sampling path."""
 
     def __init__(self) -> None:
-        from ttt_solver.variant import STANDARD
+        from ttt_solver.game.variant import STANDARD
 
         super().__init__("lopsided", STANDARD)
 

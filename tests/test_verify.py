@@ -19,17 +19,17 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ttt_solver import board as rules
-from ttt_solver import codec
 from ttt_solver.cli import cli
 from ttt_solver.errors import DatabaseError
+from ttt_solver.game import board as rules
+from ttt_solver.game import codec
+from ttt_solver.game.variant import STANDARD, Variant
 from ttt_solver.lookup.arrays import Arrays
 from ttt_solver.lookup.proof import resolve
 from ttt_solver.lookup.rows import DatabaseRows
+from ttt_solver.lookup.verify import Report, compare_moves, prove_arrays, verify_source
 from ttt_solver.store import Target
 from ttt_solver.store.reader import Reader
-from ttt_solver.variant import STANDARD, Variant
-from ttt_solver.verify import Report, compare_moves, prove_arrays, verify_source
 
 V4X4 = Variant.parse("4x4")
 
@@ -310,7 +310,7 @@ _CELL_TEXT = st.one_of(st.integers(0, 17).map(str), st.sampled_from(["", "04", "
 @settings(max_examples=500, derandomize=True, deadline=None)
 @given(st.lists(st.lists(_CELL_TEXT, max_size=5).map(",".join), max_size=12), st.sampled_from([9, 12, 16]))
 def test_the_best_moves_column_parses_as_row_by_row(rows, cells):
-    from ttt_solver.verify import _masks
+    from ttt_solver.lookup.verify import _masks
 
     expected = _masks_by_row(rows, cells) if rows else []
     try:

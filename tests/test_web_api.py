@@ -12,9 +12,9 @@ from boards import playouts
 from web_support import built_4x4, served_for
 
 from ttt_solver import Oracle
-from ttt_solver import board as rules
-from ttt_solver.analysis import OUTCOMES
-from ttt_solver.variant import Variant
+from ttt_solver.game import board as rules
+from ttt_solver.game.variant import Variant
+from ttt_solver.lookup.analysis import OUTCOMES
 
 pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient

@@ -11,7 +11,7 @@ import pytest
 from web_support import built_4x4, live_server, served_for
 
 from ttt_solver import Oracle
-from ttt_solver import board as rules
+from ttt_solver.game import board as rules
 
 pytest.importorskip("fastapi")
 sync_api = pytest.importorskip("playwright.sync_api")

@@ -80,7 +80,7 @@ def test_by_default_every_database_in_the_data_directory_is_served(db_path, tmp_
 
     from ttt_solver import paths
     from ttt_solver.build import build
-    from ttt_solver.variant import Variant
+    from ttt_solver.game.variant import Variant
     from ttt_solver.web.data import default_databases, open_all
 
     monkeypatch.setattr(paths, "data_folder", lambda: str(tmp_path))

@@ -1,6 +1,6 @@
 """ttt-solver: an exhaustively solved game database for tic-tac-toe and its family.
 
-Values are +1 win, 0 draw, -1 loss, always for the side to move (see :mod:`ttt_solver.board`).
+Values are +1 win, 0 draw, -1 loss, always for the side to move (see :mod:`ttt_solver.game.board`).
 Heavy modules are imported lazily, so ``import ttt_solver`` stays cheap: the names below
 resolve on first use, and type checkers see them through the explicit re-exports.
 """
@@ -13,9 +13,9 @@ __version__ = "0.1.0"
 
 # public name -> the module that defines it
 _LAZY = {
-    "Board": "board",
-    "Variant": "variant",
-    "STANDARD": "variant",
+    "Board": "game.board",
+    "Variant": "game.variant",
+    "STANDARD": "game.variant",
     "Oracle": "lookup.oracle",
     "TTTError": "errors",
     "InvalidBoardError": "errors",
@@ -44,7 +44,6 @@ __all__ = [
 if TYPE_CHECKING:
     from types import ModuleType
 
-    from .board import Board as Board
     from .errors import BuildError as BuildError
     from .errors import DatabaseError as DatabaseError
     from .errors import GameOverError as GameOverError
@@ -52,9 +51,10 @@ if TYPE_CHECKING:
     from .errors import InvalidTargetError as InvalidTargetError
     from .errors import InvalidVariantError as InvalidVariantError
     from .errors import TTTError as TTTError
+    from .game.board import Board as Board
+    from .game.variant import STANDARD as STANDARD
+    from .game.variant import Variant as Variant
     from .lookup.oracle import Oracle as Oracle
-    from .variant import STANDARD as STANDARD
-    from .variant import Variant as Variant
 
     # The named SQL questions install from queries/ as ttt_solver.queries (setuptools
     # package-dir), a mapping type checkers cannot follow in a source tree.

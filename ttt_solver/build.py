@@ -1,39 +1,46 @@
-"""Build the solved database: solve, write all-or-nothing, summarise.
+"""Build the solved database: solve, write all or nothing, summarise; and the default
+database built on first use.
 
-:func:`build` is the library call; ``ttt-lookup build`` (and ``python build_db.py``, which
-runs it) is the command line. Every variant goes through the vectorised backward induction
-of :mod:`ttt_solver.solve` (the recursive solver of :mod:`ttt_solver.solver` stays as the
-independent reference in the tests). The ``moves`` table is written only when it is small
-(:data:`MOVES_STORED_LIMIT`); bigger variants answer every question from ``positions``.
+:func:`build` is the library call; ``ttt-lookup build`` (and ``python build_db.py``) is the
+command line. The variant is solved tier by tier into a scratch folder beside the target
+(:mod:`ttt_solver.solver.solve`), merged into code order there, and written into a SQLite file
+in the same folder a block of rows at a time; the finished file is renamed over the target.
+A build that is stopped or killed leaves the folder, and the same build run again goes on
+from the last finished tier, merge block or block of rows. The ``moves`` table is written
+only when it is small (:data:`MOVES_STORED_LIMIT`); bigger variants answer every question
+from ``positions``.
 """
 
 from __future__ import annotations
 
 import gc
+import hashlib
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from . import __version__
-from .paths import default_database
-from .solver import SOLVER_VERSION
+from .game.variant import STANDARD, Variant
+from .paths import data_folder, default_database
 from .store import GENERATOR, SCHEMA_VERSION, Target
-from .variant import STANDARD, Variant
 
 if TYPE_CHECKING:
-    from .solve import Tables
+    from .solver.passes import Solved
+    from .solver.solve import Tables
 
 Progress = Callable[[str], None]
+Steps = Callable[[str, int, int], None]  # (phase, units just done, units in the phase)
 Writing = Callable[[int, int], None]  # (position rows just written, all position rows)
 
 MOVES_STORED_LIMIT = 250_000
 """Most move rows a database stores (3x3: 2,270; 3x4: 148,906; 4x4: 6,460,008). Above it the
 moves table would dominate the file and the build; the position rows' move counts and the
-children's rows answer the same questions."""
+children's rows answer the same questions. Never stored above 16 cells."""
 
 
 @dataclass(frozen=True)
@@ -66,65 +73,138 @@ def build(
     store_moves: bool | None = None,
     tables: Tables | None = None,
     writing: Writing | None = None,
+    memory: int | None = None,
+    steps: Steps | None = None,
 ) -> BuildReport:
     """Solve ``variant`` and write it to ``target`` (default: :func:`default_database`).
 
     ``store_moves``: write the moves table (default: when it has at most
-    :data:`MOVES_STORED_LIMIT` rows). ``progress`` receives one line per stage. ``tables``:
-    the variant already solved (:func:`ttt_solver.solve.solve_tables`), to write it again.
-    ``writing(rows, total)`` is called as each block of position rows is written (a progress bar).
+    :data:`MOVES_STORED_LIMIT` rows). ``progress`` receives a line per stage, ``steps(phase,
+    done, total)`` the work as it goes (a progress bar), ``writing(rows, total)`` each block of
+    position rows written. ``tables``: the variant already solved
+    (:func:`ttt_solver.solver.solve.solve_tables`), to write it again. ``memory``: the budget
+    in bytes (default: what the machine can spare, at most 8 GiB).
     """
-    from .solve import solve_tables
-    from .store.content import digest, move_blocks, move_count, pack_blob, packed_arrays, position_blocks
-    from .store.writer import check_target, write
+    from .solver.scratch import locked, open_scratch
+    from .solver.solve import SOLVER_VERSION, default_memory, merge_scratch, solve_scratch
+    from .store.writer import check_target
 
     started = time.perf_counter()
     where = Target.parse(target if target is not None else default_database(variant))
     check_target(where, force)
-    if tables is None:
-        tables = solve_tables(variant, progress)
-    elif tables.variant != variant:
+    if tables is not None and tables.variant != variant:
         raise ValueError(f"tables of {tables.variant} given to build {variant}")
-    stored = move_count(tables) <= MOVES_STORED_LIMIT if store_moves is None else store_moves
-    if progress:
-        progress(f"{variant}: writing {len(tables):,} positions to {where}")
-    with _paused_gc():
-        arrays = packed_arrays(tables)
-        packed = {name: pack_blob(name, raw) for name, raw in arrays.items()}
-        moves = move_count(tables) if stored else 0
-        meta = {
-            "generator": GENERATOR,
-            "generator_version": __version__,
-            "schema_version": SCHEMA_VERSION,
-            "solver_version": SOLVER_VERSION,
-            "variant": variant.name,
-            "positions": str(len(tables)),
-            "legal_positions": str(tables.legal_positions),
-            "moves": str(moves),
-            "moves_stored": "1" if stored else "0",
-            "digest": digest(variant.name, arrays),
-            "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        }
-        blocks = position_blocks(tables)
-        if writing is not None:
-            blocks = _counted(blocks, len(tables), writing)
-        write(where, blocks, move_blocks(tables) if stored else (), packed, meta, force=force)
-    weights = tables.orbit.astype("int64")
-    outcomes = {
-        name: int(weights[tables.value == value].sum()) for name, value in (("win", 1), ("draw", 0), ("loss", -1))
+    memory = memory or default_memory()
+    folder = _scratch_folder(where, variant)
+    with locked(folder) as waited:
+        if waited and progress:
+            progress(f"{variant}: waited for another build of {where}")
+        scratch = open_scratch(folder, variant, {"solver": SOLVER_VERSION, "generator_version": __version__})
+        if tables is None:
+            solve_scratch(scratch, memory, progress, steps)
+            solved = merge_scratch(scratch, memory, steps)
+        else:
+            solved = tables.solved
+        report = _write(where, variant, solved, scratch.file("database.sqlite"), force, store_moves, progress,
+                        _rows_step(steps, writing))  # fmt: skip
+        scratch.remove()
+    return BuildReport(*report, time.perf_counter() - started)
+
+
+def _scratch_folder(where: Target, variant: Variant) -> str:
+    """Beside a file target; for a server, in the data folder, named for the URL."""
+    from .solver.scratch import scratch_path
+
+    if where.file is not None:
+        return scratch_path(where.file)
+    named = hashlib.sha256(where.url.encode()).hexdigest()[:16]
+    return os.path.join(data_folder(), f".{variant.name}.{named}.solving")
+
+
+def _rows_step(steps: Steps | None, writing: Writing | None) -> Callable[[int, int], None] | None:
+    if steps is None and writing is None:
+        return None
+
+    def written(rows: int, total: int) -> None:
+        if steps:
+            steps("writing rows", rows, total)
+        if writing:
+            writing(rows, total)
+
+    return written
+
+
+def _write(
+    where: Target,
+    variant: Variant,
+    solved: Solved,
+    file: str,
+    force: bool,
+    store_moves: bool | None,
+    progress: Progress | None,
+    written: Callable[[int, int], None] | None,
+) -> tuple[str, str, int, int, int, dict[str, int], str]:
+    import numpy as np
+
+    from .solver.solve import SOLVER_VERSION
+    from .store.content import digest, move_count, move_rows, packed_arrays, packed_parts, position_blocks
+    from .store.writer import FileWriter, install, write_server
+
+    total = len(solved)
+    if store_moves is None:
+        store_moves = variant.cells <= 16 and move_count(solved, variant) <= MOVES_STORED_LIMIT
+    moves = move_count(solved, variant) if store_moves else 0
+    arrays = packed_arrays(solved)
+    legal = int(np.asarray(solved.orbit).sum(dtype=np.int64))
+    meta = {
+        "generator": GENERATOR,
+        "generator_version": __version__,
+        "schema_version": SCHEMA_VERSION,
+        "solver_version": SOLVER_VERSION,
+        "variant": variant.name,
+        "positions": str(total),
+        "legal_positions": str(legal),
+        "moves": str(moves),
+        "moves_stored": "1" if store_moves else "0",
+        "digest": digest(variant.name, arrays),
+        "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
-    return BuildReport(
-        str(where), variant.name, tables.legal_positions, len(tables), moves, outcomes, meta["digest"],
-        time.perf_counter() - started,
-    )  # fmt: skip
+    if progress:
+        progress(f"{variant}: writing {total:,} positions to {where}")
+    move_blocks = move_rows(solved, variant) if store_moves else iter(())
+    with _paused_gc():
+        if where.file is None:
+            write_server(where, variant, position_blocks(solved), move_blocks, packed_parts(arrays), meta, force,
+                         None if written is None else lambda rows: written(rows, total))  # fmt: skip
+        else:
+            writer = FileWriter(file, variant)
+            try:
+                last = writer.written()
+                start = 0 if last is None else int(np.searchsorted(solved.code, last, side="right"))
+                if written and start:
+                    written(start, total)
+                writer.positions(
+                    position_blocks(solved, start), None if written is None else lambda rows: written(rows, total)
+                )
+                writer.rest(move_blocks, packed_parts(arrays), meta)
+            finally:
+                writer.close()
+            install(file, where)
+    outcomes = _outcomes(solved)
+    return str(where), variant.name, legal, total, moves, outcomes, meta["digest"]
 
 
-def _counted(blocks: Iterator[list[list[Any]]], total: int, writing: Writing) -> Iterator[list[list[Any]]]:
-    """The blocks, reporting each as written: the writer asks for the next block once it has
-    written this one."""
-    for block in blocks:
-        yield block
-        writing(len(block[0]), total)
+def _outcomes(solved: Solved) -> dict[str, int]:
+    """Legal boards by value for the side to move (each canonical row weighted by its orbit)."""
+    import numpy as np
+
+    counts = {1: 0, 0: 0, -1: 0}
+    for start in range(0, len(solved.code), 1 << 22):
+        value = np.asarray(solved.value[start : start + (1 << 22)])
+        orbit = np.asarray(solved.orbit[start : start + (1 << 22)]).astype(np.int64)
+        for key in counts:
+            counts[key] += int(orbit[value == key].sum())
+    return {"win": counts[1], "draw": counts[0], "loss": counts[-1]}
 
 
 @contextmanager
@@ -140,10 +220,16 @@ def _paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-if __name__ == "__main__":
-    import sys
-
-    from .cli import main
-
-    sys.argv[0] = "python -m ttt_solver.build"
-    main(["build", *sys.argv[1:]])
+def ensure_database(
+    variant: Variant = STANDARD,
+    progress: Callable[[str], None] | None = None,
+    writing: Callable[[int, int], None] | None = None,
+) -> Path:
+    """The variant's default database, built first if it is missing (the one place that does;
+    ``progress`` and ``writing`` as for :func:`build`)."""
+    path = default_database(variant)
+    if not path.exists():
+        if progress:
+            progress(f"ttt-solver: building the {variant.name} database at {path} (first use)")
+        build(path, variant, progress=progress, writing=writing)
+    return path

@@ -1,7 +1,7 @@
 """The database as an OpenSpiel bot (the ``[openspiel]`` extra: ``pip install open-spiel``).
 
 :class:`PerfectBot` is a ``pyspiel.Bot`` for OpenSpiel's ``tic_tac_toe``, for ``mnk`` on the
-boards the database holds (up to 16 cells), and for the ``misere`` transform of either::
+boards the database holds (up to 20 cells), and for the ``misere`` transform of either::
 
     import pyspiel
     from ttt_solver.openspiel import PerfectBot
@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .errors import MissingExtraError, install_hint
-from .variant import Variant
+from .game.variant import MAX_CELLS, Variant
 
 try:
     import pyspiel
@@ -33,8 +33,8 @@ except ImportError:
     ) from None
 
 if TYPE_CHECKING:
-    from .agents.perfect import PerfectAgent
-    from .oracle import Oracle
+    from .lookup.oracle import Oracle
+    from .players.agents.perfect import PerfectAgent
 
 GAMES = ("tic_tac_toe", "mnk", "misere(game=tic_tac_toe())", "misere(game=mnk(...))")
 
@@ -49,9 +49,9 @@ def _variant(name: str, params: dict[str, Any], shown: str) -> Variant:
         return Variant.parse("3x3")
     if name == "mnk":
         m, n, k = params.get("m", 15), params.get("n", 15), params.get("k", 5)
-        if m * n > 16:
+        if m * n > MAX_CELLS:
             raise ValueError(
-                f"PerfectBot cannot play {shown}: the database holds boards of up to 16 cells, not {m * n}"
+                f"PerfectBot cannot play {shown}: the database holds boards of up to {MAX_CELLS} cells, not {m * n}"
             )
         return Variant.parse(f"{n}x{m}k{k}")  # n rows of m columns
     if name == "misere":
@@ -95,7 +95,7 @@ class PerfectBot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel ships no type in
         pyspiel.Bot.__init__(self)
         import numpy as np
 
-        from .agents import make_agent
+        from .players.agents import make_agent
 
         self.variant = variant_of(game)
         if player_id not in (0, 1):
@@ -103,7 +103,7 @@ class PerfectBot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel ships no type in
         if not isinstance(spec, str) or spec.partition(":")[0] != "perfect":
             raise ValueError(f"invalid spec {spec!r}: expected 'perfect' or 'perfect:P' with P from 0 to 1")
         if oracle is None:
-            from .oracle import Oracle
+            from .lookup.oracle import Oracle
 
             oracle = Oracle.load(db, variant=self.variant)
         self.player_id = player_id

@@ -10,10 +10,9 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from .variant import STANDARD, Variant
+from .game.variant import STANDARD, Variant
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from pathlib import Path
 
 # Spelled with os.path, not pathlib: a command-line lookup finds its database without importing it.
@@ -45,20 +44,3 @@ def default_database(variant: Variant = STANDARD) -> Path:
     from pathlib import Path
 
     return Path(database_file(variant))
-
-
-def ensure_database(
-    variant: Variant = STANDARD,
-    progress: Callable[[str], None] | None = None,
-    writing: Callable[[int, int], None] | None = None,
-) -> Path:
-    """The variant's default database, built first if it is missing (the one place that does;
-    ``progress`` and ``writing`` as for :func:`ttt_solver.build.build`)."""
-    path = default_database(variant)
-    if not path.exists():
-        from .build import build
-
-        if progress:
-            progress(f"ttt-solver: building the {variant.name} database at {path} (first use)")
-        build(path, variant, progress=progress, writing=writing)
-    return path

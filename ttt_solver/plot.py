@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import MissingExtraError, install_hint
 
 if TYPE_CHECKING:
-    from .tournament import Tournament
+    from .players.tournament import Tournament
 
 INSTALL_HINT = install_hint("plot", "matplotlib")
 

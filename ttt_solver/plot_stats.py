@@ -23,7 +23,7 @@ def count(arrays: Arrays) -> dict[tuple[int, int, int], int]:
     """Boards by (ply, value, remoteness), from a variant's canonical rows."""
     import numpy as np
 
-    from . import codec
+    from .game import codec
 
     ply = (codec.digits(arrays.code, arrays.variant) != codec.EMPTY_DIGIT).sum(axis=1)
     keys = np.stack([ply, arrays.value, arrays.remoteness], axis=1).astype(np.int64)

@@ -1,10 +1,10 @@
 """Agents against each other: ``compare`` and ``tournament``.
 
-The agents, games and accuracy live in the library (:mod:`ttt_solver.agents`,
-:mod:`ttt_solver.arena`, :mod:`ttt_solver.tournament`), imported inside the commands. Sampled
+The agents, games and accuracy live in the library (:mod:`ttt_solver.players.agents`,
+:mod:`ttt_solver.players.arena`, :mod:`ttt_solver.players.tournament`), imported inside the commands. Sampled
 runs and exact tournaments show progress bars on stderr, so stdout stays clean for ``--json``;
 a sampled run without ``--seed`` draws one and reports it, so that any run can be repeated. ``--exact`` on a
-variant too big to walk (see :func:`ttt_solver.arena.exact_feasible`) fails at once, before
+variant too big to walk (see :func:`ttt_solver.players.arena.exact_feasible`) fails at once, before
 any database is read.
 """
 
@@ -15,17 +15,17 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .. import board as rules
-from ..tournament import DEFAULT_AGENTS
-from ..variant import Variant
+from ..game import board as rules
+from ..game.variant import Variant
+from ..players.tournament import DEFAULT_AGENTS
 from . import complete
 from .options import SEED, CLIError, chart_option, database_options, load_oracle, require_plot
 from .output import echo_json, output_options, table
 from .progress import bars, draw_seed, seed_text
 
 if TYPE_CHECKING:
-    from ..arena import Comparison
-    from ..tournament import Tournament
+    from ..players.arena import Comparison
+    from ..players.tournament import Tournament
 
 _VALUE = {1: "win", 0: "draw", -1: "loss"}
 _LETTER = {1: "W", 0: "D", -1: "L"}
@@ -65,7 +65,8 @@ def compare(
         ttt-lookup compare think1 random --games 1000 --seed 1
         ttt-lookup compare think3 think2 --exact --json
     """
-    from ..arena import compare_exact, compare_sampled, position_bound
+    from ..game.variant import position_bound
+    from ..players.arena import compare_exact, compare_sampled
 
     _check_sampling_flags(exact, variant)
     agent_a, agent_b = _agents([a, b], db, variant, need_oracle=False)
@@ -128,7 +129,7 @@ def tournament(
         ttt-lookup tournament --exact --json --plot tournament.png
         ttt-lookup tournament --variant 4x4 --agents random,think2,perfect --games 100 --seed 1
     """
-    from ..tournament import check_entrants, default_agents, run
+    from ..players.tournament import check_entrants, default_agents, run
 
     _check_sampling_flags(exact, variant)
     names = [
@@ -175,7 +176,8 @@ def tournament(
 # -- helpers ------------------------------------------------------------------------------
 def _check_sampling_flags(exact: bool, variant: Variant) -> None:
     """``--exact`` takes no sampling option, and only variants small enough to walk."""
-    from ..arena import EXACT_LIMIT, exact_feasible, position_bound
+    from ..game.variant import position_bound
+    from ..players.arena import EXACT_LIMIT, exact_feasible
 
     ctx = click.get_current_context()
     if exact:
@@ -203,7 +205,7 @@ def _agents(
 ) -> Any:
     """The agents (every spec, and ``check`` of them all, checked before any database is read),
     with the oracle if needed."""
-    from ..agents import make_agent
+    from ..players.agents import make_agent
 
     agents = [make_agent(spec, None, variant) for spec in specs]
     if check is not None:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 def variants(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     from click.shell_completion import CompletionItem
 
-    from ..variant import NAMED_VARIANTS
+    from ..game.variant import NAMED_VARIANTS
 
     return [CompletionItem(name) for name in NAMED_VARIANTS if name.startswith(incomplete)]
 
@@ -30,7 +30,7 @@ def queries(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> li
 
 def _agent_names() -> list[str]:
     """Every family once, as a spec that works alone (``nstep`` is ``nstep:3``, ``perfect`` is ``perfect:1``)."""
-    from ..agents import AGENT_NAMES
+    from ..players.agents import AGENT_NAMES
 
     return list(dict.fromkeys(name.partition(":")[0] for name in AGENT_NAMES))
 

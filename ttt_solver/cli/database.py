@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..variant import Variant
+from ..game.variant import Variant
 from .options import CLIFailure, database_options
 from .output import echo_json, output_options
 
@@ -65,9 +65,9 @@ def verify(variant: Variant, db: str | None, fmt: str) -> None:
         ttt-lookup verify --variant 4x4 --json
     """
     from ..lookup.rows import DatabaseRows
+    from ..lookup.verify import verify_source
     from ..store import Target
     from ..store.reader import Reader
-    from ..verify import verify_source
     from .options import resolve_database
 
     target = Target.parse(resolve_database(db, variant))

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .. import board as rules
-from ..analysis import analysis
-from ..variant import Variant
+from ..game import board as rules
+from ..game.variant import Variant
+from ..lookup.analysis import analysis
 from .options import (
     SEED,
     board_input,
@@ -26,7 +26,7 @@ from .options import (
 from .output import echo_json, grid, output_options
 
 if TYPE_CHECKING:
-    from ..oracle import Oracle, Position
+    from ..lookup.oracle import Oracle, Position
 
 _LETTER = {1: "W", 0: "D", -1: "L"}
 _COLOUR = {1: "green", 0: "yellow", -1: "red"}
@@ -205,7 +205,7 @@ def stats(variant: Variant, db: str | None, fmt: str, plot_path: str | None) -> 
         ttt-lookup stats --plot positions.png
     """
     from ..lookup.rows import DatabaseRows
-    from ..stats import compute
+    from ..lookup.stats import compute
     from ..store import Target
     from ..store.reader import Reader
 

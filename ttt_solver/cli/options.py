@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .. import board as rules
 from ..errors import BuildError, DatabaseError, TTTError
-from ..variant import Variant
+from ..game import board as rules
+from ..game.variant import Variant
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ..oracle import Oracle
+    from ..lookup.oracle import Oracle
 
 F = Callable[..., Any]
 
@@ -174,7 +174,8 @@ def resolve_database(db: str | None, variant: Variant) -> str:
         return db
     import os
 
-    from ..paths import database_file, ensure_database
+    from ..build import ensure_database
+    from ..paths import database_file
 
     found = database_file(variant)
     if os.path.exists(found):

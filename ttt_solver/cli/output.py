@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from ..variant import Variant
+from ..game.variant import Variant
 
 F = Callable[..., Any]
 

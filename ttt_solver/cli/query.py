@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..variant import Variant
+from ..game.variant import Variant
 from . import complete
 from .options import CLIError, database_options, resolve_database
 from .output import echo_rows, output_options

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from ..errors import MissingExtraError
-from ..variant import Variant
+from ..game.variant import Variant
 from .options import finite
 
 INSTALL_HINT = "pip install -e '.[web]'"

@@ -1,6 +1,6 @@
 """Every legal board as a table index, with its observation planes and legal-move mask.
 
-The environments keep a board as one integer, its code (:mod:`ttt_solver.codec`): the array
+The environments keep a board as one integer, its code (:mod:`ttt_solver.game.codec`): the array
 form (+1 X, -1 O, 0 empty) read as ``array @ weights + offset``, the same index as the
 oracle's batch tables. A move by ``side`` (+1 or -1) on ``cell`` adds ``side * powers[cell]``
 (``powers[cell] = 3**(cells - 1 - cell)``). Everything the environments hand out is read from
@@ -35,9 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import board as rules
-from .. import codec
-from ..variant import STANDARD, Variant
+from ..game import board as rules
+from ..game import codec
+from ..game.variant import STANDARD, Variant
 
 PLAYING = codec.PLAYING  # ``final`` of a legal board where play goes on
 ILLEGAL = codec.ILLEGAL  # ``final`` of an index that is no legal board

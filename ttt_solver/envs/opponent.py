@@ -30,14 +30,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from ..agents import Agent, make_agent
-from ..agents.perfect import PerfectAgent
+from ..game.variant import Variant
 from ..lookup.tables import bit_tables
-from ..variant import Variant
+from ..players.agents import Agent, make_agent
+from ..players.agents.perfect import PerfectAgent
 from .observation import PLAYING, BoardTables, children, x_to_move
 
 if TYPE_CHECKING:
-    from ..oracle import Oracle
+    from ..lookup.oracle import Oracle
 
 
 def resolve_opponent(opponent: str | Agent, oracle: Oracle | None, variant: Variant) -> Agent:
@@ -56,7 +56,7 @@ def resolve_opponent(opponent: str | Agent, oracle: Oracle | None, variant: Vari
 @cache
 def shared_oracle(variant: Variant) -> Oracle:
     """``Oracle.load`` once per process and variant, shared by every environment that needs it."""
-    from ..oracle import Oracle
+    from ..lookup.oracle import Oracle
 
     return Oracle.load(variant=variant)
 

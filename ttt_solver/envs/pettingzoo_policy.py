@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import GameOverError, InvalidBoardError, InvalidVariantError
-from ..oracle import Oracle
+from ..lookup.oracle import Oracle
 
 PZ_TO_CELL = (0, 3, 6, 1, 4, 7, 2, 5, 8)  # PettingZoo action -> our cell; also our cell -> its action
 _PERMUTATION = np.array(PZ_TO_CELL, dtype=np.intp)

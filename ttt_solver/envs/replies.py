@@ -21,11 +21,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
-from ..agents.base import remember
+from ..players.agents.base import remember
 from .observation import PLAYING, BoardTables, LazyBoardTables, board_tables
 
 if TYPE_CHECKING:
-    from ..oracle import Oracle
+    from ..lookup.oracle import Oracle
 
 Outcome = tuple[int, float, bool, Any, Any]  # index, reward, over, observation row, mask row
 Node = list[tuple[Outcome, ...] | None]

@@ -9,7 +9,7 @@ One ``step`` is the learner's move followed by the opponent's reply.
   ``Discrete(cells)`` (``Discrete(9)``), the cell to mark.
 - ``variant``: any board of the database (``"3x3-misere"``, ``"3x4k3"``, ``"4x4"``, ...), with
   its rules: in misère the learner who completes a line loses (-1). The opponent must play it
-  (see :mod:`ttt_solver.agents`); the perfect one loads that variant's database.
+  (see :mod:`ttt_solver.players.agents`); the perfect one loads that variant's database.
 - ``info["action_mask"]``: int8, 1 on the legal cells (all 0 once the game is over), ready for
   ``action_space.sample(mask=...)``; :meth:`TicTacToeEnv.action_masks` gives it as bool for
   sb3-contrib's MaskablePPO.
@@ -37,11 +37,11 @@ from typing import Any
 
 import numpy as np
 
-from ..agents import Agent
-from ..agents.perfect import PerfectAgent
 from ..errors import GameOverError, InvalidBoardError
-from ..oracle import Oracle
-from ..variant import STANDARD, Variant
+from ..game.variant import STANDARD, Variant
+from ..lookup.oracle import Oracle
+from ..players.agents import Agent
+from ..players.agents.perfect import PerfectAgent
 from ._gym import gym, spaces
 from .observation import PLAYING, board_tables, perspective
 from .opponent import resolve_opponent
@@ -245,7 +245,7 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
         return self._observation(), self.illegal_reward, self._over, False, {"action_mask": mask}
 
     def _start_from(self, board: str) -> tuple[int, int]:
-        from .. import board as rules
+        from ..game import board as rules
 
         text = rules.parse(board, self.variant)
         if rules.terminal_value(text, self.variant) is not None:
@@ -253,7 +253,7 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
         return self._tables.index_of(text), 1 if rules.to_move(text) == rules.X else -1
 
     def _text(self) -> str:
-        from .. import board as rules
+        from ..game import board as rules
 
         status = "to move"
         if self._over:

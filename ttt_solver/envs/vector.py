@@ -32,10 +32,10 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from ..agents import Agent
 from ..errors import GameOverError, InvalidBoardError, InvalidVariantError
-from ..oracle import Oracle
-from ..variant import STANDARD, Variant
+from ..game.variant import STANDARD, Variant
+from ..lookup.oracle import Oracle
+from ..players.agents import Agent
 from ._gym import spaces
 from .observation import DENSE_CELLS, PLAYING, BoardTables, board_tables, children, x_to_move
 from .opponent import Draws, PerfectMoves, batch_moves, resolve_opponent
@@ -183,7 +183,7 @@ class VectorTicTacToe(VectorEnv):
             return tuple(draw(text, self.variant.rows, self.variant.cols) for text in texts)
         if self.render_mode != "ansi":
             return None
-        from .. import board as rules
+        from ..game import board as rules
 
         return tuple(rules.pretty(text, self.variant) for text in texts)
 

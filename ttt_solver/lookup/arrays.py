@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..variant import Variant
-from .rows import Row, cells_of
+from ..game.variant import Variant
+from .proof import Row, cells_of
 
 if TYPE_CHECKING:
-    from ..solve import Tables
+    from ..solver.solve import Tables
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class Arrays:
     code: np.ndarray  # int64, ascending
     value: np.ndarray  # int8
     remoteness: np.ndarray  # int8
-    best: np.ndarray  # uint16 masks
+    best: np.ndarray  # uint32 masks
     orbit: np.ndarray  # int8
     wins: np.ndarray  # uint8
     draws: np.ndarray  # uint8
@@ -36,14 +36,14 @@ class Arrays:
 
     @classmethod
     def from_tables(cls, tables: Tables) -> Arrays:
-        t = tables
-        return cls(t.variant, t.codes, t.value, t.remoteness, t.best, t.orbit, t.wins, t.draws, t.losses)
+        s = tables.solved
+        return cls(tables.variant, s.code, s.value, s.remoteness, s.best, s.orbit, s.wins, s.draws, s.losses)
 
     def __len__(self) -> int:
         return len(self.code)
 
     def fetch(self, codes: Collection[int]) -> dict[int, Row]:
-        from ..codec import search
+        from ..game.codec import search
 
         wanted = np.fromiter(codes, dtype=np.int64, count=len(codes))
         index, found = search(self.code, wanted)
@@ -77,7 +77,7 @@ class ArrayRows:
         pass
 
 
-def unpack(packed: dict[str, tuple[str, bytes]], variant: Variant, meta: dict[str, str]) -> Arrays:
+def unpack(packed: dict[str, tuple[str, list[bytes]]], variant: Variant, meta: dict[str, str]) -> Arrays:
     """The packed arrays as :class:`Arrays`, their digest and row count checked against the
     meta table; ValueError saying what is wrong."""
     import zlib
@@ -87,12 +87,16 @@ def unpack(packed: dict[str, tuple[str, bytes]], variant: Variant, meta: dict[st
     if sorted(packed) != sorted(name for name, _ in PACKED) or any(packed[name][0] != dtype for name, dtype in PACKED):
         raise ValueError(f"the packed arrays are {sorted(packed)!r}, not the {len(PACKED)} columns this version writes")
     try:
-        raw = {name: unpack_blob(name, data) for name, (_dtype, data) in packed.items()}
+        raw = {name: b"".join(unpack_blob(name, part) for part in parts) for name, (_dtype, parts) in packed.items()}
     except (zlib.error, ValueError) as error:
         raise ValueError(f"a packed array does not decompress: {error}") from None
     if digest(variant.name, raw) != meta.get("digest"):
         raise ValueError("the content digest does not match")
-    columns = {name: np.frombuffer(raw[name], dtype=dtype) for name, dtype in PACKED}
+    columns = {}
+    for name, dtype in PACKED:
+        if len(raw[name]) % np.dtype(dtype).itemsize:
+            raise ValueError(f"the packed array {name!r} is not a whole number of {dtype} values")
+        columns[name] = np.frombuffer(raw[name], dtype=dtype)
     sizes = {len(column) for column in columns.values()}
     if sizes != {len(columns["code"])} or str(len(columns["code"])) != meta.get("positions"):
         raise ValueError(f"packed arrays of {sorted(sizes)} rows, meta says {meta.get('positions')!r}")

@@ -17,18 +17,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
-from .. import board as rules
-from .. import codec
 from ..errors import GameOverError, InvalidBoardError, InvalidVariantError
-from ..variant import STANDARD, Variant
-from .proof import Move, Position, resolve
-from .rows import DatabaseRows, Row
+from ..game import board as rules
+from ..game import codec
+from ..game.variant import STANDARD, Variant
+from .proof import Move, Position, Row, resolve
+from .rows import DatabaseRows
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ..solve import Tables
-    from ..solver import Solution
+    from ..solver.reference import Solution
+    from ..solver.solve import Tables
     from .arrays import Arrays
     from .rows import RowSource
     from .tables import BatchTables
@@ -56,7 +56,7 @@ class Oracle:
         self._positions: dict[str, Position] = {}
         self._complete = False  # every real board is in _positions
         self._batch: BatchTables | None = None
-        if eager:
+        if eager and not self.big:
             self._arrays = source.arrays()
             if len(self._arrays) <= SMALL_ROWS:
                 self.batch_tables()  # proves the whole table against the rules
@@ -83,14 +83,14 @@ class Oracle:
 
         variant = variant if isinstance(variant, Variant) else Variant.parse(variant)
         if db is None:
-            from ..paths import ensure_database
+            from ..build import ensure_database
 
             db = ensure_database(variant)
         target = Target.parse(db)
         source = DatabaseRows(Reader(target, variant.name), variant)
         try:
             if verify:
-                from ..verify import verify_source
+                from .verify import verify_source
 
                 verify_source(source).raise_for_contradictions()
             return cls(source, eager=eager)
@@ -100,14 +100,14 @@ class Oracle:
 
     @classmethod
     def from_tables(cls, tables: Tables) -> Oracle:
-        """An oracle straight from :func:`ttt_solver.solve.solve_tables`, with no database."""
+        """An oracle straight from :func:`ttt_solver.solver.layers.solve_tables`, with no database."""
         from .arrays import ArrayRows, Arrays
 
         return cls(ArrayRows(Arrays.from_tables(tables)))
 
     @classmethod
     def from_solutions(cls, solutions: Mapping[str, Solution], variant: Variant = STANDARD) -> Oracle:
-        """An oracle straight from the recursive solver :func:`ttt_solver.solver.solve`."""
+        """An oracle straight from the recursive solver :func:`ttt_solver.solver.reference.solve`."""
         import numpy as np
 
         from .arrays import ArrayRows, Arrays
@@ -119,7 +119,7 @@ class Oracle:
             np.array([codec.encode(text) for text in texts], dtype=np.int64),
             np.array([s.value for s in rows], dtype=np.int8),
             np.array([s.remoteness for s in rows], dtype=np.int8),
-            np.array([sum(1 << c for c in s.best_moves) for s in rows], dtype=np.uint16),
+            np.array([sum(1 << c for c in s.best_moves) for s in rows], dtype=np.uint32),
             np.array([s.orbit for s in rows], dtype=np.int8),
             *(np.array([sum(1 for m in s.moves if m.value == v) for s in rows], dtype=np.uint8) for v in (1, 0, -1)),
         )
@@ -143,6 +143,16 @@ class Oracle:
     def meta(self) -> dict[str, str]:
         """The database's meta table (empty for an oracle made in memory)."""
         return dict(getattr(self.source, "meta", {}))
+
+    @property
+    def big(self) -> bool:
+        """Whether the database has more canonical rows than an eager load reads into memory
+        (:data:`ttt_solver.lookup.mapped.EAGER_ROWS`): then single lookups go through the file
+        and whole-table work reads memory-mapped arrays."""
+        from .mapped import EAGER_ROWS
+
+        count = self.meta.get("positions", "0")
+        return count.isdigit() and int(count) > EAGER_ROWS
 
     @property
     def exhaustive(self) -> bool:
@@ -229,9 +239,14 @@ class Oracle:
     def batch_tables(self) -> BatchTables:
         """The dense tables behind the batch lookups, built (and the whole table proved) on first use."""
         if self._batch is None:
-            from .tables import BatchTables
+            if self.big:
+                from .mapped import mapped_tables
 
-            self._batch = BatchTables.build(self._load_arrays(), self.source.location, self.source.rebuild_hint())
+                self._batch = self._mapped(mapped_tables)
+            else:
+                from .tables import BatchTables
+
+                self._batch = BatchTables.build(self._load_arrays(), self.source.location, self.source.rebuild_hint())
         return self._batch
 
     def arrays(self) -> Arrays:
@@ -253,11 +268,26 @@ class Oracle:
     # -- internals ------------------------------------------------------------------------
     def _load_arrays(self) -> Arrays:
         if self._arrays is None:
+            if self.big:
+                from .mapped import mapped_arrays
+
+                return self._mapped(mapped_arrays)
             self._arrays = self.source.arrays()
         return self._arrays
 
+    def _mapped(self, make: Callable[[Any], R]) -> R:
+        """``make(source)`` for a database's memory-mapped arrays; a damaged one is a DatabaseError."""
+        try:
+            return make(self.source)
+        except ValueError as why:
+            from ..errors import DatabaseError
+
+            raise DatabaseError(
+                f"database {self.location!r} is damaged ({why}); {self.source.rebuild_hint()}"
+            ) from None
+
     def _resolve_all(self) -> None:
-        from ..symmetry import images
+        from ..game.symmetry import images
 
         arrays = self._load_arrays()
         every = arrays.fetch(arrays.code.tolist())  # one numpy search for all rows, then dict hits

@@ -2,7 +2,7 @@
 
 A solved table proves itself locally: a finished position's row follows from the rules, and
 every other row's value, remoteness, best moves and move counts follow from its children's
-rows (:func:`ttt_solver.values.outcome`). :func:`resolve` builds the answer for one real board
+rows (:func:`ttt_solver.game.values.outcome`). :func:`resolve` builds the answer for one real board
 from its canonical row and its children's rows, and with ``prove`` it also checks the row and
 each child's row against the rows below them, so that a lookup never shows a number the
 table contradicts. A contradiction is a :class:`DatabaseError` naming the board.
@@ -14,12 +14,28 @@ from collections.abc import Callable, Collection
 from functools import lru_cache
 from typing import NamedTuple
 
-from .. import board as rules
-from .. import codec
 from ..errors import DatabaseError
-from ..values import Outcome, move_result, outcome, rank
-from ..variant import Variant
-from .rows import Row
+from ..game import board as rules
+from ..game import codec
+from ..game.values import Outcome, move_result, outcome, rank
+from ..game.variant import Variant
+
+
+class Row(NamedTuple):
+    """What a lookup needs of one canonical position (canonical cell numbering)."""
+
+    value: int
+    remoteness: int
+    best: tuple[int, ...]  # ascending cells that keep the value
+    wins: int
+    draws: int
+    losses: int
+
+
+def cells_of(mask: int) -> tuple[int, ...]:
+    """The cells of a bit mask, ascending."""
+    return tuple(cell for cell in range(mask.bit_length()) if mask >> cell & 1)
+
 
 Fetch = Callable[[Collection[int]], dict[int, Row]]
 

@@ -11,10 +11,11 @@ it has. This module stays free of numpy: the command line's lookups import it.
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from ..errors import DatabaseError
-from ..variant import Variant
+from ..game.variant import Variant
+from .proof import Row, cells_of
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -36,22 +37,6 @@ if TYPE_CHECKING:
 
 
 _READ_LIMIT = 1 << 16  # rows kept by a DatabaseRows before it starts again
-
-
-class Row(NamedTuple):
-    """What a lookup needs of one canonical position (canonical cell numbering)."""
-
-    value: int
-    remoteness: int
-    best: tuple[int, ...]  # ascending cells that keep the value
-    wins: int
-    draws: int
-    losses: int
-
-
-def cells_of(mask: int) -> tuple[int, ...]:
-    """The cells of a bit mask, ascending."""
-    return tuple(cell for cell in range(mask.bit_length()) if mask >> cell & 1)
 
 
 class DatabaseRows:
@@ -78,17 +63,17 @@ class DatabaseRows:
             return found
         if len(read) >= _READ_LIMIT:
             read.clear()
-        for code, (value, remoteness, best, wins, draws, losses) in self.reader.rows(
-            [code for code in codes if code not in found]
-        ).items():
-            try:
-                cells = tuple(int(cell) for cell in best.split(",")) if best else ()
-            except (AttributeError, ValueError):
+        from ..store.content import unpack_data
+
+        for code, data in self.reader.rows([code for code in codes if code not in found]).items():
+            numbers = unpack_data(data)
+            if numbers is None:
                 raise DatabaseError(
-                    f"database {self.location!r} is damaged (best_moves of code {code} is {str(best)[:20]!r});"
+                    f"database {self.location!r} is damaged (the data of code {code} is {str(data)[:24]!r});"
                     f" {self.rebuild_hint()}"
-                ) from None
-            found[code] = read[code] = Row(value, remoteness, cells, wins, draws, losses)
+                )
+            value, remoteness, best, wins, draws, losses, _orbit = numbers
+            found[code] = read[code] = Row(value, remoteness, cells_of(best), wins, draws, losses)
         return found
 
     def arrays(self) -> Arrays:

@@ -1,38 +1,46 @@
-"""Dense tables over every code, for whole-array lookups with no Python loop per board.
+"""The tables behind the batch lookups: whole arrays of boards answered with no Python loop
+per board and no table over every code.
 
-A board in array form (+1 X, -1 O, 0 empty) is its code ``array @ weights + offset`` (see
-:mod:`ttt_solver.codec`), which indexes two tables over all ``3**cells`` codes: a score byte
-(value and remoteness; :data:`ILLEGAL` where no legal board has that code) and the mask of
-preferred moves (keep the value with the best remoteness) in the board's own numbering. They
-are filled from the canonical rows by writing each row to every image of its board: 59 KB for
-3x3, 129 MB for 4x4. Building them proves the whole table against the rules first
-(:func:`ttt_solver.verify.prove_arrays`), which also yields the preferred moves.
+Every legal board has a place in its tier (:mod:`ttt_solver.solver.tiers`): its rank among
+the boards with the same piece counts. :class:`BatchTables` holds one result byte per board
+of every tier ((value + 1) * 32 + remoteness; 255 where no legal board has that place: 14 MB
+for 4x4 and 741 MB for 4x5, against 43 million and 3.5 billion codes), filled from the
+canonical rows by writing each row to every image of its board. A board given as an array
+(+1 X, -1 O, 0 empty) finds its place from its two half codes (one small matrix product) and
+three small tables. The best move is the preferred move of lowest cell: read from a table of
+preferred-move masks by place where that table is small (up to 16 cells: 28 MB for 4x4), else
+found from the result bytes of the board's children, a gather per empty cell.
+
+Building the tables from rows in memory proves the whole table against the rules first
+(:func:`ttt_solver.lookup.retrograde.prove_arrays`), which also yields the preferred moves;
+tables built from a big database's packed arrays (:mod:`ttt_solver.lookup.mapped`) rely on
+their digest, and ``ttt-lookup verify`` proves the table.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache
 from typing import Any
 
 import numpy as np
 
-from .. import board as rules
-from .. import codec
 from ..errors import InvalidBoardError
-from ..variant import Variant
+from ..game import board as rules
+from ..game.values import NO_MOVE, NO_POSITION, REMOTENESS_BITS, byte_tables, result_bytes
+from ..game.variant import Variant
+from ..solver.tiers import Tiers, tiers
 from .arrays import Arrays
 
-ILLEGAL = np.uint8(255)
-_REMOTENESS = 32  # score = (value + 1) * 32 + remoteness: value = (score >> 5) - 1, remoteness = score & 31
 _CHUNK = 16384  # boards per pass: keeps the working set in the CPU cache
-# Rows per BLAS call. OpenBLAS splits a bigger matrix-vector product over its own threads,
-# which then queue behind each other when two of our threads multiply at once (measured:
-# 3x3 at 85 M boards/s instead of 150); a stack of small products stays on the calling thread.
+# Rows per BLAS call. OpenBLAS splits a bigger matrix product over its own threads, which then
+# queue behind each other when two of our threads multiply at once.
 _BLAS_ROWS = 512
-_VALUE_OF = (np.arange(256) // _REMOTENESS - 1).astype(np.int8)  # score -> value
-NO_VALUE = np.int8(codec.ILLEGAL)  # the value table's mark of a code that is no legal board
-_REMOTENESS_OF = (np.arange(256) % _REMOTENESS).astype(np.int8)  # score -> remoteness
+PREFERRED_CELLS = 16  # up to this many cells the preferred masks are a table (uint16)
+NO_VALUE = np.int8(-128)  # the value table's mark of a place no legal board has
+_VALUE_OF = np.where(np.arange(256) == NO_POSITION, NO_VALUE, np.arange(256) // (1 << REMOTENESS_BITS) - 1).astype(
+    np.int8
+)
+_REMOTENESS_OF = (np.arange(256) % (1 << REMOTENESS_BITS)).astype(np.int8)
 
 
 def checked_boards(boards: Any, cells: int) -> np.ndarray:
@@ -53,13 +61,6 @@ def checked_boards(boards: Any, cells: int) -> np.ndarray:
     return array
 
 
-def _bad_values(part: np.ndarray, start: int) -> InvalidBoardError:
-    row = int(np.argmax((part < -1).any(axis=1) | (part > 1).any(axis=1)))
-    return InvalidBoardError(
-        f"invalid boards: row {start + row} has a value other than +1, -1 or 0: {part[row].tolist()}"
-    )
-
-
 @cache
 def bit_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For every 16-bit mask: its lowest set bit (-1 if none), its bit count, and its k-th set bit."""
@@ -73,120 +74,217 @@ def bit_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return kth[:, 0].copy(), count, kth
 
 
-def _permuted_masks(masks: np.ndarray, perm: tuple[int, ...]) -> np.ndarray:
-    """Masks in a canonical board's numbering -> the same cells on the image ``perm`` makes
-    (``image[i] = canonical[perm[i]]``: canonical cell ``perm[i]`` is image cell ``i``)."""
-    out = np.zeros(len(masks), dtype=np.uint16)
-    for i, source in enumerate(perm):
-        out |= ((masks >> np.uint16(source)) & np.uint16(1)) << np.uint16(i)
-    return out
+class Places:
+    """Where each board of a variant sits among the result bytes: small tables over half codes."""
+
+    def __init__(self, found: Tiers) -> None:
+        g = found.geometry
+        self.tiers = found
+        self.n, self.hi = g.n, g.high_cells
+        width = len(g.digits[0]) + 1
+        self.width = width
+        self.starts = np.concatenate([[0], np.cumsum(found.sizes)]).astype(np.int64)
+        self.size = int(self.starts[-1])  # one more byte after it: the place of no board
+        # base[ply * width + high]: where the tier's boards with this high half begin.
+        base = found.offsets + self.starts[:-1, None]
+        self.base = np.append(base.ravel(), self.size).astype(np.int64)  # the last: a full board's child
+        self.rank_low = found.rank_low
+        self.pieces = (
+            np.count_nonzero(g.digits[0] != 1, axis=1).astype(np.int64),
+            np.count_nonzero(g.digits[1] != 1, axis=1).astype(np.int64),
+        )
+        weights = g.weights.astype(np.float64)
+        matrix = np.zeros((self.n, 3), dtype=np.float32)
+        matrix[: self.hi, 0] = weights[: self.hi] // g.base
+        matrix[self.hi :, 1] = weights[self.hi :]
+        matrix[:, 2] = 1  # X's marks less O's
+        self.matrix = matrix
+        self.half_empty = (int(matrix[:, 0].sum()), int(matrix[:, 1].sum()))  # the half codes of empty halves
+
+    def locate(self, part: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(place, ply, high, low) of each +1/-1/0 board; the place is :attr:`size` (no board)
+        where the piece counts are impossible."""
+        found = np.empty((len(part), 3), dtype=np.float32)
+        floats = part.astype(np.float32)
+        whole = len(part) - len(part) % _BLAS_ROWS
+        if whole:
+            found[:whole] = (floats[:whole].reshape(-1, _BLAS_ROWS, self.n) @ self.matrix).reshape(-1, 3)
+        found[whole:] = floats[whole:] @ self.matrix
+        halves = found.astype(np.int64)
+        high = halves[:, 0] + self.half_empty[0]
+        low = halves[:, 1] + self.half_empty[1]
+        ply = np.take(self.pieces[0], high)
+        ply += np.take(self.pieces[1], low)
+        place = np.take(self.base, ply * self.width + high)
+        place += np.take(self.rank_low, low)
+        counted = (halves[:, 2] == 0) | (halves[:, 2] == 1)
+        if not counted.all():
+            place[~counted] = self.size
+        return place, ply, high, low
 
 
-@dataclass(frozen=True, eq=False)
 class BatchTables:
-    variant: Variant
-    score: np.ndarray  # uint8 per code
-    preferred: np.ndarray  # uint16 per code
+    """The result byte (and, up to 16 cells, the preferred moves) of every legal board."""
+
+    def __init__(self, variant: Variant, results: np.ndarray, preferred: np.ndarray | None) -> None:
+        self.variant = variant
+        self.places = Places(tiers(variant))
+        self.results = results  # uint8, places.size + 1 (the last: no board)
+        self.preferred = preferred  # uint16 per place, or None
 
     @classmethod
     def build(cls, arrays: Arrays, location: str, hint: str) -> BatchTables:
-        from ..verify import Report, prove_arrays
+        """The tables of rows in memory, proved whole first."""
+        from .report import Report
+        from .retrograde import prove_arrays
 
         variant = arrays.variant
         proof = prove_arrays(arrays, Report(variant.name, location, hint))
         proof.report.raise_for_contradictions()
-        score = np.full(3**variant.cells, ILLEGAL, dtype=np.uint8)
-        preferred = np.zeros(3**variant.cells, dtype=np.uint16)
-        row_score = ((arrays.value + 1).astype(np.uint8) * _REMOTENESS + arrays.remoteness.astype(np.uint8)).astype(
-            np.uint8
-        )
-        images = codec.image_codes(arrays.code, variant)
-        for s, perm in enumerate(variant.symmetries):
-            score[images[s]] = row_score
-            preferred[images[s]] = _permuted_masks(proof.preferred, perm)
-        for table in (score, preferred):
-            table.flags.writeable = False
-        return cls(variant, score, preferred)
+        places = Places(tiers(variant))
+        results = np.full(places.size + 1, NO_POSITION, dtype=np.uint8)
+        preferred = np.zeros(places.size + 1, dtype=np.uint16) if variant.cells <= PREFERRED_CELLS else None
+        spread_rows(variant, places, arrays.code, result_bytes(arrays.value, arrays.remoteness), results)
+        if preferred is not None:
+            spread_rows(variant, places, arrays.code, proof.preferred, preferred, permute=True)
+        for table in (results, preferred):
+            if table is not None:
+                table.flags.writeable = False
+        return cls(variant, results, preferred)
 
-    @cached_property
-    def value(self) -> np.ndarray:
-        """int8 value per code, :data:`NO_VALUE` where no legal board has it: ``values()``
-        gathers once per board instead of a score and then its value (made on first use)."""
-        marked = _VALUE_OF.copy()
-        marked[ILLEGAL] = NO_VALUE
-        table = np.take(marked, self.score)
-        table.flags.writeable = False
-        return table
-
-    def lookup(
-        self,
-        boards: Any,
-        table: np.ndarray,
-        translate: np.ndarray | None = None,
-        mark: int | np.integer[Any] | None = None,
-    ) -> np.ndarray:
-        """``table[code]`` of each (N, cells) +1/-1/0 board (then ``translate[...]`` of that);
-        InvalidBoardError for a bad or illegal row: ``mark`` is ``table``'s own mark of a code no
-        legal board has, or None to read the score table's. A cache-sized chunk at a time: the
-        checks and gathers run while the chunk is in the CPU cache."""
-        marked, illegal = (self.score, ILLEGAL) if mark is None else (table, mark)
+    # -- lookups --------------------------------------------------------------------------
+    def lookup(self, boards: Any, translate: np.ndarray) -> np.ndarray:
+        """``translate[result byte]`` of each (N, cells) +1/-1/0 board; InvalidBoardError for a
+        bad or illegal row."""
         array = checked_boards(boards, self.variant.cells)
-        # Codes by a matrix-vector product (BLAS): faster than a numpy pass per cell. Exact:
-        # float32 while every partial sum stays below 2**24 (up to 15 cells), else float64.
-        cells = self.variant.cells
-        weights = codec.geometry(self.variant).weights.astype(np.float32 if 3**cells < 2**25 else np.float64)
-        empty = np.int32(codec.offset(self.variant.cells))
-        out = np.empty(len(array), dtype=(translate if translate is not None else table).dtype)
+        out = np.empty(len(array), dtype=translate.dtype)
 
         def fill(first: int, last: int) -> None:
             for start in range(first, last, _CHUNK):
-                part = array[start : min(start + _CHUNK, last)]
-                if part.size and (part.min() < -1 or part.max() > 1):
-                    raise _bad_values(part, start)
-                code = _codes(part.astype(weights.dtype), weights)
-                code += empty
-                checked = np.take(marked, code)
-                if (checked == illegal).any():
-                    raise self._illegal(part, start, int(np.argmax(checked == illegal)))
-                found = checked if table is marked else np.take(table, code)
-                if translate is None:
-                    out[start : start + len(part)] = found
-                else:
-                    np.take(translate, found, out=out[start : start + len(part)])
+                part = self._checked(array, start, min(start + _CHUNK, last))
+                place = self.places.locate(part)[0]
+                found = np.take(self.results, place)
+                self._raise_if_illegal(found, part, start)
+                np.take(translate, found, out=out[start : start + len(part)])
 
         _in_parallel(fill, len(array))
         return out
 
-    def _illegal(self, part: np.ndarray, start: int, row: int) -> InvalidBoardError:
-        text = "".join(".XO"[v] for v in part[row].tolist())
-        reason = rules.legality_error(text, self.variant) or "not a legal position"
-        return InvalidBoardError(f"invalid boards: row {start + row} ({text!r}) is illegal: {reason}")
-
     def values(self, boards: Any) -> np.ndarray:
-        return self.lookup(boards, self.value, mark=NO_VALUE)
+        return self.lookup(boards, _VALUE_OF)
 
     def remoteness(self, boards: Any) -> np.ndarray:
-        return self.lookup(boards, self.score, _REMOTENESS_OF, mark=ILLEGAL)
+        return self.lookup(boards, _REMOTENESS_OF)
 
     def best_moves(self, boards: Any, rng: Any = None) -> np.ndarray:
         """The lowest preferred cell of each board (uniform among them with ``rng``), -1 if over."""
-        masks = self.lookup(boards, self.preferred)
-        lowest, count, kth = bit_tables()
-        if rng is None:
-            first: np.ndarray = lowest[masks]
-            return first
-        pick = (_uniform(rng, len(masks)) * count[masks]).astype(np.intp)
-        chosen: np.ndarray = kth[masks, pick]
-        return chosen
+        array = checked_boards(boards, self.variant.cells)
+        out = np.empty(len(array), dtype=np.int8)
+        draws = None if rng is None else _uniform(rng, len(array))
+
+        def fill(first: int, last: int) -> None:
+            for start in range(first, last, _CHUNK):
+                part = self._checked(array, start, min(start + _CHUNK, last))
+                here = None if draws is None else draws[start : start + len(part)]
+                out[start : start + len(part)] = self._best(part, start, here)
+
+        _in_parallel(fill, len(array))
+        return out
+
+    def preferred_masks(self, boards: np.ndarray) -> np.ndarray:
+        """uint16 preferred-move masks of legal (N, cells) boards, in their own numbering (up to
+        16 cells)."""
+        assert self.preferred is not None
+        return np.take(self.preferred, self.places.locate(boards)[0])
+
+    # -- internals ------------------------------------------------------------------------
+    def _checked(self, array: np.ndarray, start: int, stop: int) -> np.ndarray:
+        part = array[start:stop]
+        if part.size and (part.min() < -1 or part.max() > 1):
+            row = int(np.argmax((part < -1).any(axis=1) | (part > 1).any(axis=1)))
+            raise InvalidBoardError(
+                f"invalid boards: row {start + row} has a value other than +1, -1 or 0: {part[row].tolist()}"
+            )
+        return part
+
+    def _raise_if_illegal(self, found: np.ndarray, part: np.ndarray, start: int) -> None:
+        if (found == NO_POSITION).any():
+            row = int(np.argmax(found == NO_POSITION))
+            text = "".join(".XO"[v] for v in part[row].tolist())
+            reason = rules.legality_error(text, self.variant) or "not a legal position"
+            raise InvalidBoardError(f"invalid boards: row {start + row} ({text!r}) is illegal: {reason}")
+
+    def _best(self, part: np.ndarray, start: int, draws: np.ndarray | None) -> np.ndarray:
+        place, ply, high, low = self.places.locate(part)
+        self._raise_if_illegal(np.take(self.results, place), part, start)
+        if self.preferred is not None:
+            masks = np.take(self.preferred, place)
+            lowest, count, kth = bit_tables()
+            chosen: np.ndarray = lowest[masks] if draws is None else kth[masks, (draws * count[masks]).astype(np.intp)]
+            return chosen
+        scores = self._move_scores(part, ply, high, low)
+        top = scores.min(axis=0)
+        if draws is None:
+            best = np.argmax(scores == top, axis=0).astype(np.int8)
+        else:
+            ties = scores == top
+            pick = (draws * np.count_nonzero(ties, axis=0)).astype(np.int64)
+            best = np.argmax(np.cumsum(ties, axis=0) > pick, axis=0).astype(np.int8)
+        best[top == NO_MOVE] = -1
+        found: np.ndarray = best
+        return found
+
+    def _move_scores(self, part: np.ndarray, ply: np.ndarray, high: np.ndarray, low: np.ndarray) -> np.ndarray:
+        """(cells, N): each move's score for the mover (:data:`NO_MOVE` where the cell is taken)."""
+        from ..solver.tiers import _steps
+
+        places, g = self.places, self.places.tiers.geometry
+        move_score = byte_tables().move_score
+        x_moves = (ply % 2) == 0
+        child_base = np.minimum(ply + 1, self.variant.cells) * places.width  # a full board has no child
+        low_rank = np.take(places.rank_low, low)
+        high_base = np.take(places.base, child_base + high)
+        scores = np.full((self.variant.cells, len(part)), NO_MOVE, dtype=np.uint8)
+        steps = (_steps(g, 0), _steps(g, 1))
+        for cell in range(self.variant.cells):
+            empty = part[:, cell] == 0
+            if not empty.any():
+                continue
+            if cell < g.high_cells:
+                child = np.where(x_moves, steps[0][0][cell][high], steps[1][0][cell][high])
+                where = np.take(places.base, child_base + child, mode="clip") + low_rank
+            else:
+                child = np.where(x_moves, steps[0][1][cell - g.high_cells][low], steps[1][1][cell - g.high_cells][low])
+                where = high_base + np.take(places.tiers.rank_low_padded, child)
+            found = np.take(self.results, np.where(empty, where, places.size), mode="clip")
+            scores[cell] = np.take(move_score, found)
+        return scores
 
 
-def _codes(floats: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """``floats @ weights`` as int32, in products of at most :data:`_BLAS_ROWS` rows."""
-    code = np.empty(len(floats), dtype=np.int32)
-    whole = len(floats) - len(floats) % _BLAS_ROWS
-    code[:whole] = (floats[:whole].reshape(-1, _BLAS_ROWS, floats.shape[1]) @ weights).ravel()
-    code[whole:] = floats[whole:] @ weights
-    return code
+def spread_rows(
+    variant: Variant, places: Places, codes: np.ndarray, values: np.ndarray, out: np.ndarray, permute: bool = False
+) -> None:
+    """Write each canonical row's ``values`` to the place of every image of its board
+    (``permute``: the values are cell masks, renumbered for each image)."""
+    g = places.tiers.geometry
+    high, low = np.divmod(np.asarray(codes, dtype=np.int64), np.int64(g.base))
+    ply = np.take(places.pieces[0], high) + np.take(places.pieces[1], low)
+    (high_high, high_low), (low_high, low_low) = g.image_halves
+    for s, perm in enumerate(variant.symmetries):
+        image_high = np.take(high_high[s], high) + np.take(low_high[s], low)
+        image_low = np.take(high_low[s], high) + np.take(low_low[s], low)
+        place = np.take(places.base, ply * places.width + image_high) + np.take(places.rank_low, image_low)
+        out[place] = _permuted_masks(values, perm) if permute else values
+
+
+def _permuted_masks(masks: np.ndarray, perm: tuple[int, ...]) -> np.ndarray:
+    """Masks in a canonical board's numbering -> the same cells on the image ``perm`` makes
+    (``image[i] = canonical[perm[i]]``: canonical cell ``perm[i]`` is image cell ``i``)."""
+    out = np.zeros(len(masks), dtype=np.uint32)
+    wide = masks.astype(np.uint32)
+    for i, source in enumerate(perm):
+        out |= ((wide >> np.uint32(source)) & np.uint32(1)) << np.uint32(i)
+    return out
 
 
 def _uniform(rng: Any, size: int) -> np.ndarray:

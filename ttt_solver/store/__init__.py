@@ -8,7 +8,7 @@ SQLAlchemy. What a lookup needs from here is kept to this module, ``target`` and
 
 from .target import Target
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 GENERATOR = "ttt-solver"
 POSITION_COLUMNS = (
     "code", "board", "ply", "to_move", "value", "remoteness", "best_moves", "wins", "draws", "losses", "orbit", "winner",

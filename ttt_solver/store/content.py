@@ -1,24 +1,34 @@
-"""What the database holds, independent of how it is stored: columns, packed arrays, digest.
+"""What the database holds, independent of how it is stored: the numbers of a row packed in
+one integer, the packed arrays, the content digest.
 
-The content digest is SHA-256 over the solution's arrays (:data:`PACKED`, little-endian, in
-that order), never over formatted text or file bytes: it costs a few milliseconds even for
-4x4, so every in-memory load checks it. The ``packed`` table stores them compressed. Everything else the ``positions`` table holds (``board``,
-``ply``, ``to_move``, ``best_moves``, ``winner``) follows from the code and these arrays, and
-``ttt-lookup verify`` checks that it does.
+**A row's numbers in one integer.** The ``positions`` table stores two columns per row, the
+code and ``data``; every other column (``value``, ``remoteness``, ``best_moves``, ``board``,
+...) is a generated column that SQL computes from those two when it is read (see
+:mod:`ttt_solver.store.schema`). ``data`` holds, from the lowest bit up: value + 1 (2 bits),
+remoteness (5), wins (5), draws (5), losses (5), orbit (4), then the best-moves mask (one bit
+per cell, :data:`BEST_SHIFT` up). For 20 cells that is 46 bits: a row takes about 17 bytes on
+disk, instead of 50 with the columns written out.
+
+**The packed arrays** (:data:`PACKED`) are the same solution as little-endian arrays in code
+order, stored compressed in parts of at most :data:`PART_ROWS` rows, so that an in-memory load
+reads a few blobs instead of millions of rows. The **content digest** is SHA-256 over the
+SHA-256 of each of those arrays (raw, in :data:`PACKED` order), never over formatted text or
+file bytes: it costs a few milliseconds for 4x4, and for 20 cells the arrays are hashed side
+by side, a part at a time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .. import board as rules
 from . import SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..solve import Tables
+    from ..game.variant import Variant
+    from ..solver.passes import Solved
 
 # CPython's built-in SHA-256 module loads in about 1 ms, hashlib's OpenSSL binding in about
 # 10 ms; the same algorithm and digest.
@@ -35,30 +45,127 @@ else:
 
 # The solution as arrays: (name, numpy dtype), the order the digest hashes them in.
 PACKED = (
-    ("code", "<i8"), ("value", "i1"), ("remoteness", "i1"), ("best", "<u2"),
+    ("code", "<i8"), ("value", "i1"), ("remoteness", "i1"), ("best", "<u4"),
     ("orbit", "i1"), ("wins", "u1"), ("draws", "u1"), ("losses", "u1"),
 )  # fmt: skip
+PART_ROWS = 1 << 24  # rows per stored part of a packed array (128 MB of codes before compression)
+
+# The numbers in ``positions.data``: name -> (lowest bit, bits, what is added before packing).
+DATA_FIELDS = {
+    "value": (0, 2, 1), "remoteness": (2, 5, 0), "wins": (7, 5, 0), "draws": (12, 5, 0),
+    "losses": (17, 5, 0), "orbit": (22, 4, 0),
+}  # fmt: skip
+BEST_SHIFT = 26
 
 
-def digest(variant_name: str, arrays: Mapping[str, bytes]) -> str:
-    """SHA-256 of the arrays of one variant (raw, as :func:`unpack_blob` returns them)."""
+def data_limit(cells: int) -> int:
+    """``data`` is below this (the best-moves mask has one bit per cell)."""
+    return 1 << (BEST_SHIFT + cells)
+
+
+def pack_data(solved: Solved) -> np.ndarray:
+    """int64 ``data`` of each position."""
+    import numpy as np
+
+    data = solved.best.astype(np.int64) << BEST_SHIFT
+    for name, (shift, _bits, added) in DATA_FIELDS.items():
+        data |= (getattr(solved, name).astype(np.int64) + added) << shift
+    return data
+
+
+def unpack_data(data: int) -> tuple[int, int, int, int, int, int, int] | None:
+    """(value, remoteness, best mask, wins, draws, losses, orbit) of one ``data``, or None if
+    it is no packing of numbers in range (pure Python: the lookups use it)."""
+    if data.__class__ is not int or data < 0 or data >> BEST_SHIFT >= 1 << 32:
+        return None
+    plus_one = data & 3
+    if plus_one == 3:
+        return None
+    return (
+        plus_one - 1,
+        data >> 2 & 31,
+        data >> BEST_SHIFT,
+        data >> 7 & 31,
+        data >> 12 & 31,
+        data >> 17 & 31,
+        data >> 22 & 15,
+    )
+
+
+def digest(variant_name: str, arrays: Mapping[str, Any]) -> str:
+    """SHA-256 of the arrays of one variant (numpy arrays, memory-mapped or not, or raw bytes),
+    read :data:`PART_ROWS` rows at a time."""
+    import numpy as np
+
+    def column(name: str, dtype: str) -> tuple[int, Iterator[Any]]:
+        array = arrays[name]
+        raw = np.frombuffer(array, dtype=dtype) if isinstance(array, bytes | bytearray) else array
+        slices = (
+            np.ascontiguousarray(raw[start : start + PART_ROWS], dtype=dtype).data
+            for start in range(0, len(raw), PART_ROWS)
+        )
+        return len(raw) * np.dtype(dtype).itemsize, slices
+
+    return digest_stream(variant_name, {name: column(name, dtype) for name, dtype in PACKED})
+
+
+def digest_stream(variant_name: str, columns: Mapping[str, tuple[int, Iterable[Any]]]) -> str:
+    """:func:`digest` of arrays given as ``{name: (bytes in all, their bytes a piece at a
+    time)}`` (ValueError if the pieces do not add up). Each array is hashed on its own, and the
+    digest is the hash of those hashes, so that the arrays can be read side by side, a part
+    of each at a time."""
     found = sha256(f"ttt-solver schema {SCHEMA_VERSION} variant {variant_name}\n".encode())
     for name, dtype in PACKED:
-        found.update(f"{name} {dtype} {len(arrays[name])}\n".encode())
-        found.update(arrays[name])
+        size, pieces = columns[name]
+        part = sha256()
+        seen = 0
+        for piece in pieces:
+            part.update(piece)
+            seen += memoryview(piece).nbytes
+        if seen != size:
+            raise ValueError(f"the packed array {name!r} holds {seen:,} bytes, not {size:,}")
+        found.update(f"{name} {dtype} {size} {part.hexdigest()}\n".encode())
     return found.hexdigest()
 
 
-def packed_arrays(tables: Tables) -> dict[str, bytes]:
-    """The raw arrays of solved tables, by :data:`PACKED` name."""
-    return {
-        name: getattr(tables, name if name != "code" else "codes").astype(dtype).tobytes() for name, dtype in PACKED
-    }
+class Hashes:
+    """:func:`digest` of arrays that arrive side by side, a part of each at a time."""
+
+    def __init__(self, variant_name: str) -> None:
+        self.variant_name = variant_name
+        self.parts = {name: sha256() for name, _dtype in PACKED}
+        self.sizes = dict.fromkeys(self.parts, 0)
+
+    def update(self, name: str, raw: Any) -> None:
+        self.parts[name].update(raw)
+        self.sizes[name] += memoryview(raw).nbytes
+
+    def hexdigest(self) -> str:
+        found = sha256(f"ttt-solver schema {SCHEMA_VERSION} variant {self.variant_name}\n".encode())
+        for name, dtype in PACKED:
+            found.update(f"{name} {dtype} {self.sizes[name]} {self.parts[name].hexdigest()}\n".encode())
+        return found.hexdigest()
+
+
+def packed_arrays(solved: Solved) -> dict[str, np.ndarray]:
+    """The arrays of solved positions, by :data:`PACKED` name (views where the dtype matches)."""
+    return {name: getattr(solved, name) for name, _dtype in PACKED}
+
+
+def packed_parts(arrays: Mapping[str, np.ndarray]) -> Iterator[tuple[str, int, str, bytes]]:
+    """``(name, part, dtype, blob)`` rows of the ``packed`` table, a part at a time."""
+    import numpy as np
+
+    for name, dtype in PACKED:
+        array = arrays[name]
+        for part, start in enumerate(range(0, max(len(array), 1), PART_ROWS)):
+            raw = np.ascontiguousarray(array[start : start + PART_ROWS], dtype=dtype).tobytes()
+            yield name, part, dtype, pack_blob(name, raw)
 
 
 def pack_blob(name: str, raw: bytes) -> bytes:
-    """How an array is stored: zlib-compressed, the ascending codes as differences (19.5 MB of
-    4x4 arrays take 2.8 MB, and a load decompresses them in milliseconds)."""
+    """How a part of an array is stored: zlib-compressed, the ascending codes as differences
+    (19.5 MB of 4x4 arrays take 2.8 MB, and a load decompresses them in milliseconds)."""
     import zlib
 
     if name == "code":
@@ -81,78 +188,48 @@ def unpack_blob(name: str, blob: bytes) -> bytes:
     return raw
 
 
-def best_labels(best: np.ndarray) -> list[str]:
-    """Each best-move mask as the ``best_moves`` text, e.g. ``"0,4,8"`` (``""`` for none): the
-    label of each distinct mask is put together from the labels of its two bytes."""
+BLOCK = 1 << 18  # rows made and written at a time: bounds the memory of the row objects
+
+
+def position_blocks(solved: Solved, first: int = 0) -> Iterator[tuple[list[int], list[int]]]:
+    """The ``positions`` rows from row ``first`` on as (codes, data), a block at a time, in
+    code order."""
+    for start in range(first, len(solved.code), BLOCK):
+        block = solved.take(slice(start, start + BLOCK))
+        yield block.code.tolist(), pack_data(block).tolist()
+
+
+def move_rows(solved: Solved, variant: Variant) -> Iterator[list[list[Any]]]:
+    """The ``moves`` rows (code, cell, value, remoteness), a block at a time, column by column:
+    each move's value and remoteness are its child's row, negated and one ply further."""
     import numpy as np
 
-    halves = [
-        [",".join(str(base + cell) for cell in range(8) if byte >> cell & 1) for byte in range(256)] for base in (0, 8)
-    ]
-    masks, which = np.unique(best, return_inverse=True)
-    labels = []
-    for mask in masks.tolist():
-        low, high = halves[0][mask & 255], halves[1][mask >> 8]
-        labels.append(f"{low},{high}" if low and high else low or high)
-    return np.array(labels, dtype=object)[which.ravel()].tolist()  # type: ignore[no-any-return]
+    from ..game import codec
 
-
-def winners(tables: Tables) -> np.ndarray:
-    """Object array: X or O on a finished won board, None elsewhere. A finished game with a
-    nonzero value was won: by the side to move when the value is +1 (misère), else by the
-    player who just moved."""
-    import numpy as np
-
-    parity = tables.ply % 2  # 0: X to move
-    won = (tables.remoteness == 0) & (tables.value != 0)
-    index = np.where(won, np.where(tables.value > 0, parity, 1 - parity) + 1, 0)
-    return np.array([None, rules.X, rules.O], dtype=object)[index]
-
-
-BLOCK = 65_536  # rows made and written at a time: bounds the memory of the row objects
-
-
-def position_blocks(tables: Tables) -> Iterator[list[list[Any]]]:
-    """The ``positions`` rows, a block at a time, column by column in :data:`POSITION_COLUMNS`
-    order, in code order."""
-    import numpy as np
-
-    from ..codec import decode_texts
-
-    variant = tables.variant
-    marks = np.array([rules.X, rules.O], dtype=object)
-    won = winners(tables)
-    labels = np.array(best_labels(tables.best), dtype=object)
-    for start in range(0, len(tables), BLOCK):
-        part = slice(start, start + BLOCK)
+    live = np.flatnonzero(np.asarray(solved.remoteness) > 0)
+    step = BLOCK // variant.cells
+    for start in range(0, len(live), step):
+        codes = np.asarray(solved.code[live[start : start + step]])
+        parent, cell, child = codec.children(codes, variant)
+        index = np.searchsorted(solved.code, child)
         yield [
-            tables.codes[part].tolist(),
-            decode_texts(tables.codes[part], variant),
-            tables.ply[part].tolist(),
-            marks[tables.ply[part] % 2].tolist(),
-            tables.value[part].tolist(),
-            tables.remoteness[part].tolist(),
-            labels[part].tolist(),
-            tables.wins[part].tolist(),
-            tables.draws[part].tolist(),
-            tables.losses[part].tolist(),
-            tables.orbit[part].tolist(),
-            won[part].tolist(),
+            codes[parent].tolist(),
+            cell.tolist(),
+            (-np.asarray(solved.value[index], dtype=np.int64)).tolist(),
+            (np.asarray(solved.remoteness[index], dtype=np.int64) + 1).tolist(),
         ]
 
 
-def move_blocks(tables: Tables) -> Iterator[list[list[Any]]]:
-    """The ``moves`` rows, a block at a time, column by column in :data:`MOVE_COLUMNS` order."""
-    from ..solve import move_table
-
-    parent, cells, value, remoteness = move_table(tables)
-    codes = tables.codes[parent]
-    for start in range(0, len(codes), BLOCK):
-        part = slice(start, start + BLOCK)
-        yield [codes[part].tolist(), cells[part].tolist(), value[part].tolist(), remoteness[part].tolist()]
-
-
-def move_count(tables: Tables) -> int:
+def move_count(solved: Solved, variant: Variant) -> int:
     """How many rows the moves table would have: one per empty cell of each unfinished position."""
-    live = tables.remoteness > 0
-    return int((tables.variant.cells - tables.ply[live].astype("int64")).sum())
+    import numpy as np
+
+    from ..game import codec
+
+    count = 0
+    for start in range(0, len(solved.code), BLOCK):
+        part = slice(start, start + BLOCK)
+        live = np.asarray(solved.remoteness[part]) > 0
+        empty = codec.digits(np.asarray(solved.code[part])[live], variant) == codec.EMPTY_DIGIT
+        count += int(np.count_nonzero(empty))
+    return count

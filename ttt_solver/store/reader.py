@@ -17,30 +17,13 @@ from contextlib import ExitStack, contextmanager
 from typing import Any, Self
 
 from ..errors import DatabaseError
-from . import GENERATOR, MOVE_COLUMNS, POSITION_COLUMNS, SCHEMA_VERSION, TABLE_NAMES
+from . import GENERATOR, MOVE_COLUMNS, SCHEMA_VERSION, TABLE_NAMES
 from .target import Target
 
 Row = tuple[Any, ...]
-# What a lookup needs of a position: value, remoteness, best_moves, wins, draws, losses.
-LOOKUP_COLUMNS = ("code", "value", "remoteness", "best_moves", "wins", "draws", "losses")
 _IN_CHUNK = 500  # codes per "WHERE code IN (...)"
 # What provides a SQLAlchemy driver module, where the two names differ or are well known.
 _DRIVER_PACKAGES = {"psycopg2": "psycopg2-binary", "MySQLdb": "mysqlclient", "pymysql": "pymysql"}
-# The numbers of a positions row packed in one integer for a bulk read: name -> (shift, bits, offset).
-_PACKED_FIELDS = {
-    "value": (29, 2, -1), "remoteness": (24, 5, 0), "wins": (19, 5, 0), "draws": (14, 5, 0),
-    "losses": (9, 5, 0), "orbit": (5, 4, 0), "ply": (0, 5, 0),
-}  # fmt: skip
-_PACKED_ROW = " | ".join(
-    ["(code << 31)", *(f"(({name} - ({low})) << {shift})" for name, (shift, _bits, low) in _PACKED_FIELDS.items())]
-)
-# True when every packed number is an integer in its range: masking ``number - offset`` to its
-# bits and adding the offset back gives the number itself. The comparison is with the column,
-# so a text or blob never equals the number it reads as, nor does a real its integer part.
-_IN_RANGE = " AND ".join(
-    f"((({name} - ({low})) & {(1 << bits) - 1}) + ({low})) = {name}"
-    for name, (_shift, bits, low) in {"code": (31, 31, 0), **_PACKED_FIELDS}.items()
-)
 
 
 def sqlite_uri(path: str | os.PathLike[str], mode: str = "ro") -> str:
@@ -354,82 +337,78 @@ class Reader:
             return live_tables(server)
 
     # -- rows -------------------------------------------------------------------------------
-    def rows(self, codes: Collection[int]) -> dict[int, Row]:
-        """``{code: (value, remoteness, best_moves, wins, draws, losses)}`` for the codes that
-        have a row."""
-        found: dict[int, Row] = {}
+    def rows(self, codes: Collection[int]) -> dict[int, Any]:
+        """``{code: data}`` for the codes that have a row (``data`` as stored: the caller
+        unpacks and checks it, :func:`ttt_solver.store.content.unpack_data`)."""
+        found: dict[int, Any] = {}
         wanted = list(codes)
         for start in range(0, len(wanted), _IN_CHUNK):
             chunk = wanted[start : start + _IN_CHUNK]
-            sql = f"SELECT {', '.join(LOOKUP_COLUMNS)} FROM positions WHERE code IN ({', '.join('?' * len(chunk))})"
-            for row in self._query(sql, chunk):
-                found[row[0]] = row[1:]
+            sql = f"SELECT code, data FROM positions WHERE code IN ({', '.join('?' * len(chunk))})"
+            for code, data in self._query(sql, chunk):
+                found[code] = data
         return found
 
-    def packed(self) -> dict[str, tuple[str, bytes]]:
-        """``{name: (dtype, bytes)}``: the packed arrays."""
-        return {
-            str(name): (str(dtype), bytes(data))
-            for name, dtype, data in self._query("SELECT name, dtype, data FROM packed")
-        }
+    def packed(self) -> dict[str, tuple[str, list[bytes]]]:
+        """``{name: (dtype, [blob of each part])}``: the packed arrays, parts in order
+        (ValueError if a name has two dtypes or a part is missing)."""
+        found: dict[str, tuple[str, list[bytes]]] = {}
+        for name, part, dtype, data in self._query("SELECT name, part, dtype, data FROM packed ORDER BY name, part"):
+            key, kind = str(name), str(dtype)
+            known, parts = found.setdefault(key, (kind, []))
+            if known != kind or part != len(parts) or not isinstance(data, bytes):
+                raise ValueError(f"the packed array {key!r} has a damaged part {_shown(part)}")
+            parts.append(data)
+        return found
 
-    def positions(self) -> list[Row]:
-        """Every row of ``positions`` in code order, in :data:`POSITION_COLUMNS` order."""
-        return self._query(f"SELECT {', '.join(POSITION_COLUMNS)} FROM positions ORDER BY code")
+    def position_blocks(self, rows: int) -> Iterator[tuple[list[Any], list[Any]]]:
+        """Every row of ``positions`` as (codes, data) in code order, about ``rows`` at a time
+        (as stored: a damaged file may hold anything; the caller checks)."""
+        last: Any = None
+        while True:
+            where = "" if last is None else "WHERE code > ?"
+            block = self._query(
+                f"SELECT code, data FROM positions {where} ORDER BY code LIMIT {int(rows)}",
+                () if last is None else (last,),
+            )
+            if not block:
+                return
+            codes, data = (list(column) for column in zip(*block))
+            yield codes, data
+            last = codes[-1]
+            if not isinstance(last, int):  # no order past a value that is not a code
+                return
 
-    def position_columns(self) -> dict[str, Any]:
-        """The ``positions`` table column by column, in code order: the numbers as int64
-        numpy arrays, each text column as one string, its rows joined by ``;`` (``winner``
-        None as ""). ValueError if a number is not an integer in its range. On SQLite the
-        numbers come packed one integer per row and the texts as ``group_concat`` strings:
-        seconds for 4x4, not tens."""
+    def schema_sql(self) -> str | None:
+        """How SQLite says the ``positions`` table is made (None on a server)."""
         if self._conn is None:
-            return self._position_columns_by_row()
-
-        import numpy as np
-
-        # One scan of the table in code order (NOT INDEXED: the rowid order, whatever indexes
-        # someone added), the numbers packed one integer per row, the texts joined.
-        count, joined, *texts = self._query(
-            f"SELECT count(*), group_concat(CASE WHEN {_IN_RANGE} THEN {_PACKED_ROW} ELSE -1 END, ','),"
-            " group_concat(board, ';'), group_concat(to_move, ';'), group_concat(best_moves, ';'),"
-            " group_concat(coalesce(winner, ''), ';') FROM positions NOT INDEXED"
-        )[0]
-        # One string of integers SQLite wrote, parsed in C: no Python object per row.
-        packed = np.fromstring(joined or "", dtype=np.int64, sep=",") if count else np.zeros(0, dtype=np.int64)
-        if len(packed) != count:
-            raise ValueError(f"has {count:,} rows but {len(packed):,} could be read")
-        bad = int(np.count_nonzero(packed < 0))
-        if bad:
-            raise ValueError(f"has {bad:,} rows with a number that is not an integer in its range")
-        columns: dict[str, Any] = {"code": packed >> 31}
-        for name, (shift, width, low) in _PACKED_FIELDS.items():
-            columns[name] = ((packed >> shift) & ((1 << width) - 1)) + low
-        for name, joined in zip(("board", "to_move", "best_moves", "winner"), texts):
-            columns[name] = "" if joined is None else str(joined)
-        return columns
-
-    def _position_columns_by_row(self) -> dict[str, Any]:
-        import numpy as np
-
-        rows = self.positions()
-        columns = dict(zip(POSITION_COLUMNS, zip(*rows))) if rows else {name: () for name in POSITION_COLUMNS}
-        found: dict[str, Any] = {}
-        for name in POSITION_COLUMNS:
-            if name in ("board", "to_move", "best_moves", "winner"):
-                found[name] = ";".join("" if value is None else str(value) for value in columns[name])
-            else:
-                try:
-                    found[name] = np.array(columns[name], dtype=np.int64)
-                except (TypeError, ValueError, OverflowError):
-                    raise ValueError(f"has a {name} that is not an integer") from None
-        return found
+            return None
+        found = self._query("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'positions'")
+        return str(found[0][0]) if found else ""
 
     def moves(self) -> list[Row]:
-        """Every row of ``moves`` (if stored) by code then cell, in :data:`MOVE_COLUMNS` order."""
-        if self.meta.get("moves_stored") != "1":
-            return []
+        """Every row of ``moves`` by code then cell, in :data:`MOVE_COLUMNS` order (whatever
+        ``meta`` says of it; empty when moves are not stored)."""
         return self._query(f"SELECT {', '.join(MOVE_COLUMNS)} FROM moves ORDER BY code, cell")
+
+    def packed_index(self) -> dict[str, tuple[str, int]]:
+        """``{name: (dtype, parts)}`` of the packed arrays (ValueError if the parts of an array
+        are not numbered 0, 1, ... or name two dtypes)."""
+        found: dict[str, tuple[str, int]] = {}
+        for name, dtype, parts, first, last in self._query(
+            "SELECT name, min(dtype), count(*), min(part), max(part) FROM packed GROUP BY name HAVING count(DISTINCT dtype) = 1"
+        ):
+            if first != 0 or last != parts - 1:
+                raise ValueError(f"the parts of the packed array {_shown(name)} are not numbered 0 to {parts - 1}")
+            found[str(name)] = (str(dtype), int(parts))
+        return found
+
+    def packed_part(self, name: str, part: int) -> bytes:
+        """One stored part of a packed array (ValueError if it is missing or not a blob)."""
+        rows = self._query("SELECT data FROM packed WHERE name = ? AND part = ?", (name, part))
+        if len(rows) != 1 or not isinstance(rows[0][0], bytes):
+            raise ValueError(f"part {part} of the packed array {name!r} is missing or not a blob")
+        return rows[0][0]
 
     def query(self, sql: str, params: dict[str, Any]) -> tuple[list[str], list[Row]]:
         """One read-only statement with bound parameters: column names and rows."""

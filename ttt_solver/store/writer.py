@@ -1,30 +1,29 @@
 """Write a solved variant into a database, all or nothing.
 
-A SQLite target is built in a temporary file beside it, synced to disk and renamed into place,
-so an interrupted build (or a crash of the machine) never leaves a half-written database; a
-failed one removes its temporary file, and a killed one's is removed by the next build of the
-same target. On PostgreSQL the new tables are filled beside the live ones in one transaction
-(by ``COPY`` through psycopg 3) and renamed into place at its end: readers go on reading the
-old tables until the commit, and then the new ones, never a mixture, and a build that dies
-leaves nothing behind. Other SQLAlchemy URLs are written in one transaction. Either way, a
-target that holds something ttt-solver did not make is left alone unless ``force`` is given.
-Rows go in key order, many rows per INSERT statement; the tables have no secondary index to
-maintain while they fill.
+A SQLite target is built in its build's scratch folder (:mod:`ttt_solver.solver.scratch`),
+a block of rows per transaction, so that a build stopped while writing goes on from the last
+block written when it runs again (:class:`FileWriter`); the finished file is synced to disk and
+renamed over the target (:func:`install`), so a stopped build (or a crash of the machine)
+never leaves a half-written database. On PostgreSQL the new tables are filled beside the live
+ones in one transaction (by ``COPY`` through psycopg 3) and renamed into place at its end:
+readers go on reading the old tables until the commit, and then the new ones, never a mixture,
+and a build that dies leaves nothing behind. Other SQLAlchemy URLs are written in one
+transaction. Either way, a target that holds something ttt-solver did not make is left alone
+unless ``force`` is given. Rows go in key order, many rows per INSERT statement; the tables
+have no secondary index to maintain while they fill.
 """
 
 from __future__ import annotations
 
 import os
-import secrets
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
-from glob import escape as glob_escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BuildError
-from . import GENERATOR, MOVE_COLUMNS, POSITION_COLUMNS, TABLE_NAMES
+from . import GENERATOR, MOVE_COLUMNS, TABLE_NAMES
 from .reader import live_tables
 from .target import Target
 
@@ -32,12 +31,15 @@ if TYPE_CHECKING:
     from sqlalchemy import Table
     from sqlalchemy.engine import Connection, Engine
 
+    from ..game.variant import Variant
     from . import schema
 
-Progress = Callable[[str], None]
 Columns = Sequence[Sequence[Any]]  # one list per column
 Blocks = Iterable[Columns]  # the rows, a block at a time, in key order
-_PARAMETERS = 12_000  # bound parameters per INSERT statement (SQLite allows 32,766)
+Packed = Iterable[tuple[str, int, str, bytes]]  # (name, part, dtype, blob)
+Written = Callable[[int], None]  # position rows just written
+_PARAMETERS = 32_766  # bound parameters per INSERT statement (SQLite's limit)
+POSITION_STORED = ("code", "data")  # the stored columns of positions (the rest are generated)
 
 
 def existing_generator(path: Path) -> str | None:
@@ -78,71 +80,6 @@ def check_target(target: Target, force: bool = False) -> None:
             raise BuildError(f"refusing to overwrite {str(path)!r}: {why} (use --force to replace it)")
 
 
-def write(
-    target: Target,
-    positions: Blocks,
-    moves: Blocks,
-    packed: Mapping[str, bytes],
-    meta: Mapping[str, str],
-    force: bool = False,
-) -> None:
-    """Write the rows, the packed arrays and the meta table."""
-
-    def fill(conn: Connection, tables: schema.Tables) -> None:
-        _insert(conn, tables, positions, moves, packed, meta)
-
-    if target.path is None:
-        _write_transaction(target, fill, force)
-    else:
-        _write_file(target, fill, force)
-
-
-# Creates the tables given and writes the whole content into them through an open connection.
-Fill = Callable[["Connection", "schema.Tables"], None]
-
-
-def _write_file(target: Target, fill: Fill, force: bool) -> None:
-    path = target.path
-    assert path is not None
-    check_target(target, force)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _remove_leftovers(path)
-    except OSError as error:
-        raise _cannot_build(path, error) from None
-    # Named before it exists, so that whatever stops the build from here on (Ctrl-C, SIGTERM, a
-    # full disk) can remove it: an interrupt can land between a file's creation and any line after.
-    temporary = path.parent / f".{path.name}.{secrets.token_hex(8)}{_BUILDING}"
-    handle = None
-    try:
-        handle = _create_locked(temporary)
-        _fill_file(str(temporary), fill)
-        os.fsync(handle)  # the content reaches the disk before the name does: a crash leaves old or new
-        _remove_journals(path)
-        os.replace(temporary, path)
-    except BaseException as error:
-        if not isinstance(error, FileExistsError):  # a file of that name is not ours to remove
-            temporary.unlink(missing_ok=True)
-        if _failed_write(error):
-            raise _cannot_build(path, error) from None
-        raise  # an interrupt, or running out of memory: the caller reports it
-    finally:
-        if handle is not None:
-            os.close(handle)
-
-
-def _create_locked(temporary: Path) -> int:
-    """Create the temporary file, with the mode a new file gets under the umask, and lock it:
-    the lock, held while this build lives, tells a later build that the file is not a leftover."""
-    while True:
-        handle = os.open(temporary, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o666)
-        _lock(handle)
-        if os.fstat(handle).st_nlink:
-            return handle
-        # Another build took it for a leftover in the moment before it was locked, and deleted it.
-        os.close(handle)
-
-
 def _remove_journals(path: Path) -> None:
     """Delete the rollback journal and write-ahead log of the database being replaced. SQLite
     finds them by name: left beside the new file, a hot journal would be rolled back into it and
@@ -165,80 +102,6 @@ def _cannot_build(path: Path, error: BaseException) -> BuildError:
     lines = str(cause).splitlines() or [type(cause).__name__]
     why = cause.strerror if isinstance(cause, OSError) and cause.strerror else lines[0]
     return BuildError(f"cannot build database at {str(path)!r}: {why}")
-
-
-_BUILDING = ".building"
-
-
-def _lock(handle: int, wait: bool = True) -> bool:
-    """An exclusive advisory lock on an open file (POSIX ``flock``; nothing elsewhere)."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        return False
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-    except OSError:
-        return False
-    return True
-
-
-def _remove_leftovers(path: Path) -> None:
-    """Delete the temporary files of builds of ``path`` that were killed: a live build holds a
-    lock on its file, a killed one's lock went with its process."""
-    for leftover in path.parent.glob(f".{glob_escape(path.name)}.*{_BUILDING}"):
-        try:
-            handle = os.open(leftover, os.O_RDONLY)
-        except OSError:
-            continue
-        try:
-            if _lock(handle, wait=False):
-                leftover.unlink(missing_ok=True)
-        finally:
-            os.close(handle)
-
-
-def _fill_file(path: str, fill: Fill) -> None:
-    from sqlalchemy import create_engine, event
-
-    from . import schema
-
-    # The connection is opened here, not from a URL: a file name may hold "?", "#" or "%".
-    engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(path))
-
-    # A private temporary file that is renamed only when complete: no journal needed.
-    @event.listens_for(engine, "connect")
-    def _pragmas(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
-        dbapi_connection.execute("PRAGMA page_size = 16384")  # fewer, fuller pages: a faster bulk insert
-        dbapi_connection.execute("PRAGMA journal_mode = OFF")
-        dbapi_connection.execute("PRAGMA synchronous = OFF")
-
-    try:
-        with engine.begin() as conn:
-            fill(conn, schema.TABLES)
-    finally:
-        engine.dispose()
-
-
-def _write_transaction(target: Target, fill: Fill, force: bool) -> None:
-    from sqlalchemy import MetaData
-
-    from . import schema
-
-    with _server(target) as engine, engine.begin() as conn:
-        _check_tables(conn, target, force)
-        if conn.dialect.name == "postgresql":
-            # Fill new tables beside the live ones, then swap them in: readers wait only for
-            # the swap, and see the old tables or the new ones.
-            suffix = f"_build_{os.getpid()}"
-            tables = schema.define(MetaData(), suffix)
-            fill(conn, tables)
-            for table in tables:
-                conn.exec_driver_sql(f"ANALYZE {table.name}")
-            _swap(conn, suffix)
-        else:
-            schema.metadata.drop_all(conn)
-            fill(conn, schema.TABLES)
 
 
 @contextmanager
@@ -269,13 +132,9 @@ def _server(target: Target) -> Iterator[Engine]:
 
 def _check_tables(conn: Connection, target: Target, force: bool) -> None:
     """Refuse, unless ``force``, a target holding tables of our names that we did not make."""
-    from sqlalchemy import select
-
-    from . import schema
-
     live = live_tables(conn)
     ours = "meta" in live and (
-        conn.execute(select(schema.meta.c.value).where(schema.meta.c.key == "generator")).scalar() == GENERATOR
+        conn.exec_driver_sql("SELECT value FROM meta WHERE key = 'generator'").scalar() == GENERATOR
     )
     if live and not ours and not force:
         raise BuildError(
@@ -299,29 +158,138 @@ def _swap(conn: Connection, suffix: str) -> None:
             conn.exec_driver_sql(f"ALTER TABLE {name} RENAME CONSTRAINT {constraint}{suffix} TO {constraint}")
 
 
-def _insert(
-    conn: Connection,
-    tables: schema.Tables,
-    positions: Blocks,
-    moves: Blocks,
-    packed: Mapping[str, bytes],
-    meta: Mapping[str, str],
-) -> None:
-    from .content import PACKED
+def _copy_columns(conn: Connection, table: Table, names: tuple[str, ...], blocks: Blocks) -> None:
+    """``COPY ... FROM STDIN`` in PostgreSQL's text format: a tab between fields, ``\\N`` for
+    NULL. Our values hold no tab, newline or backslash (numbers, boards, cell lists)."""
+    driver = conn.connection.driver_connection
+    assert driver is not None
+    with driver.cursor() as cursor, cursor.copy(f"COPY {table.name} ({', '.join(names)}) FROM STDIN") as copy:
+        for columns in blocks:
+            fields = [["\\N" if v is None else v for v in column] if None in column else column for column in columns]
+            texts = [list(map(str, column)) for column in fields]
+            copy.write("".join(["\t".join(row) + "\n" for row in zip(*texts)]))
 
-    tables.positions.metadata.create_all(conn, tables=list(tables))
-    _insert_columns(conn, tables.positions, POSITION_COLUMNS, positions)
-    _insert_columns(conn, tables.moves, MOVE_COLUMNS, moves)
-    dtypes = dict(PACKED)
-    conn.execute(tables.packed.insert(), [{"name": k, "dtype": dtypes[k], "data": v} for k, v in packed.items()])
-    conn.execute(tables.meta.insert(), [{"key": k, "value": v} for k, v in sorted(meta.items())])
+
+class FileWriter:
+    """A SQLite database being written, resumable: each block of position rows is committed
+    on its own, and :meth:`positions` skips the rows a stopped build already wrote."""
+
+    def __init__(self, path: str, variant: Variant) -> None:
+        from sqlalchemy import MetaData, create_engine, event
+
+        from . import schema
+
+        self.path = path
+        self.cells = variant.cells
+        self.tables = schema.define(MetaData(), variant.cells, generated=False)
+        # The connection is opened here, not from a URL: a file name may hold "?", "#" or "%".
+        self.engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(path))
+
+        @event.listens_for(self.engine, "connect")
+        def _pragmas(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
+            dbapi_connection.execute("PRAGMA page_size = 16384")  # fewer, fuller pages: a faster bulk insert
+            # Each block is a transaction that a kill rolls back (its journal), so the blocks
+            # before it stay, synced: a resumed build finds exactly what was committed.
+            dbapi_connection.execute("PRAGMA synchronous = FULL")
+
+        with self.engine.begin() as conn:
+            self.tables.positions.metadata.create_all(conn)
+
+    def written(self) -> int | None:
+        """The largest code written so far (None: no row yet)."""
+        with self.engine.connect() as conn:
+            found = conn.exec_driver_sql("SELECT max(code) FROM positions").scalar()
+        return None if found is None else int(found)
+
+    def positions(self, blocks: Blocks, written: Written | None = None) -> None:
+        for columns in blocks:
+            with self.engine.begin() as conn:
+                _insert_columns(conn, self.tables.positions, POSITION_STORED, [columns])
+            if written:
+                written(len(columns[0]))
+
+    def rest(self, moves: Blocks, packed: Packed, meta: Mapping[str, str]) -> None:
+        """The moves, the packed arrays and the meta table, in one transaction (written again
+        whole after a stop)."""
+        from .schema import add_generated
+
+        with self.engine.begin() as conn:
+            add_generated(conn, self.cells)
+            for table in (self.tables.meta, self.tables.packed, self.tables.moves):
+                conn.execute(table.delete())
+            _insert_columns(conn, self.tables.moves, MOVE_COLUMNS, moves)
+            _insert_packed(conn, self.tables, packed)
+            conn.execute(self.tables.meta.insert(), [{"key": k, "value": v} for k, v in sorted(meta.items())])
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def install(built: str, target: Target) -> None:
+    """Put the finished file ``built`` in the place of the target: synced to disk first, so
+    that a crash leaves the old database or the new one, never a mixture."""
+    path = target.path
+    assert path is not None
+    try:
+        handle = os.open(built, os.O_RDONLY)
+        try:
+            os.fsync(handle)  # the content reaches the disk before the name does
+        finally:
+            os.close(handle)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _remove_journals(path)
+        os.replace(built, path)
+    except OSError as error:
+        raise _cannot_build(path, error) from None
+
+
+def write_server(
+    target: Target, variant: Variant, positions: Blocks, moves: Blocks, packed: Packed, meta: Mapping[str, str],
+    force: bool = False, written: Written | None = None,
+) -> None:  # fmt: skip
+    """Write everything to a server URL in one transaction."""
+    from sqlalchemy import MetaData
+
+    from . import schema
+
+    def counted(blocks: Blocks) -> Iterator[Columns]:
+        for block in blocks:
+            yield block
+            if written:
+                written(len(block[0]))
+
+    with _server(target) as engine, engine.begin() as conn:
+        _check_tables(conn, target, force)
+        postgres = conn.dialect.name == "postgresql"
+        # PostgreSQL computes only STORED generated columns (virtual ones from version 18).
+        suffix = f"_build_{os.getpid()}" if postgres else ""
+        tables = schema.define(MetaData(), variant.cells, suffix, stored=postgres)
+        if not postgres:
+            live = live_tables(conn)
+            if live:
+                conn.exec_driver_sql(f"DROP TABLE {', '.join(reversed(live))}")
+        tables.positions.metadata.create_all(conn)
+        _insert_columns(conn, tables.positions, POSITION_STORED, counted(positions))
+        _insert_columns(conn, tables.moves, MOVE_COLUMNS, moves)
+        _insert_packed(conn, tables, packed)
+        conn.execute(tables.meta.insert(), [{"key": k, "value": v} for k, v in sorted(meta.items())])
+        if postgres:
+            # Fill new tables beside the live ones, then swap them in: readers wait only for
+            # the swap, and see the old tables or the new ones.
+            for table in tables:
+                conn.exec_driver_sql(f"ANALYZE {table.name}")
+            _swap(conn, suffix)
+
+
+def _insert_packed(conn: Connection, tables: schema.Tables, packed: Packed) -> None:
+    for name, part, dtype, blob in packed:
+        conn.execute(tables.packed.insert(), [{"name": name, "part": part, "dtype": dtype, "data": blob}])
 
 
 def _insert_columns(conn: Connection, table: Table, names: tuple[str, ...], blocks: Blocks) -> None:
     """Insert rows given a block at a time, column by column. On SQLite many rows go in each
-    statement: a few times faster than a statement per row, which matters for the 1.2 million
-    rows of 4x4. PostgreSQL through psycopg 3 gets ``COPY``, its bulk-load path; other
-    databases get Core's executemany."""
+    statement: a few times faster than a statement per row. PostgreSQL through psycopg 3 gets
+    ``COPY``, its bulk-load path; other databases get Core's executemany."""
     if conn.dialect.name == "postgresql" and conn.dialect.driver == "psycopg":
         _copy_columns(conn, table, names, blocks)
         return
@@ -346,15 +314,3 @@ def _insert_columns(conn: Connection, table: Table, names: tuple[str, ...], bloc
             )
         if full < len(flat):
             conn.exec_driver_sql(head + ", ".join([one] * (count - full // width)), tuple(flat[full:]))
-
-
-def _copy_columns(conn: Connection, table: Table, names: tuple[str, ...], blocks: Blocks) -> None:
-    """``COPY ... FROM STDIN`` in PostgreSQL's text format: a tab between fields, ``\\N`` for
-    NULL. Our values hold no tab, newline or backslash (numbers, boards, cell lists)."""
-    driver = conn.connection.driver_connection
-    assert driver is not None
-    with driver.cursor() as cursor, cursor.copy(f"COPY {table.name} ({', '.join(names)}) FROM STDIN") as copy:
-        for columns in blocks:
-            fields = [["\\N" if v is None else v for v in column] if None in column else column for column in columns]
-            texts = [list(map(str, column)) for column in fields]
-            copy.write("".join(["\t".join(row) + "\n" for row in zip(*texts)]))

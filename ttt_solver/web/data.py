@@ -3,7 +3,7 @@
 Every call the HTTP API makes into ttt-solver's oracle, store and statistics goes through this
 module, so a change of the data layer is adapted here and nowhere else in ``ttt_solver.web``.
 
-Values are +1 win, 0 draw, -1 loss for the side to move (see :mod:`ttt_solver.board`).
+Values are +1 win, 0 draw, -1 loss for the side to move (see :mod:`ttt_solver.game.board`).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import board as rules
-from ..analysis import analyze
 from ..errors import DatabaseError, InvalidBoardError, InvalidVariantError
-from ..oracle import Oracle
-from ..variant import STANDARD, Variant
+from ..game import board as rules
+from ..game.variant import STANDARD, Variant
+from ..lookup.analysis import analyze
+from ..lookup.oracle import Oracle
 
 _TO_NUMBER = np.zeros(256, dtype=np.int8)
 _TO_NUMBER[ord("X")] = 1
@@ -75,7 +75,7 @@ def open_variant(database: str | Path, variant: Variant | None = None) -> Served
     Single lookups go through the oracle's proven per-lookup path (each answer checked against
     the rows one ply below, as on the command line); the batch tables are built now, which
     checks the packed arrays' digest and proves the whole table once."""
-    from ..stats import compute
+    from ..lookup.stats import compute
     from ..store import Target
     from ..store.reader import Reader
 

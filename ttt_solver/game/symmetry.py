@@ -2,7 +2,7 @@
 
 A symmetry is a permutation ``perm`` with ``image[i] = board[perm[i]]`` (see
 :attr:`Variant.symmetries`). The canonical form of a board is the image with the smallest
-code (:mod:`ttt_solver.codec`, which defines it); :func:`canonical` also returns which
+code (:mod:`ttt_solver.game.codec`, which defines it); :func:`canonical` also returns which
 symmetry produced it, so that a cell of the canonical board maps back to the real board with
 ``perm[cell]`` and a real cell maps onto the canonical board with ``inverse[cell]``.
 """

@@ -9,7 +9,7 @@ are the positions with the largest expected drop. Agents that only sample (``mc:
 measured from ``samples`` drawn moves per position instead.
 
 Where every position is too many (the variants where exact play is not feasible, see
-:mod:`ttt_solver.arena`: 4x4 has 9.7 million), accuracy is estimated on distinct unfinished
+:mod:`ttt_solver.players.arena`: 4x4 has 9.7 million), accuracy is estimated on distinct unfinished
 positions drawn uniformly at random (:func:`sample_positions`, reproducible from the seed), the
 same sample for every agent.
 """
@@ -21,14 +21,14 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from . import board as rules
-from .arena import Comparison, Seed, check_exact, compare_exact, compare_sampled, exact_feasible, position_bound
-from .errors import InvalidAgentError, NotEnumerableError, NotFeasibleError
-from .variant import Variant
+from ..errors import InvalidAgentError, NotEnumerableError, NotFeasibleError
+from ..game import board as rules
+from ..game.variant import Variant, position_bound
+from .arena import Comparison, Seed, check_exact, compare_exact, compare_sampled, exact_feasible
 
 if TYPE_CHECKING:
+    from ..lookup.oracle import Oracle
     from .agents import Agent
-    from .oracle import Oracle
 
 DEFAULT_AGENTS = (
     "random",

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .. import board as rules
-from ..variant import STANDARD, Variant
+from ...game import board as rules
+from ...game.variant import STANDARD, Variant
 from .base import Agent, Cell, Policy, check_board
 
 if TYPE_CHECKING:

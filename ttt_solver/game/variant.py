@@ -12,7 +12,7 @@ import re
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from .errors import InvalidVariantError
+from ..errors import InvalidVariantError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -21,7 +21,7 @@ Cell = int
 Line = tuple[Cell, ...]
 Permutation = tuple[Cell, ...]
 
-MAX_CELLS = 16
+MAX_CELLS = 20
 # Variants with a name people use (shell completion, Gymnasium ids); any RxC[kK][-misere] works.
 NAMED_VARIANTS = ("3x3", "3x3-misere", "3x4k3", "4x3k3", "3x4k3-misere", "4x4", "4x4k3", "4x4-misere")
 
@@ -157,3 +157,13 @@ def variant_of(value: Variant | str) -> Variant:
     """``value`` if it is a :class:`Variant`, else the variant a name such as ``"4x4k3"`` names;
     InvalidVariantError for anything else. What every function taking a ``variant`` accepts."""
     return value if isinstance(value, Variant) else Variant.parse(value)
+
+
+def position_bound(empty: int, plies: int | None = None) -> int:
+    """How many boards of ``empty`` cells have legal piece counts (X as many as O or one more):
+    a bound on the positions reachable from a board with ``empty`` empty cells (within
+    ``plies`` moves of it, if given: what a search of that depth can visit)."""
+    from math import comb
+
+    last = empty if plies is None else min(plies, empty)
+    return sum(comb(empty, ply) * comb(ply, ply // 2) for ply in range(last + 1))

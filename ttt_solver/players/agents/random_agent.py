@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..variant import STANDARD, Variant
+from ...game.variant import STANDARD, Variant
 from .base import Agent, Policy, empty_cells, uniform
 
 

@@ -18,8 +18,8 @@ misère too: there making the line is the loss, scored -100 for the player who m
 
 from __future__ import annotations
 
-from .. import board as rules
-from ..variant import STANDARD, Variant
+from ...game import board as rules
+from ...game.variant import STANDARD, Variant
 from .base import Cell, SearchAgent, check_board, empty_cells, place, remember, search_depth
 
 WIN = 100

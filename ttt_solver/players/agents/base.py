@@ -3,7 +3,7 @@
 An agent plays one side of a position: :meth:`Agent.policy` gives its move distribution
 ``{cell: probability}`` where that can be enumerated, :meth:`Agent.choose` picks one move
 with an injected ``numpy.random.Generator``. Boards are normalised text of an unfinished
-legal position (see :mod:`ttt_solver.board`). Policies are deterministic functions of the
+legal position (see :mod:`ttt_solver.game.board`). Policies are deterministic functions of the
 board, so they are worked out once per board and memoised.
 
 ``choose`` samples the memoised policy (cells in the policy's order) with at most one draw
@@ -19,9 +19,9 @@ from functools import lru_cache
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .. import board as rules
-from ..errors import GameOverError, InvalidAgentError, InvalidBoardError, NotEnumerableError
-from ..variant import Variant
+from ...errors import GameOverError, InvalidAgentError, InvalidBoardError, NotEnumerableError
+from ...game import board as rules
+from ...game.variant import Variant
 
 if TYPE_CHECKING:
     from numpy.random import Generator
@@ -33,7 +33,7 @@ Policy = dict[Cell, float]
 MEMO_LIMIT = 1 << 18  # entries an agent's memo keeps: a long run on a big board (4x4) meets millions of boards
 SEARCH_LIMIT = 200_000
 """Most positions one move's search may visit (a few seconds in Python; see
-:func:`ttt_solver.arena.position_bound`): 3x3 and 3x4k3 searched to the end (6,046 and 143,365),
+:func:`ttt_solver.game.variant.position_bound`): 3x3 and 3x4k3 searched to the end (6,046 and 143,365),
 4x4 to depth 5 (56,537); 4x4 to depth 6 (216,697) is refused, as is 1x16 to depth 99."""
 
 
@@ -100,7 +100,7 @@ class SearchAgent(Agent):
     kind = "search"
 
     def __init__(self, depth: int, variant: Variant) -> None:
-        from ..arena import position_bound
+        from ...game.variant import position_bound
 
         if not isinstance(depth, int) or depth < 1:
             raise InvalidAgentError(f"{self.kind} depth must be a positive integer, got {depth!r}")

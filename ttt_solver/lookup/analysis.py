@@ -1,18 +1,18 @@
 """The full answer for one position as plain data: what ``ttt-lookup analyze --json`` prints
 and what the HTTP API returns, so both stay the same contract.
 
-Values are +1 win, 0 draw, -1 loss for the side to move (see :mod:`ttt_solver.board`).
+Values are +1 win, 0 draw, -1 loss for the side to move (see :mod:`ttt_solver.game.board`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import board as rules
+from ..game import board as rules
 
 if TYPE_CHECKING:
-    from .oracle import Oracle, Position
-    from .variant import Variant
+    from ..game.variant import Variant
+    from ..lookup.oracle import Oracle, Position
 
 OUTCOMES = {1: "win", 0: "draw", -1: "loss"}
 

@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .store import Target
-from .variant import STANDARD, Variant
+from ..game.variant import STANDARD, Variant
+from ..store import Target
 
 if TYPE_CHECKING:
-    from .lookup.arrays import Arrays
+    from .arrays import Arrays
 
 OUTCOMES = {1: "win", 0: "draw", -1: "loss"}
 
@@ -102,7 +102,7 @@ def compute(arrays: Arrays) -> Stats:
     """Stats of every canonical row (numpy: a second for the 1.2 million rows of 4x4)."""
     import numpy as np
 
-    from . import codec
+    from ..game import codec
 
     boards, canonical = Counts(), Counts()
     weight = arrays.orbit.astype(np.int64)
@@ -126,8 +126,8 @@ def compute(arrays: Arrays) -> Stats:
 
 def load_stats(db: str | Path, variant: Variant = STANDARD) -> Stats:
     """Read a database's digest-checked arrays and count them."""
-    from .lookup.rows import DatabaseRows
-    from .store.reader import Reader
+    from ..store.reader import Reader
+    from .rows import DatabaseRows
 
     with Reader(Target.parse(db), variant.name) as reader:
         return compute(DatabaseRows(reader, variant).arrays())

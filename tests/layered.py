@@ -1,12 +1,17 @@
-"""Vectorised backward induction: every canonical legal position, solved layer by layer in numpy.
+"""An independent solver for the tests: the project's first vectorised backward induction,
+which generates each layer from the one before by playing every move (``np.unique`` of the
+children) instead of enumerating tiers, and backs values up with its own ``reduceat`` rule.
+The streaming tier solver (:mod:`ttt_solver.solver`) is compared with it row by row.
+
+Vectorised backward induction: every canonical legal position, solved layer by layer in numpy.
 
 Layer ``p`` holds the canonical legal positions with ``p`` pieces (codes of
-:mod:`ttt_solver.codec`): it is generated from layer ``p - 1`` by playing every move of every
+:mod:`ttt_solver.game.codec`): it is generated from layer ``p - 1`` by playing every move of every
 unfinished position and keeping the distinct canonical children. Values are then backed up
-from the last layer to the first with :func:`ttt_solver.values.back_up`.
+from the last layer to the first with :func:`back_up` below.
 
 Values are +1 win, 0 draw, -1 loss for the side to move; remoteness counts plies to the end
-under perfect play (see :mod:`ttt_solver.values`).
+under perfect play (see :mod:`ttt_solver.game.values`).
 """
 
 from __future__ import annotations
@@ -16,9 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import codec
-from .values import back_up
-from .variant import Variant
+from ttt_solver.game import codec
+from ttt_solver.game.variant import Variant
 
 Progress = Callable[[str], None]
 
@@ -31,7 +35,7 @@ class Tables:
     codes: np.ndarray  # int64, ascending: every canonical legal position
     value: np.ndarray  # int8 for the side to move: +1 win, 0 draw, -1 loss
     remoteness: np.ndarray  # int8 plies to the end under perfect play
-    best: np.ndarray  # uint16: bit c set if the move on cell c keeps the value (canonical numbering)
+    best: np.ndarray  # uint32: bit c set if the move on cell c keeps the value (canonical numbering)
     orbit: np.ndarray  # int8 distinct boards the symmetries make of it (sums to the legal count)
     wins: np.ndarray  # uint8: moves that win for the mover
     draws: np.ndarray  # uint8: moves that draw
@@ -111,13 +115,37 @@ def _back_up(layer: _Layer, value: np.ndarray, remoteness: np.ndarray) -> tuple[
     n = len(layer.codes)
     live = layer.terminal == codec.PLAYING
     out_value = np.where(live, np.int8(0), layer.terminal).astype(np.int8)
-    out: list[np.ndarray] = [out_value, np.zeros(n, np.int8), np.zeros(n, np.uint16)]
+    out: list[np.ndarray] = [out_value, np.zeros(n, np.int8), np.zeros(n, np.uint32)]
     out += [np.zeros(n, np.uint8) for _ in range(3)]
     if layer.child.size:
         backed = back_up(value[layer.child], remoteness[layer.child], layer.starts, layer.cells)
-        for column, found in zip(out, (backed.value, backed.remoteness, backed.best, *backed[4:])):
+        for column, found in zip(out, (*backed[:3], *backed[4:])):
             column[live] = found
     return tuple(out)
+
+
+SPAN = 64
+
+
+def back_up(child_value: np.ndarray, child_remoteness: np.ndarray, starts: np.ndarray, cells: np.ndarray) -> tuple:
+    """Each position's (value, remoteness, best, preferred, wins, draws, losses) from its
+    moves: the moves of position ``i`` are ``starts[i]`` up to the next start."""
+    move_value = -child_value.astype(np.int16)
+    move_rem = child_remoteness.astype(np.int16) + 1
+    score = (1 - move_value) * SPAN + np.where(move_value > 0, move_rem, SPAN // 2 - move_rem)
+    top = np.minimum.reduceat(score, starts)
+    value = (1 - top // SPAN).astype(np.int8)
+    remoteness = np.where(value > 0, top % SPAN, SPAN // 2 - top % SPAN).astype(np.int8)
+    counts = np.diff(np.append(starts, len(score)))
+    bit = np.left_shift(np.uint32(1), cells.astype(np.uint32), dtype=np.uint32)
+    keeps = move_value == np.repeat(value, counts)
+    fastest = score == np.repeat(top, counts)
+    best = np.bitwise_or.reduceat(np.where(keeps, bit, np.uint32(0)), starts)
+    preferred = np.bitwise_or.reduceat(np.where(fastest, bit, np.uint32(0)), starts)
+    wins = np.add.reduceat((move_value > 0).astype(np.uint8), starts)
+    losses = np.add.reduceat((move_value < 0).astype(np.uint8), starts)
+    draws = (counts - wins - losses).astype(np.uint8)
+    return value, remoteness, best, preferred, wins, draws, losses
 
 
 def move_table(tables: Tables) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Union
 
-from . import board as rules
-from .errors import NotEnumerableError, NotFeasibleError
-from .variant import Variant
+from ..errors import NotEnumerableError, NotFeasibleError
+from ..game import board as rules
+from ..game.variant import Variant, position_bound
 
 if TYPE_CHECKING:
     from numpy.random import Generator, SeedSequence
@@ -34,16 +34,6 @@ Number = int | float
 Seed = Union[int, "SeedSequence", None]
 
 EXACT_LIMIT = 200_000  # positions an exact walk may have to visit (see the module docstring)
-
-
-def position_bound(empty: int, plies: int | None = None) -> int:
-    """How many boards of ``empty`` cells have legal piece counts (X as many as O or one more):
-    a bound on the positions reachable from a board with ``empty`` empty cells (within
-    ``plies`` moves of it, if given: what a search of that depth can visit)."""
-    from math import comb
-
-    last = empty if plies is None else min(plies, empty)
-    return sum(comb(empty, ply) * comb(ply, ply // 2) for ply in range(last + 1))
 
 
 def exact_feasible(variant: Variant, board: str | None = None) -> bool:

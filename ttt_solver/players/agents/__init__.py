@@ -33,14 +33,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
-from ..errors import InvalidAgentError
-from ..variant import STANDARD, Variant
+from ...errors import InvalidAgentError
+from ...game.variant import STANDARD, Variant
 from .base import Agent, Policy
 
 N = TypeVar("N", int, float)
 
 if TYPE_CHECKING:
-    from ..oracle import Oracle
+    from ...lookup.oracle import Oracle
 
 __all__ = ["AGENT_NAMES", "Agent", "Policy", "make_agent"]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from operator import index
 
-from .errors import InvalidBoardError
+from ..errors import InvalidBoardError
 from .variant import STANDARD, Variant, variant_of
 
 X, O, EMPTY = "X", "O", "."

@@ -19,8 +19,8 @@ port of it in ``tests/test_agents.py``.
 
 from __future__ import annotations
 
-from .. import board as rules
-from ..variant import STANDARD, Variant
+from ...game import board as rules
+from ...game.variant import STANDARD, Variant
 from .base import Agent, Cell, Policy, empty_cells, opponent, place, uniform, winning_cells
 
 

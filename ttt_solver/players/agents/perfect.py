@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import GameOverError
-from ..variant import STANDARD, Variant
+from ...errors import GameOverError
+from ...game.variant import STANDARD, Variant
 from .base import Agent, Cell, Policy, check_board, empty_cells, remember
 
 if TYPE_CHECKING:
     from numpy.random import Generator
 
-    from ..oracle import Oracle
+    from ...lookup.oracle import Oracle
 
 
 class PerfectAgent(Agent):
@@ -37,7 +37,7 @@ class PerfectAgent(Agent):
     @property
     def oracle(self) -> Oracle:
         if self._oracle is None:
-            from ..oracle import Oracle
+            from ...lookup.oracle import Oracle
 
             self._oracle = Oracle.load(variant=self.variant)
         return self._oracle

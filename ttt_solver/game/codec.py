@@ -8,7 +8,7 @@ cell 0 being the most significant digit. The digit is the array form's number pl
 (+1 X, -1 O, 0 empty), so ``code = array @ weights + offset(n)`` with
 ``weights[i] = 3**(n - 1 - i)``, and the side ``s`` (+1 X, -1 O) moving on cell ``c`` adds
 ``s * weights[c]``. The canonical code of a board is the smallest code among its images under
-``variant.symmetries``; the database keys its rows by it, and :mod:`ttt_solver.symmetry`
+``variant.symmetries``; the database keys its rows by it, and :mod:`ttt_solver.game.symmetry`
 uses the same order, so there is one canonical form everywhere.
 
 This module is the only place that defines codes. The scalar functions at the top are pure
@@ -91,29 +91,39 @@ def canonical_text(text: str, variant: Variant) -> str:
 
 # -- vectorised, numpy ----------------------------------------------------------------------
 class Geometry:
-    """Lookup tables over the two halves of a code: each costs two gathers per board.
+    """Tables over the two halves of a code, so that a rule over millions of codes is a few
+    gathers per code: the high half is the first ``n - n // 2`` cells (``code // base``), the
+    low half the last ``n // 2`` (``code % base``). Every table has ``3**(cells in the half)``
+    rows (59,049 for a half of 10 cells), never one row per code.
 
-    The high half is the first ``n - n // 2`` cells, the low half the last ``n // 2``.
     (A plain class: the command line imports this module, and a dataclass costs start-up time.)
     """
 
     def __init__(
         self,
         variant: Variant,
-        base: int,
         weights: np.ndarray,
         digits: tuple[np.ndarray, np.ndarray],
         images: tuple[np.ndarray, np.ndarray],
-        lines: tuple[np.ndarray, np.ndarray],
+        x_lines: tuple[np.ndarray, np.ndarray],
+        o_lines: tuple[np.ndarray, np.ndarray],
         line_cells: np.ndarray,
     ) -> None:
+        import numpy as np
+
         self.variant = variant
         self.n = variant.cells
-        self.base = base  # 3 ** (cells in the low half)
+        self.low_cells = variant.cells // 2
+        self.high_cells = variant.cells - self.low_cells
+        self.base = 3**self.low_cells  # code = high * base + low
         self.weights = weights  # (n,) int64: 3**(n - 1 - cell)
         self.digits = digits  # (3**m, m) uint8 digits of a half
-        self.images = images  # (symmetries, 3**m) int32: a half's share of each image's code
-        self.lines = lines  # (3**m,) uint64: bit l (X) / L + l (O) if the half fills line l
+        self.images = images  # (symmetries, 3**m) int64: a half's share of each image's code
+        # The same shares split into the image's halves (digits never carry, so the two add
+        # up): (high -> image's high half, high -> its low half, low -> high, low -> low).
+        self.image_halves = [np.divmod(share, np.int64(self.base)) for share in images]
+        self.x_lines = x_lines  # (3**m,) uint64: bit l if X fills the half's part of line l
+        self.o_lines = o_lines  # the same for O
         self.line_cells = line_cells  # (L,) int64: the cells of each line as a bit mask
 
 
@@ -124,16 +134,13 @@ def _digit_table(m: int) -> np.ndarray:
     return np.stack([codes // 3 ** (m - 1 - i) % 3 for i in range(m)], axis=1).astype(np.uint8).reshape(3**m, m)
 
 
-def _line_table(digits: np.ndarray, cells: range, variant: Variant) -> np.ndarray:
+def _line_table(digits: np.ndarray, cells: range, variant: Variant, mark: int) -> np.ndarray:
     import numpy as np
 
     masks = np.zeros(len(digits), dtype=np.uint64)
-    count = len(variant.lines)
     for number, line in enumerate(variant.lines):
         inside = [cell - cells.start for cell in line if cell in cells]
-        for mark, bit in ((X_DIGIT, number), (O_DIGIT, count + number)):
-            full = np.all(digits[:, inside] == mark, axis=1)
-            masks[full] |= np.uint64(1 << bit)
+        masks[np.all(digits[:, inside] == mark, axis=1)] |= np.uint64(1 << number)
     return masks
 
 
@@ -149,19 +156,26 @@ def geometry(variant: Variant) -> Geometry:
     # image[i] = board[perm[i]]: board cell j lands at i = perm.index(j)
     moved = np.array([[weights[perm.index(j)] for j in range(n)] for perm in variant.symmetries], dtype=np.int64)
     digits = tuple(_digit_table(len(half)) for half in halves)
-    # int32: every code of up to 16 cells is below 3**16 < 2**31, and half the memory traffic
-    images = tuple((moved[:, half] @ d.T.astype(np.int64)).astype(np.int32) for half, d in zip(halves, digits))
-    lines = tuple(_line_table(d, half, variant) for half, d in zip(halves, digits))
+    images = tuple(np.ascontiguousarray(moved[:, half] @ d.T.astype(np.int64)) for half, d in zip(halves, digits))
+    x_lines = tuple(_line_table(d, half, variant, X_DIGIT) for half, d in zip(halves, digits))
+    o_lines = tuple(_line_table(d, half, variant, O_DIGIT) for half, d in zip(halves, digits))
     line_cells = np.array([sum(1 << cell for cell in line) for line in variant.lines], dtype=np.int64)
     return Geometry(
-        variant, 3**low, weights, (digits[0], digits[1]), (images[0], images[1]), (lines[0], lines[1]), line_cells
+        variant,
+        weights,
+        (digits[0], digits[1]),
+        (images[0], images[1]),
+        (x_lines[0], x_lines[1]),
+        (o_lines[0], o_lines[1]),
+        line_cells,
     )
 
 
-def _halves(codes: np.ndarray, g: Geometry) -> tuple[np.ndarray, np.ndarray]:
+def halves(codes: np.ndarray, variant: Variant) -> tuple[np.ndarray, np.ndarray]:
+    """The high and low half of each code (int64)."""
     import numpy as np
 
-    high, low = np.divmod(np.asarray(codes).astype(np.int32, copy=False), np.int32(g.base))
+    high, low = np.divmod(np.asarray(codes, dtype=np.int64), np.int64(geometry(variant).base))
     return high, low
 
 
@@ -170,7 +184,7 @@ def digits(codes: np.ndarray, variant: Variant) -> np.ndarray:
     import numpy as np
 
     g = geometry(variant)
-    high, low = _halves(codes, g)
+    high, low = halves(codes, variant)
     return np.concatenate([g.digits[0][high], g.digits[1][low]], axis=1)
 
 
@@ -215,20 +229,18 @@ def decode_texts(codes: np.ndarray, variant: Variant) -> list[str]:
 
 def image_codes(codes: np.ndarray, variant: Variant) -> np.ndarray:
     """(symmetries, N) int64: the code of each image of each board."""
+    g = geometry(variant)
+    high, low = halves(codes, variant)
+    return cast("np.ndarray", g.images[0][:, high] + g.images[1][:, low])
+
+
+def canonical_halves(high: np.ndarray, low: np.ndarray, variant: Variant) -> np.ndarray:
+    """The canonical code (smallest image) of each board given by its halves."""
     import numpy as np
 
     g = geometry(variant)
-    high, low = _halves(codes, g)
-    return cast("np.ndarray", g.images[0][:, high] + g.images[1][:, low]).astype(np.int64)
-
-
-def canonical_codes(codes: np.ndarray, variant: Variant) -> np.ndarray:
-    """The canonical code (smallest image) of each code."""
-    import numpy as np
-
-    g = geometry(variant)
-    high, low = _halves(codes, g)
-    best = g.images[0][0][high] + g.images[1][0][low]
+    best = np.take(g.images[0][0], high)
+    best += np.take(g.images[1][0], low)
     image = np.empty_like(best)
     other = np.empty_like(best)
     for s in range(1, len(g.images[0])):
@@ -236,7 +248,12 @@ def canonical_codes(codes: np.ndarray, variant: Variant) -> np.ndarray:
         np.take(g.images[1][s], low, out=other)
         image += other
         np.minimum(best, image, out=best)
-    return cast("np.ndarray", best).astype(np.int64)
+    return best
+
+
+def canonical_codes(codes: np.ndarray, variant: Variant) -> np.ndarray:
+    """The canonical code (smallest image) of each code."""
+    return canonical_halves(*halves(codes, variant), variant)
 
 
 def orbits(codes: np.ndarray, variant: Variant) -> np.ndarray:
@@ -250,51 +267,60 @@ def orbits(codes: np.ndarray, variant: Variant) -> np.ndarray:
     return out
 
 
-def line_bits(codes: np.ndarray, variant: Variant) -> np.ndarray:
-    """uint64 per code: bit l if X fills line l, bit L + l if O does."""
+def line_bits(codes: np.ndarray, variant: Variant) -> tuple[np.ndarray, np.ndarray]:
+    """uint64 per code for X and for O: bit l if that player fills line l."""
     g = geometry(variant)
-    high, low = _halves(codes, g)
-    return cast("np.ndarray", g.lines[0][high] & g.lines[1][low])
+    high, low = halves(codes, variant)
+    return g.x_lines[0][high] & g.x_lines[1][low], g.o_lines[0][high] & g.o_lines[1][low]
 
 
 def terminal_values(codes: np.ndarray, variant: Variant) -> np.ndarray:
     """int8 per legal code: the value of a finished game for the side to move (-1 when the
     last mover made k in a row, +1 in misère, 0 on a full board), :data:`PLAYING` otherwise."""
+
+    x_bits, o_bits = line_bits(codes, variant)
+    full = (digits(codes, variant) != EMPTY_DIGIT).all(axis=1)
+    return _terminal(x_bits, o_bits, full, variant)
+
+
+def _terminal(x_bits: np.ndarray, o_bits: np.ndarray, full: np.ndarray | bool, variant: Variant) -> np.ndarray:
     import numpy as np
 
-    finished_by_line = line_bits(codes, variant) != 0
-    full = (digits(codes, variant) != EMPTY_DIGIT).all(axis=1)
     lined = np.int8(1 if variant.misere else -1)
+    finished_by_line = (x_bits | o_bits) != 0
     return np.where(finished_by_line, lined, np.where(full, np.int8(0), np.int8(PLAYING))).astype(np.int8)
 
 
 def legal(codes: np.ndarray, variant: Variant) -> np.ndarray:
     """bool per code: the board can arise in a real game (the rules of
-    :func:`ttt_solver.board.legality_error`, vectorised)."""
-    import numpy as np
+    :func:`ttt_solver.game.board.legality_error`, vectorised)."""
 
-    g = geometry(variant)
     d = digits(codes, variant)
     xs = (d == X_DIGIT).sum(axis=1)
     os = (d == O_DIGIT).sum(axis=1)
-    bits = line_bits(codes, variant)
-    count = len(variant.lines)
-    x_bits = bits & np.uint64((1 << count) - 1)
-    o_bits = bits >> np.uint64(count)
+    found: np.ndarray = ((xs - os == 0) | (xs - os == 1)) & lines_legal(*line_bits(codes, variant), xs > os, variant)
+    return found
+
+
+def lines_legal(
+    x_bits: np.ndarray, o_bits: np.ndarray, x_moved_last: np.ndarray | bool, variant: Variant
+) -> np.ndarray:
+    """bool per board with legal piece counts: its completed lines can be there (only the last
+    mover has any, and all of them pass through one cell, the last move)."""
+    import numpy as np
+
+    g = geometry(variant)
     x_owns, o_owns = x_bits != 0, o_bits != 0
-    owner_bits = np.where(x_owns, x_bits, o_bits)
-    shared = np.full(len(d), (1 << g.n) - 1, dtype=np.int64)  # cells common to the owner's lines
-    for number in range(count):
-        on = (owner_bits >> np.uint64(number)) & np.uint64(1) != 0
-        shared = np.where(on, shared & g.line_cells[number], shared)
-    return cast(
-        "np.ndarray",
-        ((xs - os == 0) | (xs - os == 1))
-        & ~(x_owns & o_owns)
-        & ~(x_owns & (xs == os))  # X made a line, but O moved last
-        & ~(o_owns & (xs > os))  # O made a line, but X moved last
-        & ~((x_owns | o_owns) & (shared == 0)),  # two separate lines: a move after the game ended
-    )
+    ok = ~(x_owns & o_owns) & ~(x_owns & ~np.asarray(x_moved_last)) & ~(o_owns & np.asarray(x_moved_last))
+    lined = np.flatnonzero(ok & (x_owns | o_owns))
+    if len(lined):
+        owner_bits = np.where(x_owns[lined], x_bits[lined], o_bits[lined])
+        shared = np.full(len(lined), (1 << g.n) - 1, dtype=np.int64)  # cells common to the owner's lines
+        for number in range(len(variant.lines)):
+            on = (owner_bits >> np.uint64(number)) & np.uint64(1) != 0
+            shared = np.where(on, shared & g.line_cells[number], shared)
+        ok[lined[shared == 0]] = False  # two separate lines: a move after the game ended
+    return cast("np.ndarray", ok)
 
 
 def children(codes: np.ndarray, variant: Variant) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -308,8 +334,7 @@ def children(codes: np.ndarray, variant: Variant) -> tuple[np.ndarray, np.ndarra
     d = digits(codes, variant)
     side = np.where((d == X_DIGIT).sum(axis=1) > (d == O_DIGIT).sum(axis=1), -1, 1)
     rows, cells = np.nonzero(d == EMPTY_DIGIT)
-    moved = codes.astype(np.int32)[rows]
-    moved += side[rows].astype(np.int32) * g.weights.astype(np.int32)[cells]
+    moved = codes[rows] + side[rows] * g.weights[cells]
     return rows, cells, canonical_codes(moved, variant)
 
 
@@ -321,14 +346,3 @@ def search(sorted_codes: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.
     found = index < len(sorted_codes)
     found[found] = sorted_codes[index[found]] == codes[found]
     return index, found
-
-
-def dense_index(codes: np.ndarray, variant: Variant) -> np.ndarray:
-    """int32 over every code of the variant: the position of each of ``codes`` (distinct) in
-    that array, -1 elsewhere. Finding millions of codes is then one gather (3**16 entries,
-    172 MB, for 4x4: worth it where a binary search per code would take seconds)."""
-    import numpy as np
-
-    index = np.full(3**variant.cells, -1, dtype=np.int32)
-    index[codes] = np.arange(len(codes), dtype=np.int32)
-    return index

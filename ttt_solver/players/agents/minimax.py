@@ -15,8 +15,8 @@ alternating sides. Here the opponent really moves and every leaf is scored for t
 
 from __future__ import annotations
 
-from .. import board as rules
-from ..variant import STANDARD, Variant
+from ...game import board as rules
+from ...game.variant import STANDARD, Variant
 from .base import Cell, SearchAgent, check_board, empty_cells, opponent, place, remember, search_depth
 
 OWN_LINE, OWN_TWO, OPPONENT_TWO, OPPONENT_LINE = 100_000, 1, -100, -1_000

@@ -1,0 +1,113 @@
+"""A big database's arrays and batch tables as memory-mapped files, made once per content.
+
+An eager load of a variant of more than :data:`EAGER_ROWS` canonical rows (the 20-cell ones:
+170 million rows, 2.9 GB of arrays) never reads the arrays into memory: single lookups go
+through the file, proved one ply down, and what needs every row (the batch lookups,
+``stats``, ...) reads memory-mapped copies of the packed arrays, written once into a cache
+folder named for the content digest (``$XDG_CACHE_HOME/ttt-solver/``, else
+``~/.cache/ttt-solver/``), their digest checked as they are written. A rebuilt database has a
+new digest, so it never meets an old cache; a cache folder is complete or absent (written
+beside, then renamed into place).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..store.content import PACKED, Hashes, unpack_blob
+from .arrays import Arrays
+
+if TYPE_CHECKING:
+    from .rows import DatabaseRows
+    from .tables import BatchTables
+
+EAGER_ROWS = 1 << 24
+"""Most canonical rows an eager load reads into memory (4x4: 1.2 million; 4x5: 170 million)."""
+
+
+def cache_folder() -> str:
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    root = base if os.path.isabs(base) else os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(root, "ttt-solver")
+
+
+def _folder(source: DatabaseRows) -> str:
+    return os.path.join(cache_folder(), f"{source.variant.name}-{source.meta.get('digest', '')[:24]}")
+
+
+def mapped_arrays(source: DatabaseRows) -> Arrays:
+    """The packed arrays of ``source``, memory-mapped from the cache (written there first if
+    missing); ValueError if they are damaged."""
+    folder = _folder(source)
+    count = int(source.meta.get("positions", "0"))
+    if not os.path.exists(os.path.join(folder, "arrays.done")):
+        _write_arrays(source, folder)
+    columns = {
+        name: np.memmap(os.path.join(folder, f"{name}.bin"), dtype=dtype, mode="r", shape=(count,))
+        for name, dtype in PACKED
+    }
+    return Arrays(source.variant, **columns)
+
+
+def _write_arrays(source: DatabaseRows, folder: str) -> None:
+    partial = f"{folder}.{os.getpid()}.part"
+    shutil.rmtree(partial, ignore_errors=True)
+    os.makedirs(partial)
+    try:
+        index = source.reader.packed_index()
+        hashes = Hashes(source.variant.name)
+        for name, dtype in PACKED:
+            if index.get(name, ("", 0))[0] != dtype:
+                raise ValueError(f"the packed array {name!r} is missing or not {dtype}")
+            with open(os.path.join(partial, f"{name}.bin"), "wb") as file:
+                for part in range(index[name][1]):
+                    raw = unpack_blob(name, source.reader.packed_part(name, part))
+                    hashes.update(name, raw)
+                    file.write(raw)
+        if hashes.hexdigest() != source.meta.get("digest"):
+            raise ValueError("the content digest does not match")
+        open(os.path.join(partial, "arrays.done"), "w").close()
+        _install(partial, folder)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+
+
+def mapped_tables(source: DatabaseRows) -> BatchTables:
+    """The batch tables of ``source``, memory-mapped from the cache (spread there first from
+    the mapped arrays if missing)."""
+    from ..solver.tiers import tiers
+    from .tables import BatchTables, Places, spread_rows
+
+    arrays = mapped_arrays(source)
+    folder = _folder(source)
+    places = Places(tiers(source.variant))
+    path = os.path.join(folder, "results.bin")
+    if not os.path.exists(path):
+        from ..game.values import NO_POSITION, result_bytes
+
+        partial = f"{path}.{os.getpid()}.part"
+        results = np.memmap(partial, dtype=np.uint8, mode="w+", shape=(places.size + 1,))
+        results[:] = NO_POSITION
+        step = 1 << 22
+        for start in range(0, len(arrays.code), step):
+            part = slice(start, start + step)
+            spread_rows(
+                source.variant, places, arrays.code[part], result_bytes(arrays.value[part], arrays.remoteness[part]),
+                results,
+            )  # fmt: skip
+        results.flush()
+        del results
+        os.replace(partial, path)
+    return BatchTables(source.variant, np.memmap(path, dtype=np.uint8, mode="r"), None)
+
+
+def _install(partial: str, folder: str) -> None:
+    try:
+        os.replace(partial, folder)
+    except OSError:  # another process made it meanwhile: theirs is as good
+        if not os.path.exists(os.path.join(folder, "arrays.done")):
+            raise

@@ -1,0 +1,84 @@
+"""What a proof checked and the contradictions it found: the report of ``ttt-lookup verify``,
+of the whole-table proof of an eager load, and of the batch tables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import DatabaseError
+from ..game import codec
+
+SHOWN = 10  # contradictions a report lists in full
+
+
+@dataclass
+class Report:
+    """What a proof checked and the contradictions it found."""
+
+    variant: str
+    location: str
+    hint: str
+    checks: list[str] = field(default_factory=list)
+    contradictions: list[str] = field(default_factory=list)
+    found: int = 0  # contradictions in all (only the first SHOWN are listed)
+    bad: set[int] = field(default_factory=set)  # codes of the rows found wrong
+    kinds: int = 0  # failed checks (only the first SHOWN are listed)
+
+    @property
+    def ok(self) -> bool:
+        return self.found == 0
+
+    def passed(self, check: str) -> None:
+        self.checks.append(check)
+
+    def failed(self, what: str, boards: list[str] | None = None, count: int = 1) -> None:
+        self.found += count
+        self.kinds += 1
+        if len(self.contradictions) < SHOWN:
+            shown = f" (e.g. {', '.join(repr(b) for b in boards[:3])})" if boards else ""
+            self.contradictions.append(f"{what}{shown}" if count == 1 else f"{count:,} rows: {what}{shown}")
+
+    def check(self, passed: bool | np.bool_, what: str) -> bool:
+        if passed:
+            self.passed(what)
+        else:
+            self.failed(what)
+        return bool(passed)
+
+    def rows(self, bad: np.ndarray, codes: np.ndarray, variant: Any, what: str, passed: str) -> None:
+        """Record ``what`` for every row where ``bad`` holds, else ``passed``."""
+        count = int(np.count_nonzero(bad))
+        if count:
+            self.bad.update(codes[bad].tolist())
+            self.failed(what, codec.decode_texts(codes[bad][:3], variant), count)
+        else:
+            self.passed(passed)
+
+    def raise_for_contradictions(self) -> None:
+        if not self.ok:
+            raise DatabaseError(
+                f"database {self.location!r} fails verification: {self.contradictions[0]}"
+                f"{f' (and {self.found - 1:,} more)' if self.found > 1 else ''}; {self.hint}"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "variant": self.variant,
+            "database": self.location,
+            "ok": self.ok,
+            "checks": self.checks,
+            "contradictions": self.found,
+            "first_contradictions": self.contradictions,
+        }
+
+    def text(self) -> str:
+        lines = [f"verified {self.location} ({self.variant}):"]
+        lines += [f"  ok    {check}" for check in self.checks]
+        lines += [f"  FAIL  {what}" for what in self.contradictions]
+        if self.kinds > len(self.contradictions):
+            lines.append(f"  ... and {self.kinds - len(self.contradictions):,} more failed checks")
+        lines.append("the table is proved" if self.ok else f"{self.found:,} contradictions; {self.hint}")
+        return "\n".join(lines)

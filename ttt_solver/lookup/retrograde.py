@@ -1,0 +1,196 @@
+"""The whole-table proof: a solved table checked against the rules, a tier at a time.
+
+A solved table proves itself locally: a finished position's value follows from the rules,
+and every other position's value, remoteness, best moves and move counts follow from its
+children's rows. :func:`prove_tiers` takes the stored rows of each tier (:mod:`ttt_solver.solver.tiers`),
+from the last ply to the first, and for each chunk of the tier
+
+- lists the canonical legal positions the chunk must hold (the solver's enumeration) and
+  compares them with the stored codes: a missing or extra row is a contradiction;
+- values each of them from the *stored* rows of the tier below (their result bytes, spread
+  to every image) with the solver's own rule, and compares value, remoteness, best moves,
+  move counts and orbit with the stored row;
+- spreads the stored rows (not the recomputed ones) for the tier above.
+
+So a wrong row is found where it is and where its parents are, and nothing the table says is
+trusted before it is checked. Memory is the chunk's work and two tiers' result bytes, as for
+the solver; the stored rows come one tier at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..game import codec
+from ..game.variant import Variant
+from ..solver.passes import Solved, new_tier, solve_chunk, spread
+from ..solver.solve import Steps, chunk_boards, default_memory
+from ..solver.tiers import Tiers, tiers
+from .report import Report
+
+if TYPE_CHECKING:
+    from .arrays import Arrays
+
+# Compared between a stored row and what its children imply, with the names a report uses.
+COMPARED = (
+    ("value", "value"), ("remoteness", "remoteness"), ("best", "best moves"), ("wins", "winning moves"),
+    ("draws", "drawing moves"), ("losses", "losing moves"), ("orbit", "orbit"),
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Proof:
+    """A whole-table proof and what it computed on the way."""
+
+    report: Report
+    preferred: np.ndarray  # uint32 per row (code order): moves that keep the value and the remoteness
+
+
+def prove_tiers(
+    variant: Variant,
+    tier_rows: Callable[[int], Solved],
+    report: Report,
+    memory: int | None = None,
+    steps: Steps | None = None,
+    preferred: Callable[[int, np.ndarray, np.ndarray], None] | None = None,
+) -> None:
+    """Prove the stored rows of every tier (``tier_rows(ply)``: that tier's rows in code
+    order, as read; any values). ``preferred(ply, codes, masks)`` receives the preferred
+    moves of the rows found sound."""
+    found = tiers(variant)
+    chunk = chunk_boards(variant, memory or default_memory())
+    total = int(found.sizes.sum())
+    below: np.ndarray | None = None
+    counts = {"missing": 0, "extra": 0, "checked": 0, "finished": 0}
+    wrong = {name: 0 for name, _label in COMPARED}
+    for ply in range(variant.cells, -1, -1):
+        stored = tier_rows(ply)
+        out = new_tier(found, ply)
+        size = found.size(ply)
+        for start in range(0, size, chunk):
+            stop = min(size, start + chunk)
+            expected = solve_chunk(found, ply, start, stop, below)
+            low = _code_at(found, ply, start)
+            high = _code_at(found, ply, stop) if stop < size else None
+            first = int(np.searchsorted(stored.code, low))
+            last = len(stored.code) if high is None else int(np.searchsorted(stored.code, high))
+            got = Solved(*(np.asarray(column[first:last]) for column in stored))
+            sound = _compare(variant, expected, got, report, counts, wrong)
+            spread(found, ply, got.take(sound), out)
+            if preferred is not None:
+                index = np.searchsorted(expected.code, got.code[sound])
+                preferred(ply, got.code[sound], expected.preferred[index])
+            if steps:
+                steps("proving", stop - start, total)
+        below = out
+    report.check(counts["missing"] == 0, "every canonical legal position has a row")
+    report.check(counts["extra"] == 0, "every row is a canonical legal position")
+    report.passed(f"{counts['finished']:,} finished rows valued by the rules")
+    for name, label in COMPARED:
+        report.check(wrong[name] == 0, f"every {label} from the children" if name != "orbit" else "every orbit right")
+
+
+def _code_at(found: Tiers, ply: int, rank: int) -> int:
+    high, low = found.boards(ply, rank, rank + 1)
+    code: int = int(high[0]) * found.geometry.base + int(low[0])
+    return code
+
+
+def _compare(
+    variant: Variant, expected: Solved, got: Solved, report: Report, counts: dict[str, int], wrong: dict[str, int]
+) -> np.ndarray:
+    """Compare the stored rows of a chunk with the expected ones; the stored rows found sound
+    (as an index into ``got``)."""
+    index, present = codec.search(expected.code, got.code)
+    extra = got.code[~present]
+    if len(extra):
+        counts["extra"] += len(extra)
+        canonical = codec.canonical_codes(extra, variant) == extra
+        if (~canonical).any():
+            report.failed(
+                "a row that is not canonical",
+                codec.decode_texts(extra[~canonical][:3], variant),
+                int((~canonical).sum()),
+            )
+        if canonical.any():
+            report.failed(
+                "a row that is no legal position",
+                codec.decode_texts(extra[canonical][:3], variant),
+                int(canonical.sum()),
+            )
+        report.bad.update(extra[:1000].tolist())
+    have = np.zeros(len(expected.code), dtype=bool)
+    have[index[present]] = True
+    if (~have).any():
+        counts["missing"] += int((~have).sum())
+        report.failed(
+            "a canonical legal position with no row",
+            codec.decode_texts(expected.code[~have][:3], variant),
+            int((~have).sum()),
+        )
+    rows = np.flatnonzero(present)
+    mine = index[present]
+    sound = np.ones(len(rows), dtype=bool)
+    counts["checked"] += len(rows)
+    counts["finished"] += int(np.count_nonzero(expected.remoteness[mine] == 0))
+    for name, label in COMPARED:
+        bad = getattr(got, name)[rows] != getattr(expected, name)[mine]
+        if bad.any():
+            wrong[name] += int(bad.sum())
+            codes = got.code[rows][bad]
+            report.bad.update(codes[:1000].tolist())
+            what = f"{label} not what the children imply" if name != "orbit" else "wrong orbit"
+            report.failed(what, codec.decode_texts(codes[:3], variant), int(bad.sum()))
+            sound &= ~bad
+    return rows[sound]
+
+
+def prove_arrays(arrays: Arrays, report: Report, memory: int | None = None) -> Proof:
+    """Prove rows held in memory (code order)."""
+    variant = arrays.variant
+    none = np.zeros(len(arrays.code), dtype=np.uint32)
+    solved = Solved(*(none if name == "preferred" else getattr(arrays, name) for name in Solved._fields))
+    ascending = len(solved.code) > 0 and bool(np.all(solved.code[1:] > solved.code[:-1]))
+    if not report.check(ascending, f"{len(solved.code):,} codes strictly ascending"):
+        return Proof(report, np.zeros(len(solved.code), dtype=np.uint32))
+    ply = plies(solved.code, variant)
+    report_outside(solved.code[ply < 0], variant, report)
+    preferred = np.zeros(len(solved.code), dtype=np.uint32)
+
+    def keep(_ply: int, codes: np.ndarray, masks: np.ndarray) -> None:
+        preferred[np.searchsorted(solved.code, codes)] = masks
+
+    prove_tiers(variant, lambda p: solved.take(np.flatnonzero(ply == p)), report, memory, preferred=keep)
+    return Proof(report, preferred)
+
+
+def report_outside(codes: np.ndarray, variant: Variant, report: Report) -> None:
+    """Rows whose code is in no tier: out of range, or piece counts no game can have."""
+    if len(codes):
+        report.bad.update(codes[:1000].tolist())
+        inside = (codes >= 0) & (codes < 3**variant.cells)
+        if (~inside).any():
+            report.failed(
+                f"a code out of range (0 to 3**{variant.cells})",
+                [str(c) for c in codes[~inside][:3].tolist()],
+                int((~inside).sum()),
+            )
+        if inside.any():
+            report.failed(
+                "a row that is no legal position", codec.decode_texts(codes[inside][:3], variant), int(inside.sum())
+            )
+
+
+def plies(codes: np.ndarray, variant: Variant) -> np.ndarray:
+    """The tier of each code (-1 for a code out of range or with impossible piece counts)."""
+    inside = (codes >= 0) & (codes < 3**variant.cells)
+    found = np.full(len(codes), -1, dtype=np.int64)
+    digits = codec.digits(codes[inside], variant)
+    xs = np.count_nonzero(digits == codec.X_DIGIT, axis=1)
+    os = np.count_nonzero(digits == codec.O_DIGIT, axis=1)
+    found[np.flatnonzero(inside)] = np.where((xs - os == 0) | (xs - os == 1), xs + os, -1)
+    return found

@@ -1,0 +1,309 @@
+"""``ttt-lookup verify``: a database proved whole, in streaming passes within a memory budget.
+
+1. The meta table, the schema (the generated columns of ``positions`` must be the ones this
+   version makes), and whatever tables exist, whatever ``meta`` says of them.
+2. ``positions`` is read in code order, a block at a time: every ``data`` must unpack to
+   numbers in range; each row goes to its tier (held in memory, or in a temporary folder
+   when the budget is small).
+3. The tiers are proved from the last ply to the first (:func:`.retrograde.prove_tiers`).
+4. The packed arrays are read a part at a time: their digest against ``meta``, their rows
+   against ``positions``.
+5. The ``moves`` table, where there is one, against the children's rows.
+
+Every contradiction is reported (the first ones with example boards), never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import zlib
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..game import codec
+from ..solver.passes import COLUMNS, Solved
+from ..solver.solve import Steps, default_memory
+from ..store.content import BEST_SHIFT, DATA_FIELDS, PACKED, data_limit, digest_stream, unpack_blob
+from .report import Report
+from .retrograde import plies, prove_tiers, report_outside
+
+if TYPE_CHECKING:
+    from ..game.variant import Variant
+    from .rows import DatabaseRows
+
+READ_ROWS = 1 << 20  # positions rows read at a time
+
+
+def verify_source(source: DatabaseRows, memory: int | None = None, steps: Steps | None = None) -> Report:
+    """Prove a database whole (``ttt-lookup verify``), all read from one state of it (a
+    rebuild that commits meanwhile is not mixed in)."""
+    with source.reader.snapshot():
+        return _verify(source, memory or default_memory(), steps)
+
+
+def _verify(source: DatabaseRows, memory: int, steps: Steps | None) -> Report:
+    variant = source.variant
+    report = Report(variant.name, source.location, source.rebuild_hint())
+    meta = source.meta
+    reader = source.reader
+    _check_schema(reader, variant, report)
+    # Every row goes to its tier: in memory when the rows fit a quarter of the budget.
+    count = int(meta["positions"]) if meta.get("positions", "").isdigit() else 0
+    folder = None if count * 32 <= memory // 4 else tempfile.mkdtemp(prefix="ttt-verify-")
+    try:
+        tiers = _Tiers(variant, folder)
+        read = _read_positions(reader, variant, report, tiers, meta, steps)
+        report.check(str(read.rows) == meta.get("positions"), f"{read.rows:,} rows in positions, as meta says")
+        legal = int(read.orbits)
+        report.check(
+            str(legal) == meta.get("legal_positions"), f"the orbits sum to {legal:,} legal positions, as meta says"
+        )
+        prove_tiers(variant, tiers.rows, report, memory, steps)
+        _check_packed(source, variant, tiers, report, steps)
+        _check_moves(source, variant, tiers, report)
+    finally:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+    return report
+
+
+class _Tiers:
+    """The stored rows of each tier, in code order: lists of arrays, or files in ``folder``."""
+
+    def __init__(self, variant: Variant, folder: str | None) -> None:
+        self.variant = variant
+        self.folder = folder
+        self.parts: dict[int, list[Solved]] = {}
+        self.files: dict[int, list[Any]] = {}
+        self.counts = [0] * (variant.cells + 1)
+
+    def append(self, ply: int, rows: Solved) -> None:
+        self.counts[ply] += len(rows)
+        if self.folder is None:
+            self.parts.setdefault(ply, []).append(rows)
+            return
+        if ply not in self.files:
+            self.files[ply] = [open(self._file(ply, name), "wb") for name, _dtype in COLUMNS]  # noqa: SIM115
+        for handle, column, (_name, dtype) in zip(self.files[ply], rows, COLUMNS):
+            handle.write(np.ascontiguousarray(column, dtype=dtype).tobytes())
+
+    def rows(self, ply: int) -> Solved:
+        """The rows of tier ``ply`` (read as often as needed)."""
+        if self.folder is None:
+            found = Solved.concatenate(self.parts.get(ply, []))
+            self.parts[ply] = [found]
+            return found
+        for handle in self.files.pop(ply, []):
+            handle.close()
+        n = self.counts[ply]
+        if n == 0:
+            return Solved.empty()
+        return Solved(*(np.memmap(self._file(ply, name), dtype=dtype, mode="r", shape=(n,)) for name, dtype in COLUMNS))
+
+    def everything(self) -> Solved | None:
+        """Every row in code order, when they are in memory (small tables)."""
+        if self.folder is not None:
+            return None
+        rows = Solved.concatenate([part for parts in self.parts.values() for part in parts])
+        return rows.take(np.argsort(rows.code, kind="stable"))
+
+    def _file(self, ply: int, name: str) -> str:
+        assert self.folder is not None
+        return os.path.join(self.folder, f"{ply:02d}-{name}.bin")
+
+
+class _Read:
+    rows = 0
+    orbits = 0
+
+
+def _read_positions(
+    reader: Any, variant: Variant, report: Report, tiers: _Tiers, meta: dict[str, str], steps: Steps | None
+) -> _Read:
+    read = _Read()
+    total = int(meta["positions"]) if meta.get("positions", "").isdigit() else 0
+    limit = data_limit(variant.cells)
+    previous = -1
+    bad_data = 0
+    examples: list[str] = []
+    for codes, data in reader.position_blocks(READ_ROWS):
+        code = _integers(codes)
+        numbers = _integers(data)
+        read.rows += len(codes)
+        if steps:
+            steps("reading positions", len(codes), max(total, read.rows))
+        if (np.diff(code) <= 0).any() or code[0] <= previous:
+            report.failed("the codes are not strictly ascending")
+        previous = int(code[-1])
+        fine = (numbers >= 0) & (numbers < limit) & ((numbers & 3) != 3)
+        if not fine.all():
+            bad_data += int((~fine).sum())
+            report.bad.update(code[~fine][:1000].tolist())
+            examples += [
+                f"code {c}: {_shown(d)}"
+                for c, d in zip(code[~fine][:3].tolist(), np.asarray(data, dtype=object)[~fine][:3])
+            ]
+        rows = _unpack(code[fine], numbers[fine])
+        read.orbits += int(rows.orbit.sum(dtype=np.int64))
+        ply = plies(rows.code, variant)
+        report_outside(rows.code[ply < 0], variant, report)
+        for p in np.unique(ply[ply >= 0]).tolist():
+            tiers.append(p, rows.take(np.flatnonzero(ply == p)))
+    if bad_data:
+        report.failed(f"a data value that is no packing of a row's numbers ({', '.join(examples[:3])})", count=bad_data)
+    else:
+        report.passed("every row's data unpacks to numbers in range")
+    return read
+
+
+def _integers(values: list[Any]) -> np.ndarray:
+    """int64 of the values read; anything that is not an integer in range becomes -1."""
+    try:
+        return np.fromiter(values, dtype=np.int64, count=len(values))
+    except (TypeError, ValueError, OverflowError):
+        return np.array([v if v.__class__ is int and -(1 << 63) <= v < 1 << 63 else -1 for v in values], dtype=np.int64)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 24 else text[:21] + "..."
+
+
+def _unpack(code: np.ndarray, data: np.ndarray) -> Solved:
+    fields = {name: ((data >> shift) & ((1 << bits) - 1)) - added for name, (shift, bits, added) in DATA_FIELDS.items()}
+    return Solved(
+        code, fields["value"].astype(np.int8), fields["remoteness"].astype(np.int8),
+        (data >> BEST_SHIFT).astype(np.uint32), np.zeros(len(code), dtype=np.uint32), fields["orbit"].astype(np.int8),
+        fields["wins"].astype(np.uint8), fields["draws"].astype(np.uint8), fields["losses"].astype(np.uint8),
+    )  # fmt: skip
+
+
+def _check_schema(reader: Any, variant: Variant, report: Report) -> None:
+    """The readable columns of ``positions`` are generated from the code and ``data``: on
+    SQLite the table must be exactly the one this version makes (then every ``board``,
+    ``best_moves``, ... is right by construction)."""
+    found = reader.schema_sql()
+    if found is None:
+        report.passed("positions' generated columns are the server's to compute")
+        return
+    from sqlalchemy import MetaData, create_engine
+
+    from ..store.schema import add_generated, define
+
+    engine = create_engine("sqlite://")
+    with engine.begin() as conn:
+        tables = define(MetaData(), variant.cells, generated=False)
+        tables.positions.create(conn)
+        add_generated(conn, variant.cells)
+        wanted = conn.exec_driver_sql("SELECT sql FROM sqlite_master WHERE name = 'positions'").scalar()
+    engine.dispose()
+    report.check(found == wanted, "the positions table and its generated columns are this version's")
+
+
+def _check_packed(source: DatabaseRows, variant: Variant, tiers: _Tiers, report: Report, steps: Steps | None) -> None:
+    """The packed arrays, a part at a time: their rows against the table, then their digest."""
+    reader = source.reader
+    try:
+        index = reader.packed_index()
+        if sorted(index) != sorted(name for name, _ in PACKED) or any(index[n][0] != d for n, d in PACKED):
+            raise ValueError(f"{sorted(index)!r}, not the {len(PACKED)} columns this version writes")
+        parts = {index[name][1] for name, _dtype in PACKED}
+        if len(parts) != 1:
+            raise ValueError("the arrays have different numbers of parts")
+        same = _packed_equal_table(reader, variant, tiers, parts.pop(), steps)
+        report.check(same, "the packed arrays equal the positions table")
+        size = sum(tiers.counts)
+        found = digest_stream(
+            variant.name,
+            {
+                name: (size * np.dtype(dtype).itemsize, (_part(reader, name, k) for k in range(index[name][1])))
+                for name, dtype in PACKED
+            },
+        )
+    except (zlib.error, ValueError) as why:
+        report.failed(f"packed arrays: {why}")
+        return
+    report.check(found == source.meta.get("digest"), "the content digest matches the packed arrays")
+
+
+def _part(reader: Any, name: str, part: int) -> bytes:
+    return unpack_blob(name, reader.packed_part(name, part))
+
+
+def _packed_equal_table(reader: Any, variant: Variant, tiers: _Tiers, parts: int, steps: Steps | None) -> bool:
+    """Whether the packed arrays hold exactly the rows of every tier (each part's rows are
+    matched with the next rows of their tiers)."""
+    taken = [0] * (variant.cells + 1)
+    rows = {ply: tiers.rows(ply) for ply in range(variant.cells + 1)}
+    for part in range(parts):
+        arrays = {}
+        for name, dtype in PACKED:
+            raw = _part(reader, name, part)
+            if len(raw) % np.dtype(dtype).itemsize:
+                return False
+            arrays[name] = np.frombuffer(raw, dtype=dtype)
+        if len({len(a) for a in arrays.values()}) != 1:
+            return False
+        ply = plies(arrays["code"], variant)
+        if (ply < 0).any():
+            return False
+        for p in np.unique(ply).tolist():
+            here = np.flatnonzero(ply == p)
+            stored = rows[p]
+            if taken[p] + len(here) > len(stored.code):
+                return False
+            for name, dtype in PACKED:
+                mine = np.asarray(getattr(stored, name)[taken[p] : taken[p] + len(here)]).astype(dtype)
+                if not np.array_equal(mine, arrays[name][here]):
+                    return False
+            taken[p] += len(here)
+        if steps:
+            steps("checking the packed arrays", 1, parts)
+    return taken == [len(rows[p].code) for p in range(variant.cells + 1)]
+
+
+def _check_moves(source: DatabaseRows, variant: Variant, tiers: _Tiers, report: Report) -> None:
+    """The ``moves`` table against the children's rows, whatever ``meta`` says of it; and
+    ``meta`` against what is there."""
+    stored = source.reader.moves()
+    said, count = source.meta.get("moves_stored"), source.meta.get("moves")
+    if not stored:
+        report.check(said == "0" and count == "0", "no moves rows, as meta says")
+        return
+    report.check(said == "1", f"a moves table of {len(stored):,} rows, as meta says")
+    report.check(str(len(stored)) == count, f"{len(stored):,} rows in moves, as meta says")
+    everything = tiers.everything()
+    if everything is None:
+        report.failed("a moves table in a database too big to hold one")
+        return
+    compare_moves(stored, everything, variant, report)
+
+
+def compare_moves(stored: list[tuple[Any, ...]], rows: Solved, variant: Variant, report: Report) -> None:
+    """Rows of ``moves`` (code, cell, value, remoteness, by code then cell) against what the
+    children's rows imply."""
+    live = np.flatnonzero(rows.remoteness > 0)
+    parent, cells, children = codec.children(rows.code[live], variant)
+    index, found = codec.search(rows.code, children)
+    index[~found] = 0  # a missing child is reported by the proof of the positions
+    expected = np.stack(
+        [rows.code[live][parent], cells, -rows.value[index].astype(np.int64), rows.remoteness[index] + 1], axis=1
+    ).astype(np.int64)
+    if len(stored) != len(expected):
+        report.failed(f"the moves table has {len(stored):,} rows, the children imply {len(expected):,}")
+        return
+    try:
+        got = np.array(stored, dtype=np.int64).reshape(len(stored), 4)
+    except (TypeError, ValueError, OverflowError):
+        report.failed("the moves table holds a value that is not a number")
+        return
+    bad = (got != expected).any(axis=1)
+    if bad.any():
+        report.failed(
+            "moves rows differ from the children's rows", codec.decode_texts(got[bad][:3, 0], variant), int(bad.sum())
+        )
+    else:
+        report.passed("every moves row equals its child's row")

@@ -1,0 +1,135 @@
+"""The solver's passes, each a function over one chunk of a tier (a range of ranks, see
+:mod:`ttt_solver.solver.tiers`) with no state of its own: what a pass needs comes in as
+arrays, and what it makes goes out as arrays. The driver (:mod:`ttt_solver.solver.solve`)
+runs them over chunks in one process; a distributed engine could run the same functions on
+many machines (README.md, "Twenty cells").
+
+- :func:`solve_chunk`: the canonical legal positions of a chunk, each valued from the results
+  of its children in the tier below (one byte per board of that tier, by rank).
+- :func:`spread`: the results of a chunk's canonical positions written to the ranks of every
+  image of each, so that the next tier up finds any child by its rank without
+  canonicalising it.
+
+Values are +1 win, 0 draw, -1 loss for the side to move (see :mod:`ttt_solver.game.values`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..game import codec
+from ..game.values import NO_POSITION, back_up, byte_tables, result_bytes
+from .tiers import Tiers
+
+# The columns of solved positions: name -> dtype (little-endian where it matters).
+COLUMNS = (
+    ("code", "<i8"), ("value", "i1"), ("remoteness", "i1"), ("best", "<u4"), ("preferred", "<u4"),
+    ("orbit", "i1"), ("wins", "u1"), ("draws", "u1"), ("losses", "u1"),
+)  # fmt: skip
+
+
+class Solved(NamedTuple):
+    """Canonical legal positions in code order with their solution (one entry each)."""
+
+    code: np.ndarray  # int64
+    value: np.ndarray  # int8, for the side to move
+    remoteness: np.ndarray  # int8 plies to the end under perfect play
+    best: np.ndarray  # uint32: bit c if the move on cell c keeps the value
+    preferred: np.ndarray  # uint32: bit c if it keeps the value with the best remoteness
+    orbit: np.ndarray  # int8: distinct boards the symmetries make of it
+    wins: np.ndarray  # uint8 moves that win for the mover
+    draws: np.ndarray  # uint8
+    losses: np.ndarray  # uint8
+
+    def __len__(self) -> int:
+        return len(self.code)
+
+    def take(self, index: np.ndarray | slice) -> Solved:
+        return Solved(*(column[index] for column in self))
+
+    @classmethod
+    def empty(cls) -> Solved:
+        return cls(*(np.zeros(0, dtype=dtype) for _name, dtype in COLUMNS))
+
+    @classmethod
+    def concatenate(cls, parts: list[Solved]) -> Solved:
+        if not parts:
+            return cls.empty()
+        return cls(*(np.concatenate(columns) for columns in zip(*parts)))
+
+
+def solve_chunk(tiers: Tiers, ply: int, start: int, stop: int, below: np.ndarray | None) -> Solved:
+    """The canonical legal positions among ranks ``start`` to ``stop`` of tier ``ply``, solved.
+    ``below``: the result byte of every board of tier ``ply + 1`` by rank (None for the last tier)."""
+    variant = tiers.variant
+    high, low = tiers.boards(ply, start, stop)
+    high, low, orbit = _canonical(tiers, high, low)
+    g = tiers.geometry
+    x_bits = np.take(g.x_lines[0], high) & np.take(g.x_lines[1], low)
+    o_bits = np.take(g.o_lines[0], high) & np.take(g.o_lines[1], low)
+    legal = codec.lines_legal(x_bits, o_bits, ply % 2 == 1, variant)
+    high, low, orbit, x_bits, o_bits = high[legal], low[legal], orbit[legal], x_bits[legal], o_bits[legal]
+    count = len(high)
+    value = codec._terminal(x_bits, o_bits, ply == variant.cells, variant)
+    live = np.flatnonzero(value == codec.PLAYING)
+    remoteness = np.zeros(count, dtype=np.int8)
+    masks = [np.zeros(count, dtype=np.uint32) for _ in range(2)]
+    counts = [np.zeros(count, dtype=np.uint8) for _ in range(3)]
+    if len(live):
+        assert below is not None, "a live position in the last tier"
+        backed = back_up(_move_scores(tiers, ply, high[live], low[live], below))
+        value[live], remoteness[live] = backed.value, backed.remoteness
+        for column, found in zip((*masks, *counts), backed[2:]):
+            column[live] = found  # type: ignore[index]
+    code = high * g.base + low
+    return Solved(code, value, remoteness, masks[0], masks[1], orbit, *counts)
+
+
+def _canonical(tiers: Tiers, high: np.ndarray, low: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The boards that are their own canonical form (smallest image), with their orbits. Each
+    symmetry is tried on the boards that passed the ones before it (about half of them)."""
+    images = tiers.geometry.images
+    code = np.take(images[0][0], high)
+    code += np.take(images[1][0], low)
+    fixed = np.ones(len(code), dtype=np.int8)  # symmetries that map the board to itself
+    for s in range(1, len(images[0])):
+        image = np.take(images[0][s], high)
+        image += np.take(images[1][s], low)
+        keep = code <= image
+        fixed += code == image
+        high, low, code, fixed = high[keep], low[keep], code[keep], fixed[keep]
+    return high, low, np.int8(len(images[0])) // fixed
+
+
+def _move_scores(tiers: Tiers, ply: int, high: np.ndarray, low: np.ndarray, below: np.ndarray) -> np.ndarray:
+    """(cells, N) uint8: the score of each move for the mover (:data:`NO_MOVE` on a taken
+    cell), from the result of its child, found by rank in tier ``ply + 1`` (``below`` ends
+    in one :data:`NO_POSITION` byte, where every taken cell's rank lands)."""
+    move_score = byte_tables().move_score
+    scores = np.empty((tiers.variant.cells, len(high)), dtype=np.uint8)
+    for cell, row in enumerate(scores):
+        np.take(move_score, np.take(below, tiers.child_ranks(ply, high, low, cell), mode="clip"), out=row)
+    return scores
+
+
+def new_tier(tiers: Tiers, ply: int) -> np.ndarray:
+    """The result bytes of tier ``ply`` by rank, all :data:`NO_POSITION` (no legal board yet),
+    with one more at the end (see :func:`_move_scores`)."""
+    return np.full(tiers.size(ply) + 1, NO_POSITION, dtype=np.uint8)
+
+
+def spread(tiers: Tiers, ply: int, solved: Solved, out: np.ndarray) -> None:
+    """Write each position's result byte to the rank of each of its images in ``out``, the
+    tier's result bytes by rank."""
+    g = tiers.geometry
+    result = result_bytes(solved.value, solved.remoteness)
+    high, low = np.divmod(solved.code, np.int64(g.base))
+    (high_high, high_low), (low_high, low_low) = g.image_halves
+    for s in range(len(high_high)):
+        image_high = np.take(high_high[s], high)
+        image_high += np.take(low_high[s], low)
+        image_low = np.take(high_low[s], high)
+        image_low += np.take(low_low[s], low)
+        out[tiers.ranks(ply, image_high, image_low)] = result
