@@ -27,8 +27,8 @@ def measure(solver: str, name: str) -> dict[str, float]:
     """Run in the child: time one solver on one variant."""
     sys.path.insert(0, str(ROOT))
     from ttt_solver.game.variant import Variant
-    from ttt_solver.solver.solve import solve_tables
     from ttt_solver.solver.reference import solve
+    from ttt_solver.solver.solve import solve_tables
 
     variant = Variant.parse(name)
     run = (lambda: solve_tables(variant)) if solver == "backward" else (lambda: solve(variant))

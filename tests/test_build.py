@@ -18,10 +18,19 @@ from ttt_solver.game import board as rules
 from ttt_solver.game import codec
 from ttt_solver.game.variant import STANDARD, Variant
 from ttt_solver.lookup.rows import DatabaseRows
-from ttt_solver.solver.solve import solve_tables
 from ttt_solver.solver.reference import solve
+from ttt_solver.solver.solve import solve_tables
 from ttt_solver.store import Target, writer
-from ttt_solver.store.content import digest, move_blocks, pack_blob, packed_arrays, position_blocks
+from ttt_solver.store.content import (
+    PACKED,
+    digest,
+    move_rows,
+    pack_blob,
+    pack_data,
+    packed_arrays,
+    packed_parts,
+    position_blocks,
+)
 from ttt_solver.store.reader import Reader
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,8 +56,28 @@ def rows(path: Path, sql: str) -> list[tuple]:
 def test_positions_table_has_one_row_per_canonical_position(built):
     assert rows(built, "SELECT count(*), sum(orbit) FROM positions") == [(765, 5478)]
     assert rows(built, "SELECT count(*) FROM positions WHERE best_moves = ''") == [(138,)]
-    assert rows(built, "SELECT * FROM positions WHERE board = '.........'") == [
-        (codec.offset(9), ".........", 0, "X", 0, 9, "0,1,2,3,4,5,6,7,8", 0, 9, 0, 1, None)
+    empty = rows(built, "SELECT * FROM positions WHERE board = '.........'")
+    data = 1 | 9 << 2 | 9 << 12 | 1 << 22 | 0b111111111 << 26  # a draw in 9 plies, 9 drawing moves, orbit 1
+    assert empty == [(codec.offset(9), data, ".........", 0, "X", 0, 9, "0,1,2,3,4,5,6,7,8", 0, 9, 0, 1, None)]
+
+
+def test_only_the_code_and_data_are_stored_and_the_rest_is_generated(built):
+    columns = rows(built, "PRAGMA table_xinfo(positions)")
+    stored = [name for _cid, name, _type, _notnull, _default, _pk, hidden in columns if hidden == 0]
+    generated = [name for _cid, name, _type, _notnull, _default, _pk, hidden in columns if hidden == 2]
+    assert stored == ["code", "data"]
+    assert generated == [
+        "board",
+        "ply",
+        "to_move",
+        "value",
+        "remoteness",
+        "best_moves",
+        "wins",
+        "draws",
+        "losses",
+        "orbit",
+        "winner",
     ]
 
 
@@ -107,7 +136,7 @@ def test_game_tree_counts_by_walking_the_moves_table(built):
 
 def test_meta_describes_the_build(built):
     meta = dict(rows(built, "SELECT key, value FROM meta"))
-    assert meta["generator"] == "ttt-solver" and meta["schema_version"] == "2" and meta["variant"] == "3x3"
+    assert meta["generator"] == "ttt-solver" and meta["schema_version"] == "3" and meta["variant"] == "3x3"
     assert (meta["positions"], meta["moves"], meta["legal_positions"]) == ("765", "2270", "5478")
     assert meta["solver_version"] and meta["built_at"] and len(meta["digest"]) == 64
 
@@ -124,11 +153,21 @@ def test_round_trip_reads_back_what_was_solved(built):
 
 def test_the_packed_arrays_are_compressed_and_digested_raw(built):
     tables = solve_tables(STANDARD)
-    raw = packed_arrays(tables)
+    raw = packed_arrays(tables.solved)
     meta = dict(rows(built, "SELECT key, value FROM meta"))
     assert digest("3x3", raw) == meta["digest"]
-    stored = dict(rows(built, "SELECT name, data FROM packed"))
-    assert stored == {name: pack_blob(name, data) for name, data in raw.items()}
+    stored = rows(built, "SELECT name, part, dtype, data FROM packed ORDER BY name")
+    assert stored == sorted(
+        (name, 0, dtype, pack_blob(name, raw[name].astype(dtype).tobytes())) for name, dtype in PACKED
+    )
+
+
+def test_the_data_column_is_what_the_generated_columns_read(built):
+    tables = solve_tables(STANDARD)
+    found = rows(built, "SELECT code, data, value, remoteness, wins, draws, losses, orbit FROM positions ORDER BY code")
+    assert [row[1] for row in found] == pack_data(tables.solved).tolist()
+    expected = zip(tables.value, tables.remoteness, tables.wins, tables.draws, tables.losses, tables.orbit)
+    assert [row[2:] for row in found] == [tuple(int(x) for x in row) for row in expected]
 
 
 def test_digest_is_the_same_on_every_build(tmp_path, built):
@@ -147,12 +186,14 @@ def test_transactional_writer_for_non_file_urls(tmp_path):
     # Other SQLAlchemy URLs are written in one transaction; exercise that path on SQLite.
     target = Target("server", None, f"sqlite:///{tmp_path}/server.sqlite")
     tables = solve_tables(STANDARD)
-    raw = packed_arrays(tables)
-    packed = {name: pack_blob(name, data) for name, data in raw.items()}
+    raw = packed_arrays(tables.solved)
     meta = dict(rows(_built_meta_path(tmp_path), "SELECT key, value FROM meta"))
 
     def write(force: bool = False) -> None:
-        writer.write(target, position_blocks(tables), move_blocks(tables), packed, meta, force=force)
+        writer.write_server(
+            target, STANDARD, position_blocks(tables.solved), move_rows(tables.solved, STANDARD),
+            packed_parts(raw), meta, force=force,
+        )  # fmt: skip
 
     write()
     assert len(read(target).arrays()) == 765
@@ -171,25 +212,31 @@ def _built_meta_path(tmp_path: Path) -> Path:
     return path
 
 
-def test_an_interrupted_build_leaves_the_old_database_and_no_temporary_file(tmp_path, monkeypatch):
+def test_an_interrupted_build_leaves_the_old_database_and_resumes(tmp_path, monkeypatch):
     path = tmp_path / "ttt.sqlite"
     first = build(path)
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(writer, "_insert", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        build(path)
-    assert [p.name for p in tmp_path.iterdir()] == ["ttt.sqlite"]
+    with monkeypatch.context() as patched:
+        patched.setattr(writer.FileWriter, "rest", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            build(path)
+    # The old database as it was, and the scratch folder of the stopped build (not a database).
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".ttt.sqlite.solving", "ttt.sqlite"]
     assert read(Target.parse(path)).meta["digest"] == first.digest
+    notes: list[str] = []
+    again = build(path, progress=notes.append)
+    assert again.digest == first.digest and [p.name for p in tmp_path.iterdir()] == ["ttt.sqlite"]
+    assert not any("ply" in note for note in notes)  # every tier was solved already
 
 
-def test_an_interrupted_first_build_leaves_nothing(tmp_path, monkeypatch):
+def test_a_first_build_that_fails_at_the_end_leaves_no_database(tmp_path, monkeypatch):
     monkeypatch.setattr(writer, "os", _FailingReplace())
     with pytest.raises(BuildError, match="cannot build database"):
         build(tmp_path / "ttt.sqlite")
-    assert list(tmp_path.iterdir()) == []
+    assert [p.name for p in tmp_path.iterdir()] == [".ttt.sqlite.solving"]
 
 
 class _FailingReplace:
@@ -291,12 +338,12 @@ def test_reader_rejects_missing_foreign_damaged_and_outdated_databases(tmp_path,
         ("UPDATE packed SET data = x'00' WHERE name = 'value'", "a packed array does not decompress"),
         ("UPDATE meta SET value = '00' WHERE key = 'digest'", "the content digest does not match"),
         (
-            "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
-            "built by an older version of ttt-solver \\(schema 1\\)",
+            "UPDATE meta SET value = '2' WHERE key = 'schema_version'",
+            "built by an older version of ttt-solver \\(schema 2\\)",
         ),
         (
             "UPDATE meta SET value = '9' WHERE key = 'schema_version'",
-            "schema version '9', this ttt-solver reads version 2",
+            "schema version '9', this ttt-solver reads version 3",
         ),
         ("DELETE FROM packed WHERE name = 'orbit'", "the packed arrays are"),
     ]:

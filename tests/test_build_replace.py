@@ -16,17 +16,17 @@ from ttt_solver.errors import BuildError
 from ttt_solver.game.variant import STANDARD
 from ttt_solver.lookup.rows import DatabaseRows
 from ttt_solver.lookup.verify import verify_source
-from ttt_solver.store import Target, writer
+from ttt_solver.store import Target
 from ttt_solver.store.reader import Reader
 
 # A writer that stops without closing (killed, or a crash), in the middle of its work:
 CRASHED = {
     # WAL mode, a committed change still in the log: "-wal" holds pages, "-shm" its index.
-    "wal": "conn.execute('PRAGMA journal_mode=WAL')\nconn.execute('UPDATE positions SET value = -value')\n"
+    "wal": "conn.execute('PRAGMA journal_mode=WAL')\nconn.execute('UPDATE positions SET data = data + 4')\n"
     "conn.commit()",
     # rollback mode, a transaction half-way: changed pages in the file, the old ones in "-journal".
     "journal": "conn.isolation_level = None\nconn.execute('PRAGMA cache_size = 1')\nconn.execute('BEGIN')\n"
-    "conn.execute('UPDATE positions SET value = -value')\nconn.execute('UPDATE moves SET value = -value')",
+    "conn.execute('UPDATE positions SET data = data + 4')\nconn.execute('UPDATE moves SET value = -value')",
 }
 
 
@@ -71,23 +71,6 @@ def test_a_file_no_read_can_open_is_refused_saying_why(db_path, tmp_path):
     )
 
 
-def test_a_temporary_file_deleted_by_another_build_before_it_was_locked_is_made_again(tmp_path, monkeypatch):
-    """Another build's clean-up can take a temporary file for a leftover in the moment between
-    its creation and its lock: the build makes a new one instead of writing to a deleted file."""
-    lock = writer._lock
-    taken: list[str] = []
-
-    def raced(handle: int, wait: bool = True) -> bool:
-        if not taken:  # the other build deletes it first
-            taken.append(os.readlink(f"/proc/self/fd/{handle}"))
-            os.unlink(taken[0])
-        return lock(handle, wait)
-
-    monkeypatch.setattr(writer, "_lock", raced)
-    build(tmp_path / "t.sqlite")
-    assert taken and [p.name for p in tmp_path.iterdir()] == ["t.sqlite"]
-
-
 def test_the_content_is_on_disk_before_it_takes_the_name(tmp_path, monkeypatch):
     """fsync, then rename: after a crash (power, kernel) the name holds the old file or the
     whole new one; a file whose rename reached the disk before its pages did would be empty."""
@@ -105,4 +88,5 @@ def test_the_content_is_on_disk_before_it_takes_the_name(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "fsync", synced)
     monkeypatch.setattr(os, "replace", renamed)
     build(tmp_path / "t.sqlite")
-    assert len(done) == 2 and done[0].startswith("fsync ") and done[1] == f"replace {done[0][6:]}"
+    built = str(tmp_path / ".t.sqlite.solving" / "database.sqlite")
+    assert done[-2:] == [f"fsync {built}", f"replace {built}"]

@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner, Result
+from damage import set_number
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -239,7 +240,7 @@ def test_bad_board(run, command, args, message):
 
 def test_bad_variant(run):
     assert_error(
-        run("analyze", "X........", "--variant", "9x9"), 2, "invalid variant '9x9': the board must have 1 to 16 cells"
+        run("analyze", "X........", "--variant", "9x9"), 2, "invalid variant '9x9': the board must have 1 to 20 cells"
     )
 
 
@@ -275,7 +276,7 @@ def test_foreign_db(run, tmp_path, command):
 
 
 def test_a_changed_row_fails_the_lookup_that_shows_it(run, db_copy):
-    sql(db_copy, "UPDATE positions SET value = 1 WHERE board = '.........'")
+    sql(db_copy, f"UPDATE positions SET {set_number('value', '1')} WHERE board = '.........'")
     assert_error(
         run("analyze", ".........", db=db_copy),
         1,
@@ -302,7 +303,7 @@ def test_schema_version_mismatch(run, db_copy, command):
     assert_error(
         run(*command, db=db_copy),
         1,
-        f"database '{db_copy}' has schema version '99', this ttt-solver reads version 2: upgrade ttt-solver,"
+        f"database '{db_copy}' has schema version '99', this ttt-solver reads version 3: upgrade ttt-solver,"
         f" or rebuild it with: ttt-lookup build --variant 3x3 --db {db_copy} --force",
     )
 

@@ -145,24 +145,29 @@ def test_a_build_never_writes_over_a_fifo(tmp_path):
     assert fifo.is_fifo()
 
 
-def test_a_build_removes_the_leftovers_of_killed_builds_only(tmp_path):
+def test_a_build_waits_for_another_build_of_the_same_target(tmp_path):
+    """A running build holds its scratch folder's lock: a second build of the same target
+    waits for it (and says so), then finds the database built and builds it again."""
     import fcntl
     import os
+    import threading
 
     from ttt_solver.build import build
 
     target = tmp_path / "t.sqlite"
-    dead = tmp_path / ".t.sqlite.dead1234.building"
-    dead.write_bytes(b"half a database")
-    live = tmp_path / ".t.sqlite.live5678.building"
-    live.write_bytes(b"a build still running")
-    handle = os.open(live, os.O_RDONLY)
+    scratch = tmp_path / ".t.sqlite.solving"
+    scratch.mkdir()
+    handle = os.open(scratch / "lock", os.O_RDWR | os.O_CREAT)
     fcntl.flock(handle, fcntl.LOCK_EX)  # what a running build holds
-    try:
-        build(target)
-    finally:
-        os.close(handle)
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".t.sqlite.live5678.building", "t.sqlite"]
+    notes: list[str] = []
+    waiting = threading.Thread(target=lambda: build(target, progress=notes.append))
+    waiting.start()
+    waiting.join(1.0)
+    assert waiting.is_alive() and not target.exists()
+    os.close(handle)
+    waiting.join(30)
+    assert target.is_file() and any("waited for another build" in note for note in notes)
+    assert [p.name for p in tmp_path.iterdir()] == ["t.sqlite"]
 
 
 def test_output_to_a_full_disk_is_one_error_line(db_path):

@@ -6,15 +6,14 @@ import random
 
 import numpy as np
 import pytest
+from layered import move_table
 
 from ttt_solver.game import board as rules
 from ttt_solver.game import codec
 from ttt_solver.game.symmetry import canonical_text, images
 from ttt_solver.game.variant import Variant
-from layered import move_table
-
-from ttt_solver.solver.solve import solve_tables
 from ttt_solver.solver.reference import solve
+from ttt_solver.solver.solve import solve_tables
 
 # Small enough for the recursive solver (about a second each at most).
 CROSS_CHECKED = ["3x3", "3x3-misere", "3x4k3", "4x3k3", "3x4", "3x4k3-misere", "2x5k3", "1x7k3"]

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from boards import playouts
 from click.testing import CliRunner
+from damage import set_number
 
 from ttt_solver import Oracle, paths
 from ttt_solver.build import MOVES_STORED_LIMIT, build
@@ -173,7 +174,8 @@ def test_a_changed_row_is_caught_by_the_lookups_that_show_it(db_4x4, tmp_path):
     shutil.copyfile(db_4x4, copy)
     child = codec.canonical_code("..........X.....", V4X4)
     with sqlite3.connect(copy) as conn:
-        conn.execute(f"UPDATE positions SET value = -1, remoteness = 3 WHERE code = {child}")
+        conn.execute(f"UPDATE positions SET {set_number('value', '-1')} WHERE code = {child}")
+        conn.execute(f"UPDATE positions SET {set_number('remoteness', '3')} WHERE code = {child}")
     lazy = Oracle.load(copy, "4x4", eager=False)
     for board in ("................", "..........X....."):
         with pytest.raises(DatabaseError, match="contradicts itself at board") as caught:
@@ -229,7 +231,7 @@ def test_the_default_path_of_a_variant(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     "name, message",
     [
-        ("5x5", "Error: invalid variant '5x5': the board must have 1 to 16 cells"),
+        ("5x5", "Error: invalid variant '5x5': the board must have 1 to 20 cells"),
         ("4x4k5", "Error: invalid variant '4x4k5': k must be from 3 to 4"),
         ("4by4", "Error: invalid variant '4by4': expected RxC with optional kK and -misere"),
     ],

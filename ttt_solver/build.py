@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .game.variant import STANDARD, Variant
@@ -96,7 +96,7 @@ def build(
         raise ValueError(f"tables of {tables.variant} given to build {variant}")
     memory = memory or default_memory()
     folder = _scratch_folder(where, variant)
-    with locked(folder) as waited:
+    with _scratch_errors(where), locked(folder) as waited:
         if waited and progress:
             progress(f"{variant}: waited for another build of {where}")
         scratch = open_scratch(folder, variant, {"solver": SOLVER_VERSION, "generator_version": __version__})
@@ -109,6 +109,19 @@ def build(
                         _rows_step(steps, writing))  # fmt: skip
         scratch.remove()
     return BuildReport(*report, time.perf_counter() - started)
+
+
+@contextmanager
+def _scratch_errors(where: Target) -> Iterator[None]:
+    """A file system's refusal to make or fill the scratch folder (a parent that is a file, a
+    full disk, a read-only folder) is one line naming the cause."""
+    try:
+        yield
+    except OSError as error:
+        from .errors import BuildError
+
+        why = error.strerror or str(error)
+        raise BuildError(f"cannot build database at {where.spec!r}: {why}") from None
 
 
 def _scratch_folder(where: Target, variant: Variant) -> str:
@@ -148,7 +161,7 @@ def _write(
 
     from .solver.solve import SOLVER_VERSION
     from .store.content import digest, move_count, move_rows, packed_arrays, packed_parts, position_blocks
-    from .store.writer import FileWriter, install, write_server
+    from .store.writer import FileWriter, file_errors, install, write_server
 
     total = len(solved)
     if store_moves is None:
@@ -177,21 +190,36 @@ def _write(
             write_server(where, variant, position_blocks(solved), move_blocks, packed_parts(arrays), meta, force,
                          None if written is None else lambda rows: written(rows, total))  # fmt: skip
         else:
-            writer = FileWriter(file, variant)
-            try:
-                last = writer.written()
-                start = 0 if last is None else int(np.searchsorted(solved.code, last, side="right"))
-                if written and start:
-                    written(start, total)
-                writer.positions(
-                    position_blocks(solved, start), None if written is None else lambda rows: written(rows, total)
-                )
-                writer.rest(move_blocks, packed_parts(arrays), meta)
-            finally:
-                writer.close()
+            with file_errors(where):
+                _write_file(FileWriter(file, variant), solved, move_blocks, arrays, meta, written)
             install(file, where)
     outcomes = _outcomes(solved)
     return str(where), variant.name, legal, total, moves, outcomes, meta["digest"]
+
+
+def _write_file(
+    writer: Any,
+    solved: Solved,
+    moves: Any,
+    arrays: Any,
+    meta: dict[str, str],
+    written: Callable[[int, int], None] | None,
+) -> None:
+    """Write into the build's file, after the rows a stopped build wrote already."""
+    import numpy as np
+
+    from .store.content import packed_parts, position_blocks
+
+    total = len(solved)
+    try:
+        last = writer.written()
+        start = 0 if last is None else int(np.searchsorted(solved.code, last, side="right"))
+        if written and start:
+            written(start, total)
+        writer.positions(position_blocks(solved, start), None if written is None else lambda rows: written(rows, total))
+        writer.rest(moves, packed_parts(arrays), meta)
+    finally:
+        writer.close()
 
 
 def _outcomes(solved: Solved) -> dict[str, int]:

@@ -13,12 +13,39 @@ def _stderr(line: str) -> None:
     click.echo(line, err=True)
 
 
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def _memory(_ctx: click.Context, _param: click.Parameter, value: str | None) -> int | None:
+    """``--memory 512M`` / ``8G`` / a number of bytes -> bytes."""
+    if value is None:
+        return None
+    text = value.strip().upper().removesuffix("B").removesuffix("I")
+    number, unit = (text[:-1], text[-1]) if text[-1:] in _UNITS else (text, "")
+    try:
+        found = float(number) * _UNITS[unit]
+    except (ValueError, KeyError):
+        found = -1.0
+    if not 1 << 16 <= found < 1 << 50:
+        raise click.BadParameter(f"invalid memory budget {value!r:.40}: give a size of 64K or more, such as 512M or 8G")
+    return int(found)
+
+
+memory_option = click.option(
+    "--memory",
+    metavar="SIZE",
+    callback=_memory,
+    help="Memory budget, e.g. 512M or 8G (default: what the machine can spare, at most 8G).",
+)
+
+
 @click.command()
 @database_options
 @click.option("--force", is_flag=True, help="Overwrite a target that ttt-solver did not make.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
+@memory_option
 @output_options("json")
-def build(variant: Variant, db: str | None, force: bool, quiet: bool, fmt: str) -> None:
+def build(variant: Variant, db: str | None, force: bool, quiet: bool, memory: int | None, fmt: str) -> None:
     """Solve a variant exhaustively and write its database (all or nothing).
 
     The default target is the variant's default database (data/ttt.sqlite for 3x3 in a
@@ -33,13 +60,13 @@ def build(variant: Variant, db: str | None, force: bool, quiet: bool, fmt: str) 
     import dataclasses
 
     from ..build import build as build_database
-    from .progress import writing_bar
+    from .progress import bars
 
     if quiet:
-        report = build_database(db, variant, force=force)
+        report = build_database(db, variant, force=force, memory=memory)
     else:
-        with writing_bar() as writing:
-            report = build_database(db, variant, force=force, progress=_stderr, writing=writing)
+        with bars() as shown:
+            report = build_database(db, variant, force=force, progress=_stderr, steps=shown.step, memory=memory)
     if fmt == "json":
         echo_json(dataclasses.asdict(report))
     else:

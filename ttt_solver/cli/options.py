@@ -174,12 +174,12 @@ def resolve_database(db: str | None, variant: Variant) -> str:
         return db
     import os
 
-    from ..build import ensure_database
     from ..paths import database_file
 
     found = database_file(variant)
     if os.path.exists(found):
         return found
+    from ..build import ensure_database
     from .progress import writing_bar
 
     with writing_bar() as writing:

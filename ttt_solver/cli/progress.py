@@ -20,6 +20,7 @@ class Bars:
     def __init__(self) -> None:
         self._bar: Any = None
         self._label: str | None = None
+        self._bar_for: Callable[[int], None] = lambda _n: None
 
     def phase(self, total: int, label: str) -> Callable[[int], None]:
         def advance(n: int) -> None:
@@ -43,6 +44,13 @@ class Bars:
             advance(n)
 
         return sized_advance
+
+    def step(self, label: str, n: int, total: int) -> None:
+        """``n`` more units of the phase ``label`` (``total`` in all): a bar per phase, shown
+        from its first step, with the time left."""
+        if self._label != label:
+            self._bar_for = self.phase(total, label)
+        self._bar_for(n)
 
     def close(self) -> None:
         if self._bar is not None:

@@ -30,11 +30,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from ..game import codec
 from ..game.variant import Variant
 from ..lookup.tables import bit_tables
 from ..players.agents import Agent, make_agent
 from ..players.agents.perfect import PerfectAgent
-from .observation import PLAYING, BoardTables, children, x_to_move
+from .observation import ILLEGAL, PLAYING, BoardTables, children, x_to_move
 
 if TYPE_CHECKING:
     from ..lookup.oracle import Oracle
@@ -155,6 +156,15 @@ def batch_moves(agent: Agent, tables: BoardTables) -> BatchMoves:
     return LoopMoves(agent, tables)
 
 
+def _preferred_by_code(agent: PerfectAgent, tables: BoardTables) -> np.ndarray:
+    """uint16 preferred-move mask of every table index (0 where no legal board is, or the game is over)."""
+    legal = np.flatnonzero(tables.final != ILLEGAL)
+    boards = (codec.digits(legal, tables.variant).astype(np.int8) - 1).astype(np.int8)
+    preferred = np.zeros(len(tables.final), dtype=np.uint16)
+    preferred[legal] = agent.oracle.batch_tables().preferred_masks(boards)
+    return preferred
+
+
 class PerfectMoves:
     """:meth:`PerfectAgent.choose` over every game at once. Each table is flat, indexed by
     ``board * cells + k``, and holds the board after the ``k``-th candidate move: a game's
@@ -167,7 +177,7 @@ class PerfectMoves:
         self._cells = n = tables.variant.cells
         after = children(tables).reshape(-1, n)
         # The preferred cells of every board (the vector environment's boards are small), by code.
-        preferred = agent.oracle.batch_tables().preferred
+        preferred = _preferred_by_code(agent, tables)
         _lowest, count, kth = bit_tables()
         self._preferred = _replies(after, kth[:, :n][preferred])
         self._preferred_counts = count.astype(np.intp)[preferred]

@@ -19,6 +19,7 @@ import os
 import shutil
 import tempfile
 import zlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -218,10 +219,7 @@ def _check_packed(source: DatabaseRows, variant: Variant, tiers: _Tiers, report:
         size = sum(tiers.counts)
         found = digest_stream(
             variant.name,
-            {
-                name: (size * np.dtype(dtype).itemsize, (_part(reader, name, k) for k in range(index[name][1])))
-                for name, dtype in PACKED
-            },
+            {name: (size * np.dtype(dtype).itemsize, _parts(reader, name, index[name][1])) for name, dtype in PACKED},
         )
     except (zlib.error, ValueError) as why:
         report.failed(f"packed arrays: {why}")
@@ -231,6 +229,11 @@ def _check_packed(source: DatabaseRows, variant: Variant, tiers: _Tiers, report:
 
 def _part(reader: Any, name: str, part: int) -> bytes:
     return unpack_blob(name, reader.packed_part(name, part))
+
+
+def _parts(reader: Any, name: str, count: int) -> Iterator[bytes]:
+    for part in range(count):
+        yield _part(reader, name, part)
 
 
 def _packed_equal_table(reader: Any, variant: Variant, tiers: _Tiers, parts: int, steps: Steps | None) -> bool:

@@ -225,6 +225,18 @@ class FileWriter:
         self.engine.dispose()
 
 
+@contextmanager
+def file_errors(target: Target) -> Iterator[None]:
+    """An error of the file system or of SQLite while writing (a full disk, a folder turned
+    read-only) as one line naming the cause; an interrupt or a bug as it is."""
+    try:
+        yield
+    except Exception as error:
+        if not _failed_write(error):
+            raise
+        raise _cannot_build(target.path or Path(target.spec), error) from None
+
+
 def install(built: str, target: Target) -> None:
     """Put the finished file ``built`` in the place of the target: synced to disk first, so
     that a crash leaves the old database or the new one, never a mixture."""
@@ -265,9 +277,8 @@ def write_server(
         suffix = f"_build_{os.getpid()}" if postgres else ""
         tables = schema.define(MetaData(), variant.cells, suffix, stored=postgres)
         if not postgres:
-            live = live_tables(conn)
-            if live:
-                conn.exec_driver_sql(f"DROP TABLE {', '.join(reversed(live))}")
+            for name in reversed(live_tables(conn)):
+                conn.exec_driver_sql(f"DROP TABLE {name}")
         tables.positions.metadata.create_all(conn)
         _insert_columns(conn, tables.positions, POSITION_STORED, counted(positions))
         _insert_columns(conn, tables.moves, MOVE_COLUMNS, moves)

@@ -1,0 +1,16 @@
+"""SQL that changes one number of a ``positions`` row: the numbers live packed in ``data``
+(the readable columns are generated from it and cannot be written)."""
+
+from __future__ import annotations
+
+from ttt_solver.store.content import BEST_SHIFT, DATA_FIELDS
+
+
+def set_number(name: str, value: str) -> str:
+    """``data = ...`` that sets the number ``name`` (value, remoteness, wins, draws, losses,
+    orbit, best: the mask) to the SQL expression ``value``, which may read the old row's
+    generated columns (``value``, ``remoteness``, ...)."""
+    if name == "best":
+        return f"data = (data & {(1 << BEST_SHIFT) - 1}) | (({value}) << {BEST_SHIFT})"
+    shift, bits, added = DATA_FIELDS[name]
+    return f"data = (data & ~({(1 << bits) - 1} << {shift})) | (((({value}) + {added}) & {(1 << bits) - 1}) << {shift})"
