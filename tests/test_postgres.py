@@ -73,11 +73,11 @@ def test_verify_reads_one_state_while_another_build_commits(
     # its swap before verify reads the packed arrays, the moves and their counts. Read statement
     # by statement, verify compared one build's positions with the other's packed arrays.
     build(pg_url, Variant.parse("3x3"), tables=solved("3x3"))
-    read_positions = Reader.position_columns
+    read_positions = Reader.position_blocks
     rebuilds: list[subprocess.Popen[str]] = []
 
-    def then_rebuild(reader: Reader) -> object:
-        columns = read_positions(reader)
+    def then_rebuild(reader: Reader, rows: int) -> object:
+        columns = list(read_positions(reader, rows))
         command = [sys.executable, "-m", "ttt_solver", "build", "--variant", "3x3-misere", "--db", pg_url]
         rebuilds.append(subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True))
         deadline = time.monotonic() + 120
@@ -87,9 +87,9 @@ def test_verify_reads_one_state_while_another_build_commits(
                 if waiting.fetchone() != (0,):
                     break
             time.sleep(0.05)
-        return columns
+        return iter(columns)
 
-    monkeypatch.setattr(Reader, "position_columns", then_rebuild)
+    monkeypatch.setattr(Reader, "position_blocks", then_rebuild)
     with Oracle.load(pg_url, "3x3", eager=False) as oracle:
         report = verify_source(oracle.source)
     assert report.ok, report.contradictions

@@ -161,11 +161,14 @@ def _read_positions(
 
 
 def _integers(values: list[Any]) -> np.ndarray:
-    """int64 of the values read; anything that is not an integer in range becomes -1."""
-    try:
-        return np.fromiter(values, dtype=np.int64, count=len(values))
-    except (TypeError, ValueError, OverflowError):
-        return np.array([v if v.__class__ is int and -(1 << 63) <= v < 1 << 63 else -1 for v in values], dtype=np.int64)
+    """int64 of the values read; anything that is not an integer in range (a real, a text, a
+    blob, None: a damaged file holds anything) becomes -1."""
+    if set(map(type, values)) <= {int}:
+        try:
+            return np.fromiter(values, dtype=np.int64, count=len(values))
+        except OverflowError:
+            pass
+    return np.array([v if v.__class__ is int and -(1 << 63) <= v < 1 << 63 else -1 for v in values], dtype=np.int64)
 
 
 def _shown(value: Any) -> str:

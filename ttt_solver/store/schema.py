@@ -79,7 +79,7 @@ def expressions(cells: int) -> dict[str, str]:
     best = " || ".join(f"CASE WHEN ((data >> {BEST_SHIFT + c}) & 1) <> 0 THEN ',{c}' ELSE '' END" for c in range(cells))
     value, remoteness = _field("value"), _field("remoteness")
     return {
-        "board": " || ".join(f"substr('O.X', {_digit(c, cells)} + 1, 1)" for c in range(cells)),
+        "board": " || ".join(f"substr('O.X', CAST({_digit(c, cells)} AS INTEGER) + 1, 1)" for c in range(cells)),
         "ply": ply,
         "to_move": f"CASE WHEN {ply} % 2 = 0 THEN 'X' ELSE 'O' END",
         "value": value,
