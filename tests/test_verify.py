@@ -167,7 +167,7 @@ def sql_rows(path: Path, statement: str) -> list[tuple]:
 
 def test_verify_proves_a_sound_database(db_path):
     result = CliRunner().invoke(cli, ["verify", "--db", str(db_path)])
-    assert result.exit_code == 0 and result.stderr == ""
+    assert result.exit_code == 0 and "Error" not in result.stderr  # stderr: the stages' progress
     assert result.stdout.splitlines()[-1] == "the table is proved"
     assert "ok    every value from the children" in result.stdout
     data = json.loads(CliRunner().invoke(cli, ["verify", "--db", str(db_path), "--json"]).stdout)
@@ -194,7 +194,10 @@ EDGE = "board = '........X'"  # a canonical ply-1 row
         ([f"INSERT INTO positions (code, data) VALUES ({codec.encode('XX.......')}, 1)"], "no legal position"),
         ([f"INSERT INTO positions (code, data) VALUES ({codec.encode('X........')}, 1)"], "not canonical"),
         ([f"UPDATE positions SET {set_number('orbit', '3')} WHERE {EDGE}"], "wrong orbit"),
-        ([f"UPDATE positions SET {set_number('best', '((data >> 26) | 1) - ((data >> 26) & 1)')} WHERE {EDGE}"], "best moves not what"),
+        (
+            [f"UPDATE positions SET {set_number('best', '((data >> 26) | 1) - ((data >> 26) & 1)')} WHERE {EDGE}"],
+            "best moves not what",
+        ),
         (["UPDATE meta SET value = 'ab' WHERE key = 'digest'"], "the content digest matches the packed arrays"),
         (["UPDATE packed SET data = x'00' WHERE name = 'value'"], "packed arrays:"),
         (["UPDATE packed SET part = 3 WHERE name = 'orbit'"], "packed arrays:"),

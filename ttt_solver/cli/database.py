@@ -75,8 +75,9 @@ def build(variant: Variant, db: str | None, force: bool, quiet: bool, memory: in
 
 @click.command()
 @database_options
+@memory_option
 @output_options("json")
-def verify(variant: Variant, db: str | None, fmt: str) -> None:
+def verify(variant: Variant, db: str | None, memory: int | None, fmt: str) -> None:
     """Prove a database whole: every row against the rules and its children's rows.
 
     Checks that the table holds every legal canonical position exactly once and nothing
@@ -97,9 +98,11 @@ def verify(variant: Variant, db: str | None, fmt: str) -> None:
     from ..store.reader import Reader
     from .options import resolve_database
 
+    from .progress import bars
+
     target = Target.parse(resolve_database(db, variant))
-    with Reader(target, variant.name) as reader:
-        report = verify_source(DatabaseRows(reader, variant))
+    with Reader(target, variant.name) as reader, bars() as shown:
+        report = verify_source(DatabaseRows(reader, variant), memory, shown.step)
     if fmt == "json":
         echo_json(report.to_dict())
     else:

@@ -36,6 +36,9 @@ MEMORY_CAP = 8 * GIB  # the default budget is what the machine can spare, at mos
 # benchmarks/bench_stream.py, rounded up.
 BYTES_PER_BOARD = 160
 MIN_CHUNK = 256
+# Boards per chunk at most, whatever the budget: bigger chunks no longer pay for themselves
+# (their arrays leave the CPU caches) and only raise the peak.
+MAX_CHUNK = 1 << 21
 SOLVER_VERSION = "2"  # the tier solver (1: the layered one, before schema 3)
 
 
@@ -94,7 +97,7 @@ def chunk_boards(variant: Variant, memory: int) -> int:
     bytes are set aside."""
     found = tiers(variant)
     widest = 2 * int(found.sizes.max()) + 2
-    return max(MIN_CHUNK, (memory - widest) // BYTES_PER_BOARD)
+    return max(MIN_CHUNK, min(MAX_CHUNK, (memory - widest) // BYTES_PER_BOARD))
 
 
 def _solve_tier(
