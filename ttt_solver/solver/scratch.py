@@ -54,8 +54,8 @@ class Scratch:
         return Solved(*(_column(os.path.join(folder, f"{name}.bin"), dtype, count) for name, dtype in COLUMNS))
 
     def results(self, ply: int) -> np.ndarray:
-        """The result bytes of a finished tier, memory-mapped (read-only)."""
-        return np.memmap(os.path.join(self._tier(ply), "results.bin"), dtype=np.uint8, mode="r")
+        """The result bytes of a finished tier (read whole: the passes gather from it at random)."""
+        return np.fromfile(os.path.join(self._tier(ply), "results.bin"), dtype=np.uint8)
 
     @contextmanager
     def tier(self, ply: int, size: int) -> Iterator[tuple[np.ndarray, TierSink]]:
@@ -64,16 +64,16 @@ class Scratch:
         part = self._tier(ply) + ".part"
         shutil.rmtree(part, ignore_errors=True)
         os.makedirs(part)
-        results = np.memmap(os.path.join(part, "results.bin"), dtype=np.uint8, mode="w+", shape=(size + 1,))
-        results[:] = NO_POSITION
+        results = np.full(size + 1, NO_POSITION, dtype=np.uint8)  # in memory: the passes scatter into it at random
         sink = TierSink(part)
         try:
             yield results, sink
         finally:
             sink.close()
-        results.flush()
-        del results
-        _sync(os.path.join(part, "results.bin"))
+        with open(os.path.join(part, "results.bin"), "wb") as file:
+            results.tofile(file)
+            file.flush()
+            os.fsync(file.fileno())
         _write_json(os.path.join(part, "rows.json"), {"rows": sink.rows})
         os.replace(part, self._tier(ply))
         _sync(self.path)
