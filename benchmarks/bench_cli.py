@@ -6,9 +6,12 @@ machine noise hits both alike. Wall-clock medians are printed too. Run it after 
 ``pip install .`` (``--script``) as well as in an editable checkout.
 
     python benchmarks/bench_cli.py [--runs 15] [--db PATH] [--script]
+    python benchmarks/bench_cli.py --db data/4x5k4.sqlite --variant 4x5k4 --board .................... --goal 1.5
 
 ``--script`` times the installed ``ttt-lookup`` console script instead of
 ``python -m ttt_solver.cli``. Without ``--db`` a database is built in a temporary directory.
+A 20-cell lookup (issue 17's goal: 1.5x) reads and proves a few hundred rows for each of the
+up to 20 positions of its perfect line.
 """
 
 from __future__ import annotations
@@ -43,6 +46,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=31)
     parser.add_argument("--db", help="database to look up in (default: build one in a temporary directory)")
     parser.add_argument("--script", action="store_true", help="time the installed ttt-lookup script")
+    parser.add_argument("--variant", default="3x3")
+    parser.add_argument("--board", default=BOARD)
+    parser.add_argument("--goal", type=float, default=GOAL)
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -51,7 +57,9 @@ def main() -> None:
             from ttt_solver.build import build
 
             db = str(Path(tmp) / "ttt.sqlite")
-            build(db)
+            from ttt_solver.game.variant import Variant
+
+            build(db, Variant.parse(args.variant))
         if args.script:
             script = shutil.which("ttt-lookup")
             if script is None:
@@ -59,7 +67,7 @@ def main() -> None:
             lookup, label = [script], "ttt-lookup"
         else:
             lookup, label = [sys.executable, "-m", "ttt_solver.cli"], "python -m ttt_solver.cli"
-        lookup += ["analyze", BOARD, "--json", "--db", db]
+        lookup += ["analyze", args.board, "--json", "--variant", args.variant, "--db", db]
         baseline = [sys.executable, "-c", "import click"]
         # Bytecode is written and reused, as after a normal install (pip compiles .pyc files);
         # without that every edited module would be compiled again on every run.
@@ -75,12 +83,13 @@ def main() -> None:
         lookup_ms = statistics.median(run[index] for run in lookups) * 1000
         floor_ms = statistics.median(run[index] for run in floors) * 1000
         print(
-            f"{name:>4}: {label} analyze {BOARD} --json: median {lookup_ms:.1f} ms;"
+            f"{name:>4}: {label} analyze {args.board} --json: median {lookup_ms:.1f} ms;"
             f" python -c 'import click': median {floor_ms:.1f} ms; ratio {lookup_ms / floor_ms:.2f}"
         )
     ratio = statistics.median(run[1] for run in lookups) / statistics.median(run[1] for run in floors)
     print(
-        f"CPU ratio {ratio:.2f} over {args.runs} runs (goal: at most {GOAL}) -> {'met' if ratio <= GOAL else 'NOT met'}"
+        f"CPU ratio {ratio:.2f} over {args.runs} runs (goal: at most {args.goal})"
+        f" -> {'met' if ratio <= args.goal else 'NOT met'}"
     )
 
 

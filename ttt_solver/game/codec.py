@@ -49,11 +49,29 @@ def encode(text: str) -> int:
 
 def decode(code: int, cells: int) -> str:
     """A code -> normalised text of ``cells`` cells."""
-    digits = []
-    for _ in range(cells):
-        code, digit = divmod(code, 3)
-        digits.append(digit)
-    return "".join("O.X"[digit] for digit in reversed(digits))
+    chunks = _chunks()
+    texts = []
+    for _ in range(-(-cells // _CHUNK_DIGITS)):
+        code, chunk = divmod(code, _CHUNK)
+        texts.append(chunks[chunk])
+    return "".join(reversed(texts))[-cells:]
+
+
+_CHUNK_DIGITS = 5
+_CHUNK = 3**_CHUNK_DIGITS
+
+
+@cache
+def _chunks() -> tuple[str, ...]:
+    """The text of every group of five digits (decoding five at a time: lookups decode hundreds)."""
+    found = []
+    for chunk in range(_CHUNK):
+        digits = []
+        for _ in range(_CHUNK_DIGITS):
+            chunk, digit = divmod(chunk, 3)
+            digits.append("O.X"[digit])
+        found.append("".join(reversed(digits)))
+    return tuple(found)
 
 
 @cache
@@ -79,7 +97,32 @@ def canonical_code(text: str, variant: Variant) -> int:
     _perms, getters = _getters(variant)
     digits = text.translate(_TO_DIGITS)
     join = "".join
-    return int(min(join(get(digits)) for get in getters), 3)  # type: ignore[operator]
+    return int(min([join(get(digits)) for get in getters]), 3)  # type: ignore[operator]
+
+
+def canonical_children(text: str, mark: str, variant: Variant) -> tuple[tuple[int, int], ...]:
+    """``(cell, canonical code)`` of the board after ``mark`` (``X`` or ``O``) is put on each
+    empty cell of a normalised board, ascending by cell (what a proof of one position needs).
+    Each child's images are the board's images with one digit changed: one addition each."""
+    _perms, getters = _getters(variant)
+    digits = text.translate(_TO_DIGITS)
+    join = "".join
+    images = [int(join(get(digits)), 3) for get in getters]  # type: ignore[operator]
+    step = 1 if mark == "X" else -1  # the empty digit 1 becomes X's 2 or O's 0
+    landing = _landing(variant)
+    return tuple(
+        (cell, min([image + step * weights[cell] for image, weights in zip(images, landing)]))
+        for cell in range(len(digits))
+        if digits[cell] == "1"
+    )
+
+
+@cache
+def _landing(variant: Variant) -> tuple[tuple[int, ...], ...]:
+    """For each symmetry and each cell of a board, the weight of the digit it becomes in the
+    image (``image[i] = board[perm[i]]``: cell ``c`` lands at ``perm.index(c)``)."""
+    n = variant.cells
+    return tuple(tuple(3 ** (n - 1 - perm.index(cell)) for cell in range(n)) for perm in variant.symmetries)
 
 
 def canonical_text(text: str, variant: Variant) -> str:

@@ -50,11 +50,12 @@ class Outcome(NamedTuple):
 def outcome(moves: Sequence[tuple[int, int, int]]) -> Outcome:
     """A position's outcome from its moves' ``(cell, value, remoteness)``, ascending by cell
     (at least one move: a finished position's outcome comes from the rules)."""
-    value, remoteness = min(((v, r) for _cell, v, r in moves), key=lambda vr: rank(*vr))
+    value = max(v for _cell, v, _r in moves)
+    remoteness = (min if value > 0 else max)(r for _cell, v, r in moves if v == value)  # see rank()
     best = tuple(cell for cell, v, _r in moves if v == value)
     preferred = tuple(cell for cell, v, r in moves if v == value and r == remoteness)
-    wins = sum(1 for _c, v, _r in moves if v > 0)
-    losses = sum(1 for _c, v, _r in moves if v < 0)
+    wins = sum(v > 0 for _c, v, _r in moves)
+    losses = sum(v < 0 for _c, v, _r in moves)
     return Outcome(value, remoteness, best, preferred, wins, len(moves) - wins - losses, losses)
 
 

