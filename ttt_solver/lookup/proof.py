@@ -49,7 +49,8 @@ def cells_of(mask: int) -> tuple[int, ...]:
 def _byte_cells() -> tuple[tuple[tuple[int, ...], ...], ...]:
     """For each byte of a mask (0 to 3) and each of its values, its cells."""
     return tuple(
-        tuple(tuple(8 * byte + bit for bit in range(8) if value >> bit & 1) for value in range(256)) for byte in range(4)
+        tuple(tuple(8 * byte + bit for bit in range(8) if value >> bit & 1) for value in range(256))
+        for byte in range(4)
     )
 
 

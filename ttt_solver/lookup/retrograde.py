@@ -187,10 +187,10 @@ def report_outside(codes: np.ndarray, variant: Variant, report: Report) -> None:
 
 def plies(codes: np.ndarray, variant: Variant) -> np.ndarray:
     """The tier of each code (-1 for a code out of range or with impossible piece counts)."""
+    g = tiers(variant).geometry
     inside = (codes >= 0) & (codes < 3**variant.cells)
-    found = np.full(len(codes), -1, dtype=np.int64)
-    digits = codec.digits(codes[inside], variant)
-    xs = np.count_nonzero(digits == codec.X_DIGIT, axis=1)
-    os = np.count_nonzero(digits == codec.O_DIGIT, axis=1)
-    found[np.flatnonzero(inside)] = np.where((xs - os == 0) | (xs - os == 1), xs + os, -1)
-    return found
+    high, low = np.divmod(np.where(inside, codes, 0), np.int64(g.base))
+    found = tiers(variant)
+    xs = np.take(found.high_x, high) + np.take(found.low_x, low)
+    os = np.take(found.high_o, high) + np.take(found.low_o, low)
+    return np.where(inside & ((xs - os == 0) | (xs - os == 1)), xs + os, -1)

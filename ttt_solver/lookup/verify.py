@@ -126,49 +126,40 @@ def _read_positions(
 ) -> _Read:
     read = _Read()
     total = int(meta["positions"]) if meta.get("positions", "").isdigit() else 0
-    limit = data_limit(variant.cells)
     previous = -1
-    bad_data = 0
-    examples: list[str] = []
-    for codes, data in reader.position_blocks(READ_ROWS):
-        code = _integers(codes)
-        numbers = _integers(data)
-        read.rows += len(codes)
-        if steps:
-            steps("reading positions", len(codes), max(total, read.rows))
-        if (np.diff(code) <= 0).any() or code[0] <= previous:
-            report.failed("the codes are not strictly ascending")
-        previous = int(code[-1])
-        fine = (numbers >= 0) & (numbers < limit) & ((numbers & 3) != 3)
-        if not fine.all():
-            bad_data += int((~fine).sum())
-            report.bad.update(code[~fine][:1000].tolist())
-            examples += [
-                f"code {c}: {_shown(d)}"
-                for c, d in zip(code[~fine][:3].tolist(), np.asarray(data, dtype=object)[~fine][:3])
-            ]
-        rows = _unpack(code[fine], numbers[fine])
-        read.orbits += int(rows.orbit.sum(dtype=np.int64))
-        ply = plies(rows.code, variant)
-        report_outside(rows.code[ply < 0], variant, report)
-        for p in np.unique(ply[ply >= 0]).tolist():
-            tiers.append(p, rows.take(np.flatnonzero(ply == p)))
-    if bad_data:
-        report.failed(f"a data value that is no packing of a row's numbers ({', '.join(examples[:3])})", count=bad_data)
+    bad: list[np.ndarray] = []
+    try:
+        for code, data in reader.position_blocks(READ_ROWS, data_limit(variant.cells)):
+            read.rows += len(code)
+            if steps:
+                steps("reading positions", len(code), max(total, read.rows))
+            if (np.diff(code) <= 0).any() or code[0] <= previous:
+                report.failed("the codes are not strictly ascending")
+            previous = int(code[-1])
+            fine = (data >= 0) & ((data & 3) != 3)
+            if not fine.all():
+                bad.append(code[~fine])
+            rows = _unpack(code[fine], data[fine])
+            read.orbits += int(rows.orbit.sum(dtype=np.int64))
+            ply = plies(rows.code, variant)
+            report_outside(rows.code[ply < 0], variant, report)
+            order = np.argsort(ply, kind="stable")
+            counts = np.bincount(ply[ply >= 0], minlength=variant.cells + 1)
+            start = int(np.count_nonzero(ply < 0))
+            for p, count in enumerate(counts.tolist()):
+                if count:
+                    tiers.append(p, rows.take(order[start : start + count]))
+                    start += count
+    except ValueError as why:
+        report.failed(f"the positions table {why}")
+    if bad:
+        codes = np.concatenate(bad)
+        report.bad.update(codes[:1000].tolist())
+        shown = ", ".join(f"code {c}: {_shown(d)}" for c, d in sorted(reader.stored_data(codes[:3].tolist()).items()))
+        report.failed(f"a data value that is no packing of a row's numbers ({shown})", count=len(codes))
     else:
         report.passed("every row's data unpacks to numbers in range")
     return read
-
-
-def _integers(values: list[Any]) -> np.ndarray:
-    """int64 of the values read; anything that is not an integer in range (a real, a text, a
-    blob, None: a damaged file holds anything) becomes -1."""
-    if set(map(type, values)) <= {int}:
-        try:
-            return np.fromiter(values, dtype=np.int64, count=len(values))
-        except OverflowError:
-            pass
-    return np.array([v if v.__class__ is int and -(1 << 63) <= v < 1 << 63 else -1 for v in values], dtype=np.int64)
 
 
 def _shown(value: Any) -> str:

@@ -39,8 +39,8 @@ class Tiers:
         high_digits, low_digits = g.digits
         self.high_x = (high_digits == codec.X_DIGIT).sum(axis=1).astype(np.int64)
         self.high_o = (high_digits == codec.O_DIGIT).sum(axis=1).astype(np.int64)
-        low_x = (low_digits == codec.X_DIGIT).sum(axis=1).astype(np.int64)
-        low_o = (low_digits == codec.O_DIGIT).sum(axis=1).astype(np.int64)
+        self.low_x = low_x = (low_digits == codec.X_DIGIT).sum(axis=1).astype(np.int64)
+        self.low_o = low_o = (low_digits == codec.O_DIGIT).sum(axis=1).astype(np.int64)
         kind = low_x * (lo + 1) + low_o  # the class of a low half: its counts of X and O
         order = np.argsort(kind, kind="stable")  # low halves by class, ascending within one
         count = np.bincount(kind, minlength=(lo + 1) ** 2)
