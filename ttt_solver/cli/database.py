@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..variant import Variant
-from .options import CLIFailure, database_options
+from .options import CLIFailure, database_options, target_options
 from .output import echo_json, output_options
 
 
@@ -14,7 +14,7 @@ def _stderr(line: str) -> None:
 
 
 @click.command()
-@database_options
+@target_options
 @click.option("--force", is_flag=True, help="Overwrite a target that ttt-solver did not make.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
 @output_options("json")

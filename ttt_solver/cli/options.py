@@ -17,7 +17,7 @@ import click
 
 from .. import board as rules
 from ..errors import BuildError, DatabaseError, TTTError
-from ..variant import Variant
+from ..variant import STANDARD, Variant
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -111,8 +111,8 @@ def require_plot(action: Callable[[], Any]) -> Any:
         raise CLIFailure(f"--plot: {error}") from None
 
 
-def _parse_variant(_ctx: click.Context, _param: click.Parameter, value: str) -> Variant:
-    return Variant.parse(value)
+def _parse_variant(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Variant | None:
+    return None if value is None else Variant.parse(value)
 
 
 def _complete_variants(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
@@ -121,23 +121,64 @@ def _complete_variants(ctx: click.Context, param: click.Parameter, incomplete: s
     return variants(ctx, param, incomplete)
 
 
-def database_options(f: F) -> F:
-    """Add ``--db PATH_OR_URL`` (envvar TTT_DB) and ``--variant`` (passed on as a Variant)."""
-    f = click.option(
+def database_options(f: F, writes: bool = False) -> F:
+    """Add ``--db PATH_OR_URL`` (envvar TTT_DB) and ``--variant``; the command gets ``db`` and
+    ``variant``, a Variant: the one given, else the one the database named by ``--db`` holds,
+    else 3x3. A ``--variant`` that differs from the one the database holds is an error, except
+    for a command that ``writes`` the database (a build replaces what is there): see
+    :func:`target_options`.
+
+    Stack it above :func:`board_input`, which reads the board in that variant.
+    """
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, variant: Variant | None, db: str | None, **kwargs: Any) -> Any:
+        return f(*args, variant=command_variant(db, variant, writes), db=db, **kwargs)
+
+    wrapper = click.option(
         "--variant",
-        default="3x3",
-        show_default=True,
         metavar="VARIANT",
         callback=_parse_variant,
         shell_complete=_complete_variants,
-        help="Board variant, e.g. 3x3.",
-    )(f)
+        help="Board variant, e.g. 4x4k3 [default: the one --db holds, else 3x3].",
+    )(wrapper)
     return click.option(
         "--db",
         metavar="PATH_OR_URL",
         envvar="TTT_DB",
         help="SQLite file or SQLAlchemy URL (env TTT_DB; default: the variant's default database).",
-    )(f)
+    )(wrapper)
+
+
+def target_options(f: F) -> F:
+    """:func:`database_options` for a command that writes the database (``--variant`` wins)."""
+    return database_options(f, writes=True)
+
+
+def command_variant(db: str | None, given: Variant | None, writes: bool = False) -> Variant:
+    """The variant a command works on: ``given``, else the one database ``db`` holds, else 3x3.
+
+    A database that cannot be read here (missing, not ours, damaged) says nothing: the
+    command's own read reports it, in its words and with its exit code."""
+    held = None
+    if db is not None:
+        from ..store.reader import held_variant
+
+        try:
+            held = Variant.parse(held_variant(db))
+        except TTTError:
+            pass
+    if given is None:
+        return held or STANDARD
+    if held is not None and held != given and not writes:
+        from ..store import Target
+
+        spec = Target.parse(str(db)).spec  # a password in a URL shown as ***
+        raise CLIFailure(
+            f"database {spec!r} holds variant {held.name!r}, not {given.name!r}: drop --variant (--db implies the"
+            f" variant), or build the {given.name} database with: ttt-lookup build --variant {given.name}"
+        )
+    return given
 
 
 def resolve_board(text: str | None, moves: str | None, variant: Variant) -> str:

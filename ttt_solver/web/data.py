@@ -76,12 +76,10 @@ def open_variant(database: str | Path, variant: Variant | None = None) -> Served
     the rows one ply below, as on the command line); the batch tables are built now, which
     checks the packed arrays' digest and proves the whole table once."""
     from ..stats import compute
-    from ..store import Target
-    from ..store.reader import Reader
+    from ..store.reader import held_variant
 
     if variant is None:
-        with Reader(Target.parse(database), None) as reader:
-            variant = Variant.parse(reader.meta.get("variant", STANDARD.name))
+        variant = Variant.parse(held_variant(database))
     oracle = Oracle.load(str(database), variant, eager=False)
     oracle.batch_tables()
     stats = compute(oracle.arrays()).to_dict()
