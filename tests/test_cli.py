@@ -60,6 +60,7 @@ def test_analyze_json_corner_then_centre(run):
         "outcome": "draw",
         "remoteness": 7,
         "best_moves": [1, 2, 3, 5, 6, 7, 8],
+        "preferred_moves": [1, 2, 3, 5, 6, 7, 8],
         "moves": [{"cell": cell, "value": 0, "remoteness": 7} for cell in (1, 2, 3, 5, 6, 7, 8)],
         "line": [1, 2, 6, 3, 5, 7, 8],
     }
@@ -67,7 +68,9 @@ def test_analyze_json_corner_then_centre(run):
 
 def test_analyze_json_empty_board(run):
     data = json.loads(run("analyze", ".........", "--json").stdout)
-    assert list(data) == ["board", "to_move", "value", "outcome", "remoteness", "best_moves", "moves", "line"]
+    assert list(data) == [
+        "board", "to_move", "value", "outcome", "remoteness", "best_moves", "preferred_moves", "moves", "line",
+    ]  # fmt: skip
     assert (data["board"], data["to_move"], data["value"], data["outcome"], data["remoteness"]) == (
         ".........",
         "X",
@@ -89,6 +92,7 @@ def test_analyze_json_win_lists_moves_best_first(run):
         [2],
         [2],
     )
+    assert data["preferred_moves"] == [2]
     assert [(m["cell"], m["value"], m["remoteness"]) for m in data["moves"]] == [
         (2, 1, 1),
         (5, 0, 5),
@@ -107,6 +111,7 @@ def test_analyze_json_won_board(run):
         "outcome": "loss",
         "remoteness": 0,
         "best_moves": [],
+        "preferred_moves": [],
         "moves": [],
         "line": [],
         "winner": "X",
@@ -122,6 +127,7 @@ def test_analyze_json_drawn_full_board(run):
         "outcome": "draw",
         "remoteness": 0,
         "best_moves": [],
+        "preferred_moves": [],
         "moves": [],
         "line": [],
         "winner": None,
@@ -148,11 +154,40 @@ X...O....: X to move at ply 2, a draw, 7 plies to the end
   D7 | D7 | D7
 
 (each empty cell: W/D/L for X after moving there, then plies to the end)
-best moves:  1 2 3 5 6 7 8
+best moves:  1 2 3 5 6 7 8  (keep the value: a draw)
+preferred:   1 2 3 5 6 7 8  (value, then remoteness)
 moves:       1:D7  2:D7  3:D7  5:D7  6:D7  7:D7  8:D7
 line:        X1 O2 X6 O3 X5 O7 X8
 """
     )
+
+
+def test_analyze_names_both_sets_of_moves(variant_db):
+    """On 3x4k3 after X0 every move keeps the loss (the best moves), but only 5 loses slowest
+    (the preferred move, which best, the line and the perfect player take)."""
+    args = ["analyze", "--moves", "0", "--db", str(variant_db("3x4k3"))]
+    data = json.loads(CliRunner().invoke(cli, [*args, "--json"]).stdout)
+    assert (data["value"], data["best_moves"], data["preferred_moves"], data["line"][0]) == (
+        -1,
+        [*range(1, 12)],
+        [5],
+        5,
+    )
+    lines = CliRunner().invoke(cli, args).stdout.splitlines()
+    assert lines[9:11] == [
+        "best moves:  1 2 3 4 5 6 7 8 9 10 11  (keep the value: a loss)",
+        "preferred:   5  (value, then remoteness: loses slowest)",
+    ]
+    best = CliRunner().invoke(cli, ["best", *args[1:]])
+    assert best.stdout == "5\n"
+
+
+def test_analyze_names_the_fastest_win(run):
+    lines = run("analyze", ".....XOOX").stdout.splitlines()  # X wins at 2 at once, or later by 0, 1, 3, 4
+    assert [line for line in lines if line.startswith(("best moves:", "preferred:"))] == [
+        "best moves:  0 1 2 3 4  (keep the value: a win)",
+        "preferred:   2  (value, then remoteness: wins fastest)",
+    ]
 
 
 def test_analyze_human_output_mixed_results(run):

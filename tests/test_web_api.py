@@ -60,6 +60,9 @@ def expected(oracle: Oracle, board: str) -> dict:
         "outcome": OUTCOMES[position.value],
         "remoteness": position.remoteness,
         "best_moves": sorted(m.cell for m in position.moves if m.value == position.value),
+        "preferred_moves": sorted(
+            m.cell for m in position.moves if (m.value, m.remoteness) == (position.value, position.remoteness)
+        ),
         "moves": [{"cell": m.cell, "value": m.value, "remoteness": m.remoteness} for m in position.moves],
         "line": line,
     }

@@ -37,7 +37,7 @@ _COLOUR = {1: "green", 0: "yellow", -1: "red"}
 @board_input
 @output_options("json")
 def analyze(board: str, variant: Variant, db: str | None, fmt: str) -> None:
-    """Value, remoteness and every move of a position, with a perfect line.
+    """Value, remoteness, best and preferred moves of a position, and a perfect line.
 
     \b
     Example:
@@ -79,11 +79,22 @@ def describe(position: Position, line: list[int], variant: Variant) -> str:
             drawing,
             "",
             f"(each empty cell: W/D/L for {mover} after moving there, then plies to the end)",
-            f"best moves:  {' '.join(map(str, position.best_moves))}",
+            *move_sets(position),
             "moves:       " + "  ".join(f"{m.cell}:{_LETTER[m.value]}{m.remoteness}" for m in position.moves),
             "line:        " + " ".join(f"{marks[i % 2]}{cell}" for i, cell in enumerate(line)),
         ]
     )
+
+
+def move_sets(position: Position) -> list[str]:
+    """The two sets of moves, each with its name: the best moves keep the value, the preferred
+    ones also have the best remoteness (what ``best``, the line and the perfect player pick)."""
+    outcome = {1: "a win", 0: "a draw", -1: "a loss"}[position.value]
+    then = {1: ": wins fastest", 0: "", -1: ": loses slowest"}[position.value]
+    return [
+        f"best moves:  {' '.join(map(str, position.best_moves))}  (keep the value: {outcome})",
+        f"preferred:   {' '.join(map(str, position.preferred))}  (value, then remoteness{then})",
+    ]
 
 
 @click.command()
@@ -91,7 +102,7 @@ def describe(position: Position, line: list[int], variant: Variant) -> str:
 @board_input
 @output_options("json")
 def best(board: str, variant: Variant, db: str | None, fmt: str) -> None:
-    """One best move: keeps the value, wins fastest or loses slowest (lowest cell on ties).
+    """One preferred move: keeps the value, then wins fastest or loses slowest (lowest cell on ties).
 
     \b
     Example:
