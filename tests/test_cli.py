@@ -615,8 +615,52 @@ json_data = st.recursive(
 )
 
 
+def _holds_containers(value: object) -> bool:
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return any(isinstance(item, (list, dict)) for item in items)
+
+
 @given(json_data)
-def test_the_json_writer_writes_what_json_dumps_writes(data):
+def test_the_json_writer_is_read_back_by_json_and_keeps_flat_arrays_on_one_line(data):
     from ttt_solver.cli.output import dumps
 
-    assert dumps(data) == json.dumps(data, indent=2)
+    written = dumps(data)
+    assert json.loads(written) == data
+    if not _holds_containers(data):  # a scalar, or an array or object of scalars: as json.dumps writes it
+        assert written == json.dumps(data)
+        return
+    lines = written.splitlines()
+    assert lines[0] in ("[", "{") and lines[-1] in ("]", "}")
+    for line in lines[1:-1]:  # one item a line: a bracket that opens or closes, or one flat value
+        item = line.strip().removesuffix(",")
+        if item in ("[", "{", "]", "}") or item.endswith((": [", ": {")):
+            continue
+        try:
+            value = json.loads(item)
+        except ValueError:  # an object's member, "key": value
+            _key, end = json.JSONDecoder().raw_decode(item)
+            assert item[end : end + 2] == ": ", line
+            value = json.loads(item[end + 2 :])
+        assert not _holds_containers(value), line
+
+
+def test_analyze_json_is_compact(run):
+    """A 3x3 analysis on one screen: lists of cells on one line, each move on its own line."""
+    assert run("analyze", "X...O....", "--json").stdout == (
+        "{\n"
+        '  "board": "X...O....",\n'
+        '  "to_move": "X",\n'
+        '  "value": 0,\n'
+        '  "outcome": "draw",\n'
+        '  "remoteness": 7,\n'
+        '  "best_moves": [1, 2, 3, 5, 6, 7, 8],\n'
+        '  "preferred_moves": [1, 2, 3, 5, 6, 7, 8],\n'
+        '  "moves": [\n'
+        + "".join(
+            f'    {{"cell": {c}, "value": 0, "remoteness": 7}}{"," if c != 8 else ""}\n' for c in (1, 2, 3, 5, 6, 7, 8)
+        )
+        + "  ],\n"
+        '  "line": [1, 2, 6, 3, 5, 7, 8]\n'
+        "}\n"
+    )
+    assert len(run("analyze", ".........", "--json").stdout.splitlines()) == 21  # 8 keys, 9 moves, 4 brackets
