@@ -130,8 +130,12 @@ def get(name: str) -> NamedQuery:
     """The named query; raise QueryError if there is none."""
     from importlib.resources import files
 
-    if name not in names():
-        raise QueryError(f"unknown query {name!r}: see ttt-lookup query --list")
+    known = names()
+    if name not in known:
+        from ..suggest import did_you_mean
+
+        hint, listed = did_you_mean(name, known), "ttt-lookup query --list"
+        raise QueryError(f"unknown query {name!r}: {f'{hint} (see {listed})' if hint else f'see {listed}'}")
     return NamedQuery.from_text(name, files(__name__).joinpath(f"{name}.sql").read_text(encoding="utf-8"))
 
 

@@ -103,7 +103,7 @@ def test_bad_input_is_one_error_line_and_exit_2(args, message, db):
 def test_bad_games_count_is_a_usage_error():
     result = run("compare", "think1", "random", "--games", "0")
     assert result.exit_code == 2
-    assert "Invalid value for '--games'" in result.stderr
+    assert result.stderr == "Error: invalid --games '0': expected a whole number from 1 to 10,000,000\n"
 
 
 def test_tournament_exact_json(db):

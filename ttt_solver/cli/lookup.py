@@ -13,17 +13,9 @@ import click
 from .. import board as rules
 from ..analysis import analysis
 from ..variant import Variant
-from .options import (
-    SEED,
-    board_input,
-    chart_option,
-    database_options,
-    finite,
-    load_oracle,
-    require_plot,
-    resolve_database,
-)
+from .options import board_input, chart_option, database_options, load_oracle, require_plot, resolve_database
 from .output import echo_json, grid, output_options
+from .values import SEED, Number, OneOf
 
 if TYPE_CHECKING:
     from ..oracle import Oracle, Position
@@ -131,15 +123,14 @@ def best(board: str, variant: Variant, db: str | None, fmt: str) -> None:
 @click.option(
     "--as",
     "side",
-    type=click.Choice(["X", "O"], case_sensitive=False),
+    type=OneOf(["X", "O"], case_sensitive=False),
     default="X",
     show_default=True,
     help="The side you play (X moves first).",
 )
 @click.option(
     "--skill",
-    type=click.FloatRange(0, 1),
-    callback=finite,
+    type=Number(0, 1),
     default=1.0,
     show_default=True,
     help="Chance that the computer plays a perfect move rather than a random one.",

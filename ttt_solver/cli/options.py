@@ -8,7 +8,6 @@ one ``Error: ...`` line on stderr, exit code 2 for bad input and 1 for a bad dat
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -16,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .. import board as rules
-from ..errors import BuildError, DatabaseError, TTTError
+from ..errors import BuildError, DatabaseError, InvalidVariantError, TTTError
 from ..variant import STANDARD, Variant
+from .values import BadValue, FileName
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -60,20 +60,10 @@ def translate_errors() -> Iterator[None]:
         ) from None
 
 
-SEED = click.IntRange(0, 2**63 - 1)  # what every seed option takes (numpy's generators need >= 0)
-
-
-def finite(_ctx: click.Context, param: click.Parameter, value: float) -> float:
-    """A float option's callback: NaN passes click's range check, so refuse it here."""
-    if math.isnan(value):
-        raise click.BadParameter(f"{value!r} is not a number", param=param)
-    return value
-
-
 CHART_FORMATS = ("png", "svg", "pdf", "jpg", "jpeg", "webp", "tif", "tiff", "eps", "ps")
 
 
-def chart_path(_ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+def chart_path(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """A ``--plot FILE`` callback: refuse, before any work, a file no chart can be written to."""
     if value is None:
         return None
@@ -81,11 +71,11 @@ def chart_path(_ctx: click.Context, param: click.Parameter, value: str | None) -
 
     path = Path(value)
     if not path.name or path.name.startswith("."):
-        raise click.BadParameter(f"{value!r} names no file (e.g. chart.png)", param=param)
+        raise BadValue(value, "expected a file name, e.g. chart.png", param, ctx)
     if path.suffix.lower().lstrip(".") not in CHART_FORMATS:
-        raise click.BadParameter(f"{value!r}: the name must end in .{', .'.join(CHART_FORMATS)}", param=param)
+        raise BadValue(value, f"the name must end in .{', .'.join(CHART_FORMATS)}", param, ctx)
     if not path.parent.is_dir():
-        raise click.BadParameter(f"{value!r}: there is no folder {str(path.parent)!r}", param=param)
+        raise BadValue(value, f"there is no folder {str(path.parent)!r}", param, ctx)
     return value
 
 
@@ -94,7 +84,7 @@ def chart_option(what: str) -> Callable[[F], F]:
     return click.option(
         "--plot",
         "plot_path",
-        type=click.Path(dir_okay=False),
+        type=FileName(),
         callback=chart_path,
         metavar="FILE",
         help=f"Also draw {what} to FILE (.png, .svg, .pdf); needs matplotlib (the [plot] extra).",
@@ -158,25 +148,25 @@ def target_options(f: F) -> F:
 def command_variant(db: str | None, given: Variant | None, writes: bool = False) -> Variant:
     """The variant a command works on: ``given``, else the one database ``db`` holds, else 3x3.
 
-    A database that cannot be read here (missing, not ours, damaged) says nothing: the
-    command's own read reports it, in its words and with its exit code."""
-    held = None
-    if db is not None:
-        from ..store.reader import held_variant
+    A ``db`` that names no database at all is an error here, even for a command that would not
+    read it; one that cannot be read (missing, not ours, damaged) says nothing: the command's
+    own read reports it, in its words and with its exit code."""
+    if db is None:
+        return given or STANDARD
+    from ..store import Target
+    from ..store.reader import held_variant
 
-        try:
-            held = Variant.parse(held_variant(db))
-        except TTTError:
-            pass
+    target = Target.parse(db)  # InvalidTargetError: bad input, whatever the command
+    try:
+        held = Variant.parse(held_variant(db))
+    except (DatabaseError, InvalidVariantError):
+        return given or STANDARD
     if given is None:
-        return held or STANDARD
-    if held is not None and held != given and not writes:
-        from ..store import Target
-
-        spec = Target.parse(str(db)).spec  # a password in a URL shown as ***
+        return held
+    if held != given and not writes:
         raise CLIFailure(
-            f"database {spec!r} holds variant {held.name!r}, not {given.name!r}: drop --variant (--db implies the"
-            f" variant), or build the {given.name} database with: ttt-lookup build --variant {given.name}"
+            f"database {target.spec!r} holds variant {held.name!r}, not {given.name!r}: drop --variant (--db"
+            f" implies the variant), or build the {given.name} database with: ttt-lookup build --variant {given.name}"
         )
     return given
 

@@ -7,14 +7,14 @@ import click
 
 from ..errors import MissingExtraError
 from ..variant import Variant
-from .options import finite
+from .values import Number, Whole
 
 INSTALL_HINT = "pip install -e '.[web]'"
 
 
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (127.0.0.1: this machine only).")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on.")
+@click.option("--port", default=8000, show_default=True, type=Whole(0, 65535), help="Port to listen on.")
 @click.option(
     "--db",
     "databases",
@@ -35,15 +35,14 @@ INSTALL_HINT = "pip install -e '.[web]'"
     "--time-limit",
     default=10.0,
     show_default=True,
-    type=click.FloatRange(0.1),
-    callback=finite,
+    type=Number(0.1),
     help="Seconds a batch request may take before it is refused with 503.",
 )
 @click.option(
     "--cache-size",
     default=1 << 16,
     show_default=True,
-    type=click.IntRange(0),
+    type=Whole(0),
     help="Answers kept in memory as bytes (0: compute every request).",
 )
 def serve(
