@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from ttt_solver import __version__
 from ttt_solver.cli import COMMAND_MODULES, cli
+from ttt_solver.variant import Variant
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -346,6 +347,30 @@ def test_wrong_variant_db(run):
     result = run("analyze", "X...............", "--variant", "4x4")
     assert result.exit_code == 1 and result.stdout == ""
     assert result.stderr.startswith("Error: database ") and "holds variant '3x3', not '4x4'" in result.stderr
+
+
+@pytest.mark.parametrize(("variant", "board"), [("3x3", "X...O...."), ("2x3", "X....O")])
+def test_a_lookup_that_builds_the_default_database_says_so_in_one_line(tmp_path, monkeypatch, variant, board):
+    from ttt_solver import paths
+
+    monkeypatch.setattr(paths, "data_folder", lambda: str(tmp_path))
+    runner = CliRunner(env={"TTT_DB": None})
+    first = runner.invoke(cli, ["analyze", board, "--variant", variant])
+    built = paths.database_file(Variant.parse(variant))
+    assert first.exit_code == 0 and first.stdout.startswith(f"{board}: ")
+    assert first.stderr == f"ttt-lookup: building the {variant} database at {built} (first use; a moment)\n"
+    again = runner.invoke(cli, ["analyze", board, "--variant", variant])
+    assert (again.stdout, again.stderr) == (first.stdout, "")
+
+
+def test_the_build_command_keeps_its_whole_progress(tmp_path):
+    result = CliRunner().invoke(cli, ["build", "--db", str(tmp_path / "t.sqlite")])
+    assert result.exit_code == 0
+    lines = result.stderr.splitlines()
+    assert [line for line in lines if line.startswith("3x3: ply ")] == [
+        f"3x3: ply {ply}: {count:,} positions" for ply, count in enumerate((1, 3, 12, 38, 108, 174, 204, 153, 57, 15))
+    ]
+    assert "writing rows" in lines
 
 
 # -- query ------------------------------------------------------------------------------------

@@ -200,7 +200,8 @@ def board_input(f: F) -> F:
 
 
 def resolve_database(db: str | None, variant: Variant) -> str:
-    """``--db`` as given, or the variant's default database (built first if it is missing)."""
+    """``--db`` as given, or the variant's default database (built first if it is missing, with
+    one line on stderr that says so)."""
     if db is not None:
         return db
     import os
@@ -210,10 +211,7 @@ def resolve_database(db: str | None, variant: Variant) -> str:
     found = database_file(variant)
     if os.path.exists(found):
         return found
-    from .progress import writing_bar
-
-    with writing_bar() as writing:
-        return str(ensure_database(variant, progress=lambda line: click.echo(line, err=True), writing=writing))
+    return str(ensure_database(variant, announce=lambda line: click.echo(line, err=True)))
 
 
 def load_oracle(db: str | Path | None, variant: Variant, many: bool = False) -> Oracle:
