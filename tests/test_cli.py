@@ -651,8 +651,9 @@ def test_the_json_writer_is_read_back_by_json_and_keeps_flat_arrays_on_one_line(
 
     written = dumps(data)
     assert json.loads(written) == data
-    if not _holds_containers(data):  # a scalar, or an array or object of scalars: as json.dumps writes it
-        assert written == json.dumps(data)
+    texts = isinstance(data, list) and any(isinstance(item, str) for item in data)
+    if not _holds_containers(data) and not (texts and len(json.dumps(data)) > 96):
+        assert written == json.dumps(data)  # a scalar, or an array or object of scalars: one line
         return
     lines = written.splitlines()
     assert lines[0] in ("[", "{") and lines[-1] in ("]", "}")

@@ -13,6 +13,7 @@ the ``moves`` table (where stored) equal to the children's rows.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -41,10 +42,15 @@ class Report:
     found: int = 0  # contradictions in all (only the first SHOWN are listed)
     bad: set[int] = field(default_factory=set)  # codes of the rows found wrong
     kinds: int = 0  # failed checks (only the first SHOWN are listed)
+    progress: Callable[[str], None] | None = field(default=None, repr=False)  # told each stage, as it starts
 
     @property
     def ok(self) -> bool:
         return self.found == 0
+
+    def stage(self, what: str) -> None:
+        if self.progress is not None:
+            self.progress(f"{self.variant}: {what}")
 
     def passed(self, check: str) -> None:
         self.checks.append(check)
@@ -55,6 +61,11 @@ class Report:
         if len(self.contradictions) < SHOWN:
             shown = f" (e.g. {', '.join(repr(b) for b in boards[:3])})" if boards else ""
             self.contradictions.append(f"{what}{shown}" if count == 1 else f"{count:,} rows: {what}{shown}")
+
+    @property
+    def summary(self) -> str:
+        """``1 contradiction`` / ``12 contradictions``."""
+        return f"{self.found:,} contradiction{'' if self.found == 1 else 's'}"
 
     def check(self, passed: bool | np.bool_, what: str) -> bool:
         if passed:
@@ -90,12 +101,13 @@ class Report:
         }
 
     def text(self) -> str:
-        lines = [f"verified {self.location} ({self.variant}):"]
+        lines = [f"checks of {self.location} ({self.variant}):"]
         lines += [f"  ok    {check}" for check in self.checks]
         lines += [f"  FAIL  {what}" for what in self.contradictions]
-        if self.kinds > len(self.contradictions):
-            lines.append(f"  ... and {self.kinds - len(self.contradictions):,} more failed checks")
-        lines.append("the table is proved" if self.ok else f"{self.found:,} contradictions; {self.hint}")
+        more = self.kinds - len(self.contradictions)
+        if more:
+            lines.append(f"  ... and {more:,} more failed check{'' if more == 1 else 's'}")
+        lines.append("the table is proved" if self.ok else f"{self.summary}; {self.hint}")
         return "\n".join(lines)
 
 
@@ -111,6 +123,7 @@ def prove_arrays(arrays: Arrays, report: Report) -> Proof:
     """Check the solution in ``arrays`` against the rules (see the module docstring)."""
     variant, codes = arrays.variant, arrays.code
     n = len(codes)
+    report.stage(f"proving {n:,} rows against the rules and their children's rows")
     preferred = np.zeros(n, dtype=np.uint16)
     if not report.check(n > 0 and bool(np.all(codes[1:] > codes[:-1])), f"{n:,} codes strictly ascending"):
         return Proof(report, preferred)
@@ -118,7 +131,13 @@ def prove_arrays(arrays: Arrays, report: Report) -> Proof:
     report.rows(~codec.legal(codes, variant), codes, variant, "not a legal position", "every code a legal position")
     empty = codec.offset(variant.cells)
     report.check(bool(codec.search(codes, np.array([empty]))[1][0]), "the empty board present")
-    report.rows(arrays.orbit != codec.orbits(codes, variant), codes, variant, "wrong orbit", "every orbit right")
+    report.rows(
+        arrays.orbit != codec.orbits(codes, variant),
+        codes,
+        variant,
+        "wrong orbit",
+        "every orbit as the symmetries make it",
+    )
     terminal = codec.terminal_values(codes, variant)
     done = terminal != codec.PLAYING
     wrong_end = done & (
@@ -126,7 +145,11 @@ def prove_arrays(arrays: Arrays, report: Report) -> Proof:
         | (arrays.wins != 0) | (arrays.draws != 0) | (arrays.losses != 0)
     )  # fmt: skip
     report.rows(
-        wrong_end, codes, variant, "finished, but not valued by the rules", f"{int(done.sum()):,} finished rows"
+        wrong_end,
+        codes,
+        variant,
+        "finished, but not valued by the rules",
+        f"{int(done.sum()):,} finished rows valued by the rules",
     )
     live = np.flatnonzero(~done)
     rows, cells, children = codec.children(codes[live], variant)
@@ -149,27 +172,30 @@ def prove_arrays(arrays: Arrays, report: Report) -> Proof:
         bad = np.zeros(n, dtype=bool)
         bad[live] = column[live] != wanted
         report.rows(
-            bad, codes, variant, f"{name} differ from what the children imply", f"every {name} from the children"
+            bad, codes, variant, f"{name} not what the children imply", f"{name} of every row from its children"
         )
     preferred[live] = backed.preferred
     return Proof(report, preferred)
 
 
-def verify_source(source: DatabaseRows) -> Report:
+def verify_source(source: DatabaseRows, progress: Callable[[str], None] | None = None) -> Report:
     """Prove a database whole (``ttt-lookup verify``): the ``positions`` table as the lookups
     read it, then the packed arrays and the digest that in-memory loads trust, all read from
-    one state of the database (a rebuild that commits meanwhile is not mixed in)."""
+    one state of the database (a rebuild that commits meanwhile is not mixed in). ``progress``
+    is told each stage as it starts (seconds each on 4x4)."""
     with source.reader.snapshot():
-        return _verify_tables(source)
+        return _verify_tables(
+            source, Report(source.variant.name, source.location, source.rebuild_hint(), progress=progress)
+        )
 
 
-def _verify_tables(source: DatabaseRows) -> Report:
+def _verify_tables(source: DatabaseRows, report: Report) -> Report:
     from .lookup.arrays import Arrays, unpack
     from .store.content import best_labels
 
     variant = source.variant
-    report = Report(variant.name, source.location, source.rebuild_hint())
     meta = source.meta
+    report.stage("reading the positions table")
     try:
         columns = source.reader.position_columns()
     except ValueError as why:
@@ -190,6 +216,7 @@ def _verify_tables(source: DatabaseRows) -> Report:
     prove_arrays(arrays, report)
     legal = int(arrays.orbit.sum(dtype=np.int64))
     report.check(str(legal) == meta.get("legal_positions"), f"orbits sum to {legal:,} legal positions as meta says")
+    report.stage("checking the readable columns, then the packed arrays and their digest")
     _compare_readable(columns, arrays, report, best_labels)
     try:
         packed = unpack(source.reader.packed(), variant, meta)
@@ -252,7 +279,11 @@ def _compare_readable(columns: dict[str, Any], arrays: Arrays, report: Report, l
     digits = codec.digits(arrays.code, variant)
     ply = (digits != codec.EMPTY_DIGIT).sum(axis=1)
     report.rows(
-        columns["ply"] != ply, arrays.code, variant, "positions.ply differs from the code", "positions.ply right"
+        columns["ply"] != ply,
+        arrays.code,
+        variant,
+        "positions.ply differs from the code",
+        "positions.ply as the code implies",
     )
     parity = ply % 2
     finished_won = (arrays.remoteness == 0) & (arrays.value != 0)
@@ -268,12 +299,18 @@ def _compare_readable(columns: dict[str, Any], arrays: Arrays, report: Report, l
     }
     for name, wanted in expected.items():
         if columns[name] == wanted:
-            report.passed(f"positions.{name} right")
+            report.passed(f"positions.{name} as the code implies")
             continue
         stored, rows = columns[name].split(";"), wanted.split(";")
         bad = np.array([a != b for a, b in zip(stored, rows)] + [True] * abs(len(stored) - len(rows)), dtype=bool)
         bad = bad[: len(arrays.code)] if len(bad) >= len(arrays.code) else np.ones(len(arrays.code), dtype=bool)
-        report.rows(bad, arrays.code, variant, f"positions.{name} differs from the code", f"positions.{name} right")
+        report.rows(
+            bad,
+            arrays.code,
+            variant,
+            f"positions.{name} differs from the code",
+            f"positions.{name} as the code implies",
+        )
 
 
 def _joined(rows: np.ndarray) -> str:
@@ -286,6 +323,7 @@ def _compare_moves(source: DatabaseRows, arrays: Arrays, report: Report) -> None
     if source.meta.get("moves_stored") != "1":
         report.passed("no moves table (moves are derived from the children)")
         return
+    report.stage("checking the moves table")
     stored = source.reader.moves()
     report.check(str(len(stored)) == source.meta.get("moves"), f"{len(stored):,} rows in moves as meta says")
     compare_moves(stored, arrays, report)

@@ -67,14 +67,15 @@ def echo_json(data: Any) -> None:
 def dumps(data: Any, indent: str = "") -> str:
     """JSON that ``json.loads`` reads and people can scan: an array or object that holds no
     array or object (a list of cells, a move, a row of a query) stands on one line as
-    ``json.dumps`` writes it (``[1, 2, 6]``, ``{"cell": 1, "value": 0}``); any other has one item a
-    line, indented by two spaces. So one 3x3 ``analyze --json`` is a screen, not 60 lines.
+    ``json.dumps`` writes it (``[1, 2, 6]``, ``{"cell": 1, "value": 0}``), except a list of text
+    too long for a line (``verify``'s checks); any other has one item a line, indented by two
+    spaces. So one 3x3 ``analyze --json`` is a screen, not 60 lines.
 
     Written here for the plain data commands print (dicts, lists, ASCII text, ints, bools,
     None): a lookup then never imports ``json`` (a few milliseconds of a 60 ms command). Floats,
     other text and dicts with keys that are not text go to ``json`` itself."""
     flat = _flat(data)
-    if flat is not None:
+    if flat is not None and not (len(indent) + len(flat) > _WIDTH and _texts(data)):
         return flat
     inner = indent + "  "
     if data.__class__ is dict and all(key.__class__ is str for key in data):
@@ -85,6 +86,13 @@ def dumps(data: Any, indent: str = "") -> str:
     import json
 
     return json.dumps(data, indent=2).replace("\n", "\n" + indent)
+
+
+_WIDTH = 96  # a list of text longer than this goes one item a line
+
+
+def _texts(data: Any) -> bool:
+    return data.__class__ in (list, tuple) and any(item.__class__ is str for item in data)
 
 
 def _flat(data: Any) -> str | None:
