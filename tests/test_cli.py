@@ -479,12 +479,16 @@ def test_stats_human(run):
 
 
 # -- play -------------------------------------------------------------------------------------
+PROMPT = "Your move (a free cell 0-8; h hint, u undo, q quit): "
+OVER = "Game over (r play again, u undo, q quit): "
+
+
 def test_play_a_lost_game(run):
-    result = run("play", "--as", "O", "--seed", "2", input="4\n8\n")
+    result = run("play", "--as", "O", "--seed", "2", input="4\n8\nq\n")
     assert result.exit_code == 0
     assert (
         result.output
-        == """\
+        == f"""\
 You are O; the computer plays perfectly.
 The computer plays 0.
 
@@ -493,7 +497,7 @@ X | 1 | 2
 3 | 4 | 5
 --+---+--
 6 | 7 | 8
-Your move (a free cell 0-8, q to quit): 4
+{PROMPT}4
 The computer plays 3.
 
 X | 1 | 2
@@ -501,7 +505,7 @@ X | 1 | 2
 X | O | 5
 --+---+--
 6 | 7 | 8
-Your move (a free cell 0-8, q to quit): 8
+{PROMPT}8
 The computer plays 6.
 
 X | . | .
@@ -510,6 +514,8 @@ X | O | .
 --+---+--
 X | . | O
 The computer wins.
+The game: X0 O4 X3 O8 X6
+{OVER}q
 """
     )
 
@@ -519,24 +525,60 @@ def test_play_reprompts_on_bad_input_and_quits(run):
     assert result.exit_code == 0
     lines = result.output.splitlines()
     assert lines[7:11] == [
-        "Your move (a free cell 0-8, q to quit): 9",
-        "'9' is not a free cell; choose one of 0 1 2 3 4 5 6 7 8, or q to quit.",
-        "Your move (a free cell 0-8, q to quit): b2",
-        "'b2' is not a free cell; choose one of 0 1 2 3 4 5 6 7 8, or q to quit.",
+        f"{PROMPT}9",
+        "'9' is not a free cell; choose one of 0 1 2 3 4 5 6 7 8 (h hint, u undo, q quit).",
+        f"{PROMPT}b2",
+        "'b2' is not a free cell; choose one of 0 1 2 3 4 5 6 7 8 (h hint, u undo, q quit).",
     ]
-    assert lines[-3:] == ["6 | 7 | 8", "Your move (a free cell 0-8, q to quit): q", "You quit."]
+    assert lines[-3:] == ["6 | 7 | 8", f"{PROMPT}q", "You quit."]
     assert "The computer plays 4." in lines  # the only reply to a corner that holds the draw
 
 
 def test_play_against_a_random_opponent_can_be_won(run):
     result = run("play", "--skill", "0", "--seed", "3", input="0\n1\n2\n")
     assert result.exit_code == 0
-    assert result.output.splitlines()[-1] == "You win!"
+    assert result.output.splitlines()[-3:] == ["You win!", "The game: X0 O3 X1 O7 X2", OVER]  # then the input ends
 
 
 def test_play_rejects_a_taken_cell(run):
     result = run("play", "--as", "O", "--seed", "2", input="0\nq\n")
-    assert "'0' is not a free cell; choose one of 1 2 3 4 5 6 7 8, or q to quit." in result.output
+    assert "'0' is not a free cell; choose one of 1 2 3 4 5 6 7 8 (h hint, u undo, q quit)." in result.output
+
+
+def test_play_hint_names_the_best_and_the_preferred_moves(run, variant_db):
+    lines = run("play", "--as", "O", "--seed", "2", input="h\nq\n").output.splitlines()
+    assert lines[lines.index(f"{PROMPT}h") + 1 :][:2] == [
+        "best moves:  4  (keep the value: a draw)",  # after a corner only the centre holds the draw
+        "preferred:   4  (value, then remoteness)",
+    ]
+    # Elsewhere the hint is what analyze says of the position: here 3x4k3 after X1.
+    db = str(variant_db("3x4k3"))
+    game = CliRunner().invoke(cli, ["play", "--as", "O", "--db", db, "--seed", "1"], input="h\nq\n").output
+    assert "The computer plays 1." in game
+    analysis = CliRunner().invoke(cli, ["analyze", "--moves", "1", "--db", db]).stdout
+    hint = [line for line in game.splitlines() if line.startswith(("best moves:", "preferred:"))]
+    assert hint == [line for line in analysis.splitlines() if line.startswith(("best moves:", "preferred:"))]
+    assert len(hint) == 2
+
+
+def test_play_undo_takes_back_your_move_and_the_reply(run):
+    result = run("play", "--as", "O", "--seed", "2", input="u\n4\nu\n8\nq\n")
+    lines = result.output.splitlines()
+    assert "Nothing to undo: you have not moved yet." in lines
+    at = lines.index("Took back your last move.")
+    assert lines[at - 6 : at - 1] == ["X | 1 | 2", "--+---+--", "X | O | 5", "--+---+--", "6 | 7 | 8"]
+    assert lines[at + 2 : at + 7] == ["X | 1 | 2", "--+---+--", "3 | 4 | 5", "--+---+--", "6 | 7 | 8"]
+    assert lines[at + 7] == f"{PROMPT}8"  # the same position again, another move
+
+
+def test_a_finished_game_offers_to_play_again_or_take_back(run):
+    result = run("play", "--skill", "0", "--seed", "3", input="0\n1\n2\nx\nu\n4\nq\n")
+    lines = result.output.splitlines()
+    assert lines[lines.index("You win!") + 2 :][:3] == [f"{OVER}x", "'x' is not one of r, u or q.", f"{OVER}u"]
+    assert "Took back your last move." in lines and lines[-1] == "You quit."
+    again = run("play", "--skill", "0", "--seed", "3", input="0\n1\n2\nr\nq\n").output.splitlines()
+    assert again[again.index(f"{OVER}r") + 1 :][:3] == ["", "A new game.", ""]
+    assert again[-1] == "You quit."
 
 
 def test_play_skill_out_of_range(run):

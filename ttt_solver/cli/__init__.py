@@ -36,7 +36,8 @@ else:  # the C module behind signal: the same functions without its enums (1 ms 
 
 # module in ttt_solver.cli -> the commands it defines (and lists in its COMMANDS)
 COMMAND_MODULES = {
-    "lookup": ("analyze", "best", "play", "stats"),
+    "lookup": ("analyze", "best", "stats"),
+    "play": ("play",),
     "query": ("query",),
     "arena": ("compare", "tournament"),
     "database": ("build", "verify"),
