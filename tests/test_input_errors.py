@@ -292,7 +292,7 @@ def test_play_quits_when_the_input_ends(db_path):
 
     result = CliRunner().invoke(cli, ["play", "--db", str(db_path)], input="4\n")  # no q: the input just ends
     assert result.exit_code == 0 and result.stderr == ""
-    assert result.stdout.endswith("q to quit): \nYou quit.\n")
+    assert result.stdout.endswith("h hint, u undo, q quit): \nYou quit.\n")
 
 
 @pytest.mark.parametrize("typed", ["\u00b2", "\u0663", "9" * 5000])
