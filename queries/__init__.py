@@ -51,7 +51,9 @@ class Param:
         if self.kind == "real" and isinstance(value, (int, float)) and math.isfinite(value):
             return float(value)
         expected = "an integer" if self.kind == "int" else "a number"
-        raise QueryError(f"invalid --param {self.name}={text!r} for query {query!r}: expected {expected}")
+        raise QueryError(
+            f"invalid --param {f'{self.name}={text}'!r}: query {query!r} expects {expected} for {self.name}"
+        )
 
 
 @dataclass(frozen=True)
@@ -98,8 +100,13 @@ class NamedQuery:
         """The parameters to bind: defaults overridden by ``given`` (text, coerced to numbers)."""
         unknown = [key for key in given if key not in self.params]
         if unknown:
+            from ..suggest import did_you_mean
+
             takes = ", ".join(self.params) or "no parameters"
-            raise QueryError(f"unknown parameter {unknown[0]!r} for query {self.name!r} (it takes: {takes})")
+            hint = did_you_mean(unknown[0], self.params)
+            raise QueryError(
+                f"unknown parameter {unknown[0]!r} for query {self.name!r}{f': {hint}' if hint else ''} (it takes: {takes})"
+            )
         missing = [p.name for p in self.params.values() if p.required and p.name not in given]
         if missing:
             raise QueryError(f"query {self.name!r} needs parameter {missing[0]!r}: pass --param {missing[0]}=VALUE")

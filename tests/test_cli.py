@@ -423,7 +423,7 @@ def test_unknown_query_param(run):
     assert_error(
         run("query", "traps", "--param", "min_lose=2"),
         2,
-        "unknown parameter 'min_lose' for query 'traps' (it takes: min_losing)",
+        "unknown parameter 'min_lose' for query 'traps': did you mean 'min_losing'? (it takes: min_losing)",
     )
 
 

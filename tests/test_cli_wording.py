@@ -82,6 +82,10 @@ def test_a_bad_option_value_is_said_one_way(command, option):
         (["analyze", "XO"], "invalid board 'XO': expected 9 cells, got 2"),
         (["compare", "thnk1", "random"], "invalid agent 'thnk1': unknown agent"),
         (["play", "--seed", "9" * 60], f"invalid --seed '{'9' * 37}...': expected a whole number"),
+        (
+            ["query", "longest_wins", "-p", "limit=x"],
+            "invalid --param 'limit=x': query 'longest_wins' expects an integer",
+        ),
     ],
 )
 def test_a_bad_argument_value_is_said_the_same_way(args, message):
@@ -104,6 +108,11 @@ def test_a_bad_argument_value_is_said_the_same_way(args, message):
         (["query", "trap"], "unknown query 'trap': did you mean 'traps'? (see ttt-lookup query --list)"),
         (["query", "TRAPS"], "unknown query 'TRAPS': did you mean 'traps'? (see ttt-lookup query --list)"),
         (["query", "nope"], "unknown query 'nope': see ttt-lookup query --list"),
+        (
+            ["query", "traps", "-p", "min_lose=2"],
+            "unknown parameter 'min_lose' for query 'traps': did you mean 'min_losing'? (it takes: min_losing)",
+        ),
+        (["compare", "a", "b", "--exact", "--games", "9"], "--games only applies to sampled runs; drop it or --exact"),
     ],
 )
 def test_usage_errors_and_did_you_mean(args, message):

@@ -186,8 +186,8 @@ def _check_sampling_flags(exact: bool, variant: Variant) -> None:
             if name in ctx.params and ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
         ]
         if given:
-            them = "them" if len(given) > 1 else "it"
-            raise CLIError(f"{' and '.join(given)} only apply to sampled runs; drop {them} or --exact")
+            them, apply = ("them", "apply") if len(given) > 1 else ("it", "applies")
+            raise CLIError(f"{' and '.join(given)} only {apply} to sampled runs; drop {them} or --exact")
         if not exact_feasible(variant):
             raise CLIError(
                 f"--exact is not feasible for {variant.name}: up to {position_bound(variant.cells):,} positions"
