@@ -205,8 +205,10 @@ def error_message(error: click.ClickException) -> str:
     if isinstance(error, click.BadParameter) and not isinstance(error, click.MissingParameter):
         return f"invalid {option_name(error.param)}: {_sentence(error.message)}"  # a check outside .values
     if isinstance(error, click.NoSuchOption):
-        hint = f": did you mean {' or '.join(map(repr, error.possibilities))}?" if error.possibilities else ""
-        message = f"unknown option {error.option_name!r}{hint}"
+        from ..suggest import did_you_mean
+
+        hint = did_you_mean(error.option_name, error.possibilities or ())  # click's close long options
+        message = f"unknown option {error.option_name!r}{f': {hint}' if hint else ''}"
     elif isinstance(error, click.UsageError):
         message = _sentence(error.format_message())
     else:
