@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 import click
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ttt_solver.cli import cli
 from ttt_solver.errors import InvalidVariantError
@@ -166,3 +169,24 @@ def test_the_k_message_says_what_that_board_allows():
                     assert allowed_in(message) == {n for n in range(20) if 3 <= n <= max(rows, cols)}, message
                     assert f"{rows}x{cols} board" in message and (f"not {k}" in message or "too small" in message)
             assert allowed == set(range(3, max(rows, cols) + 1))
+
+
+# -- the value types parse any text into a number in range, or refuse it in the one wording -------
+@given(st.one_of(st.text(max_size=12), st.integers().map(str), st.floats().map(str)))
+def test_a_number_option_takes_any_text_or_refuses_it_in_one_line(text):
+    from ttt_solver.cli.values import BadValue, Number, Whole
+
+    games = click.Option(["--games"])
+    for kind, parse, low, high in ((Whole(1, 10), int, 1, 10), (Number(0, 1), float, 0, 1)):
+        try:
+            value = kind.convert(text, games, None)
+        except BadValue as error:
+            message = error.format_message()
+            assert message.startswith("invalid --games ") and ": expected " in message and "\n" not in message
+            try:
+                number = parse(text)
+            except (ValueError, OverflowError):
+                continue
+            assert math.isnan(number) or not low <= number <= high
+        else:
+            assert value == parse(text) and low <= value <= high
