@@ -4,85 +4,31 @@ a uvicorn server on a free 127.0.0.1 port. Screenshots go to benchmarks/output/ 
 from __future__ import annotations
 
 import re
-import shutil
-from pathlib import Path
 
 import pytest
-from web_support import built_4x4, live_server, served_for
+from browser_support import (  # noqa: F401 - the *_fixture names are fixtures
+    CHROMIUM,
+    SHOTS,
+    base_url_fixture,
+    board_text,
+    browser_fixture,
+    cell,
+    db_4x4_fixture,
+    page_fixture,
+    wait_for_ply,
+)
 
 from ttt_solver import Oracle
 from ttt_solver import board as rules
 
 pytest.importorskip("fastapi")
-sync_api = pytest.importorskip("playwright.sync_api")
-from ttt_solver.web.app import create_app
-
-CHROMIUM = shutil.which("chromium")
-SHOTS = Path(__file__).resolve().parent.parent / "benchmarks" / "output"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")
-
-
-@pytest.fixture(scope="module")
-def db_4x4_or_none(request):
-    return built_4x4(request)
-
-
-@pytest.fixture(scope="module")
-def base_url(db_path, db_4x4_or_none):
-    with live_server(create_app(served_for(db_path, db_4x4_or_none))) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1000, "height": 820})
-    page = context.new_page()
-    page.console_errors = []
-    page.on("console", lambda m: m.type == "error" and page.console_errors.append(m.text))
-    page.on("pageerror", lambda e: page.console_errors.append(str(e)))
-    yield page
-    context.close()
 
 
 @pytest.fixture(scope="module")
 def oracle(db_path):
     return Oracle.load(db_path)
-
-
-def cell(page, n):
-    return page.locator(f"#board .cell[data-cell='{n}']")
-
-
-def board_text(page) -> str:
-    """The board as the page shows it (X, O, or . for an empty cell)."""
-    marks = page.locator("#board .cell").evaluate_all(
-        "cells => cells.map(c => c.classList.contains('mark') ? c.textContent : '.')"
-    )
-    return "".join(marks)
-
-
-def wait_for_ply(page, ply):
-    page.wait_for_function(
-        "n => [...document.querySelectorAll('#board .cell.mark')].length === n && !document.querySelector('#status:empty')",
-        arg=ply,
-    )
 
 
 def test_the_page_loads_with_no_console_errors_and_shows_the_empty_board(page, base_url, oracle):
