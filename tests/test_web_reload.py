@@ -1,8 +1,8 @@
 """A database that changes under the running server (item 10): single lookups read the file
 and are proved one ply down, so damage in place is an error naming the rebuild command, never a
 wrong answer; a file renamed over it (a rebuild) is served once noticed; a file that is gone or
-holds another variant makes its variant's requests a 503 until a good file is back. Every
-answer given meanwhile is the right one."""
+holds another variant makes its variant's requests a 503 until a good file is back; a server
+database is watched by its digest. Every answer given meanwhile is the right one."""
 
 from __future__ import annotations
 
@@ -88,3 +88,33 @@ def test_a_file_gone_or_of_another_variant_stops_its_variant_until_a_good_one_is
     until(client, BOARD, lambda r: r.status_code == 200, right)
     until(client, BATCH, lambda r: r.status_code == 200, batch_right, method="POST")
     assert [v["name"] for v in client.get("/api/v1/variants").json()["variants"]] == ["3x3"]
+
+
+def test_a_server_database_is_watched_by_its_digest(pg_url, solved):
+    import psycopg
+
+    from ttt_solver.build import build
+    from ttt_solver.variant import Variant
+
+    build(pg_url, Variant.parse("3x3"), tables=solved("3x3"))
+    with TestClient(create_app({"3x3": open_variant(pg_url)}, check_interval=0)) as client:
+        right = client.get(BOARD).json()
+        with psycopg.connect(pg_url) as conn:  # the meta table now names another content
+            conn.execute(
+                "UPDATE meta SET value = CASE WHEN value LIKE '0%' THEN '1' ELSE '0' END || substr(value, 2)"
+                " WHERE key = 'digest'"
+            )
+        refused = until(client, BATCH, lambda r: r.status_code != 200, {"results": [right_row(right)]}, "POST")
+        assert refused.status_code == 503 and "the content digest does not match" in refused.json()["error"]
+        assert "rebuild it with: ttt-lookup build --variant 3x3 --db postgresql://" in refused.json()["error"]
+
+
+def right_row(position: dict) -> dict:
+    """The batch row of a position, from its ``analyze`` object (its perfect line starts with the best move)."""
+    best = position["line"][0] if position["line"] else None
+    return {
+        "board": position["board"],
+        "value": position["value"],
+        "remoteness": position["remoteness"],
+        "best_move": best,
+    }
