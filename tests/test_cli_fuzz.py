@@ -118,12 +118,11 @@ def world(tmp_path_factory: pytest.TempPathFactory, variant_db: Callable[[str], 
         "{new}": str(root / "new.sqlite"),
         "{tmp}": str(root),
     }
-    import uvicorn
-
     before = _listing(CHECKOUT_DATA)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("ttt_solver.paths.data_folder", lambda: str(data))
-        patch.setattr(uvicorn, "run", lambda *args, **kwargs: None)  # serve: parse and open, never listen
+        # serve: parse, bind and open, never serve
+        patch.setattr("ttt_solver.web.server.Server.serve_forever", lambda _self: None)
         patch.chdir(work)
         patch.delenv("TTT_DB", raising=False)
         yield World(root, paths, CliRunner(env={"TTT_DB": None, "NO_COLOR": None, "TERM": "dumb"}))

@@ -10,6 +10,7 @@ below are click's, with their messages (``Invalid value for '--games': 0 is not 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import click
@@ -100,3 +101,21 @@ class FileName(click.Path):
 
 
 SEED = Whole(0, 2**63 - 1)  # what every seed option takes (numpy's generators need >= 0)
+
+
+_SIZE = re.compile(r"(\d+)\s*([kmgt]?)(i?b)?", re.IGNORECASE)
+
+
+class Size(click.ParamType):  # type: ignore[type-arg]
+    """A number of bytes: ``65536``, ``64K``, ``64M``, ``1G`` (powers of 1,024)."""
+
+    name = "SIZE"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, int):
+            return value
+        found = _SIZE.fullmatch(str(value).strip())
+        if found is None:
+            raise BadValue(value, "expected a size in bytes, or a number with K, M, G or T (e.g. 64M)", param, ctx)
+        number, unit = int(found.group(1)), found.group(2).lower()
+        return number << {"": 0, "k": 10, "m": 20, "g": 30, "t": 40}[unit]

@@ -70,7 +70,9 @@ class VariantOut(BaseModel):
     k: int = Field(description="How many in a row win (or lose, in misère)")
     misere: bool
     cells: int
-    meta: dict[str, str] = Field(description="The database's meta table (digest, positions, built_at, ...)")
+    meta: dict[str, str | int] = Field(
+        description="The database's meta table (digest, positions, built_at, ...): whole numbers as numbers"
+    )
     stats: dict[str, Any] = Field(description="What `ttt-lookup stats --json` prints")
 
 
