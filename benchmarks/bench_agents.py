@@ -26,7 +26,7 @@ from copy import deepcopy
 import numpy as np
 
 from ttt_solver.game import board as rules
-from ttt_solver.oracle import Oracle
+from ttt_solver.lookup.oracle import Oracle
 from ttt_solver.players.agents import make_agent
 from ttt_solver.players.arena import compare_exact, compare_sampled
 from ttt_solver.players.tournament import round_robin, unfinished_boards

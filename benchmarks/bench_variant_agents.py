@@ -20,7 +20,7 @@ import numpy as np
 
 from ttt_solver.game import board as rules
 from ttt_solver.game.variant import Variant
-from ttt_solver.oracle import Oracle
+from ttt_solver.lookup.oracle import Oracle
 from ttt_solver.players.agents import make_agent
 from ttt_solver.players.arena import compare_exact, compare_sampled
 from ttt_solver.players.tournament import DEFAULT_AGENTS, run

@@ -51,7 +51,9 @@ class Param:
         if self.kind == "real" and isinstance(value, (int, float)) and math.isfinite(value):
             return float(value)
         expected = "an integer" if self.kind == "int" else "a number"
-        raise QueryError(f"invalid --param {self.name}={text!r} for query {query!r}: expected {expected}")
+        raise QueryError(
+            f"invalid --param {f'{self.name}={text}'!r}: query {query!r} expects {expected} for {self.name}"
+        )
 
 
 @dataclass(frozen=True)
@@ -98,8 +100,13 @@ class NamedQuery:
         """The parameters to bind: defaults overridden by ``given`` (text, coerced to numbers)."""
         unknown = [key for key in given if key not in self.params]
         if unknown:
+            from ..suggest import did_you_mean
+
             takes = ", ".join(self.params) or "no parameters"
-            raise QueryError(f"unknown parameter {unknown[0]!r} for query {self.name!r} (it takes: {takes})")
+            hint = did_you_mean(unknown[0], self.params)
+            raise QueryError(
+                f"unknown parameter {unknown[0]!r} for query {self.name!r}{f': {hint}' if hint else ''} (it takes: {takes})"
+            )
         missing = [p.name for p in self.params.values() if p.required and p.name not in given]
         if missing:
             raise QueryError(f"query {self.name!r} needs parameter {missing[0]!r}: pass --param {missing[0]}=VALUE")
@@ -130,8 +137,12 @@ def get(name: str) -> NamedQuery:
     """The named query; raise QueryError if there is none."""
     from importlib.resources import files
 
-    if name not in names():
-        raise QueryError(f"unknown query {name!r}: see ttt-lookup query --list")
+    known = names()
+    if name not in known:
+        from ..suggest import did_you_mean
+
+        hint, listed = did_you_mean(name, known), "ttt-lookup query --list"
+        raise QueryError(f"unknown query {name!r}: {f'{hint} (see {listed})' if hint else f'see {listed}'}")
     return NamedQuery.from_text(name, files(__name__).joinpath(f"{name}.sql").read_text(encoding="utf-8"))
 
 

@@ -15,7 +15,7 @@ import pytest
 from ttt_solver.errors import GameOverError, InvalidAgentError, InvalidBoardError, NotEnumerableError
 from ttt_solver.game import board as rules
 from ttt_solver.game.variant import Variant
-from ttt_solver.oracle import Oracle
+from ttt_solver.lookup.oracle import Oracle
 from ttt_solver.players.agents import AGENT_NAMES, Agent, make_agent
 from ttt_solver.players.tournament import unfinished_boards
 from ttt_solver.solver.reference import solve

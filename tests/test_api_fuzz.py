@@ -27,7 +27,7 @@ from ttt_solver.errors import GameOverError, InvalidArgumentError, InvalidBoardE
 from ttt_solver.game import board as rules
 from ttt_solver.game.board import Board
 from ttt_solver.game.variant import Variant
-from ttt_solver.oracle import Oracle
+from ttt_solver.lookup.oracle import Oracle
 
 VARIANTS = ("3x3", "3x3-misere", "2x3")
 ORACLES = ("3x3", "3x3 lazy", "3x3-misere", "2x3")  # "lazy": every lookup reads and proves its rows
@@ -172,8 +172,8 @@ def board_likes(draw: st.DrawFn, name: str) -> Any:
 
 BOARD_LIKES = {name: board_likes(name) for name in VARIANTS}
 oracle_names = st.sampled_from(ORACLES)
-LOOKUPS = ("value", "remoteness", "best_moves", "best_move", "moves", "line", "probe")
-GETS = ("get_value", "get_remoteness", "get_best_moves", "get_best_move")
+LOOKUPS = ("value", "remoteness", "best_moves", "preferred_moves", "best_move", "moves", "line", "probe")
+GETS = ("get_value", "get_remoteness", "get_best_moves", "get_preferred_moves", "get_best_move")
 lookup_methods = st.sampled_from(LOOKUPS + GETS)
 
 
@@ -378,6 +378,8 @@ def check_answer(method: str, answer: Any, board: str, name: str, rng: Any) -> N
         assert answer == plies and type(answer) is int
     elif method == "best_moves":
         assert answer == sorted(cell for cell, (v, _) in moves.items() if v == value)
+    elif method == "preferred_moves":
+        assert answer == sorted(preferred(board, name))
     elif method == "best_move":
         assert answer in preferred(board, name) and type(answer) is int
         assert rng is not None or answer == min(preferred(board, name))
@@ -393,7 +395,7 @@ def check_answer(method: str, answer: Any, board: str, name: str, rng: Any) -> N
         assert not truth(board, name)[2]
     else:
         assert answer.board == board and (answer.value, answer.remoteness) == (value, plies)
-        assert set(answer.preferred) == preferred(board, name)
+        assert set(answer.preferred) == preferred(board, name) and answer.preferred_moves == answer.preferred
 
 
 def check_batch(oracle: Oracle, name: str, method: str, boards: Any, rng: Any) -> None:

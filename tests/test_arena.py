@@ -12,7 +12,7 @@ import pytest
 from ttt_solver.errors import InvalidBoardError, NotEnumerableError
 from ttt_solver.game import board as rules
 from ttt_solver.game.variant import STANDARD, Variant
-from ttt_solver.oracle import Oracle
+from ttt_solver.lookup.oracle import Oracle
 from ttt_solver.players.agents import make_agent
 from ttt_solver.players.agents.base import Agent, Policy
 from ttt_solver.players.arena import (

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from ttt_solver import __version__
 from ttt_solver.cli import COMMAND_MODULES, cli
+from ttt_solver.game.variant import Variant
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -61,6 +62,7 @@ def test_analyze_json_corner_then_centre(run):
         "outcome": "draw",
         "remoteness": 7,
         "best_moves": [1, 2, 3, 5, 6, 7, 8],
+        "preferred_moves": [1, 2, 3, 5, 6, 7, 8],
         "moves": [{"cell": cell, "value": 0, "remoteness": 7} for cell in (1, 2, 3, 5, 6, 7, 8)],
         "line": [1, 2, 6, 3, 5, 7, 8],
     }
@@ -68,7 +70,9 @@ def test_analyze_json_corner_then_centre(run):
 
 def test_analyze_json_empty_board(run):
     data = json.loads(run("analyze", ".........", "--json").stdout)
-    assert list(data) == ["board", "to_move", "value", "outcome", "remoteness", "best_moves", "moves", "line"]
+    assert list(data) == [
+        "board", "to_move", "value", "outcome", "remoteness", "best_moves", "preferred_moves", "moves", "line",
+    ]  # fmt: skip
     assert (data["board"], data["to_move"], data["value"], data["outcome"], data["remoteness"]) == (
         ".........",
         "X",
@@ -90,6 +94,7 @@ def test_analyze_json_win_lists_moves_best_first(run):
         [2],
         [2],
     )
+    assert data["preferred_moves"] == [2]
     assert [(m["cell"], m["value"], m["remoteness"]) for m in data["moves"]] == [
         (2, 1, 1),
         (5, 0, 5),
@@ -108,6 +113,7 @@ def test_analyze_json_won_board(run):
         "outcome": "loss",
         "remoteness": 0,
         "best_moves": [],
+        "preferred_moves": [],
         "moves": [],
         "line": [],
         "winner": "X",
@@ -123,6 +129,7 @@ def test_analyze_json_drawn_full_board(run):
         "outcome": "draw",
         "remoteness": 0,
         "best_moves": [],
+        "preferred_moves": [],
         "moves": [],
         "line": [],
         "winner": None,
@@ -149,11 +156,40 @@ X...O....: X to move at ply 2, a draw, 7 plies to the end
   D7 | D7 | D7
 
 (each empty cell: W/D/L for X after moving there, then plies to the end)
-best moves:  1 2 3 5 6 7 8
+best moves:  1 2 3 5 6 7 8  (keep the value: a draw)
+preferred:   1 2 3 5 6 7 8  (value, then remoteness)
 moves:       1:D7  2:D7  3:D7  5:D7  6:D7  7:D7  8:D7
 line:        X1 O2 X6 O3 X5 O7 X8
 """
     )
+
+
+def test_analyze_names_both_sets_of_moves(variant_db):
+    """On 3x4k3 after X0 every move keeps the loss (the best moves), but only 5 loses slowest
+    (the preferred move, which best, the line and the perfect player take)."""
+    args = ["analyze", "--moves", "0", "--db", str(variant_db("3x4k3"))]
+    data = json.loads(CliRunner().invoke(cli, [*args, "--json"]).stdout)
+    assert (data["value"], data["best_moves"], data["preferred_moves"], data["line"][0]) == (
+        -1,
+        [*range(1, 12)],
+        [5],
+        5,
+    )
+    lines = CliRunner().invoke(cli, args).stdout.splitlines()
+    assert lines[9:11] == [
+        "best moves:  1 2 3 4 5 6 7 8 9 10 11  (keep the value: a loss)",
+        "preferred:   5  (value, then remoteness: loses slowest)",
+    ]
+    best = CliRunner().invoke(cli, ["best", *args[1:]])
+    assert best.stdout == "5\n"
+
+
+def test_analyze_names_the_fastest_win(run):
+    lines = run("analyze", ".....XOOX").stdout.splitlines()  # X wins at 2 at once, or later by 0, 1, 3, 4
+    assert [line for line in lines if line.startswith(("best moves:", "preferred:"))] == [
+        "best moves:  0 1 2 3 4  (keep the value: a win)",
+        "preferred:   2  (value, then remoteness: wins fastest)",
+    ]
 
 
 def test_analyze_human_output_mixed_results(run):
@@ -314,6 +350,30 @@ def test_wrong_variant_db(run):
     assert result.stderr.startswith("Error: database ") and "holds variant '3x3', not '4x4'" in result.stderr
 
 
+@pytest.mark.parametrize(("variant", "board"), [("3x3", "X...O...."), ("2x3", "X....O")])
+def test_a_lookup_that_builds_the_default_database_says_so_in_one_line(tmp_path, monkeypatch, variant, board):
+    from ttt_solver import paths
+
+    monkeypatch.setattr(paths, "data_folder", lambda: str(tmp_path))
+    runner = CliRunner(env={"TTT_DB": None})
+    first = runner.invoke(cli, ["analyze", board, "--variant", variant])
+    built = paths.database_file(Variant.parse(variant))
+    assert first.exit_code == 0 and first.stdout.startswith(f"{board}: ")
+    assert first.stderr == f"ttt-lookup: building the {variant} database at {built} (first use; a moment)\n"
+    again = runner.invoke(cli, ["analyze", board, "--variant", variant])
+    assert (again.stdout, again.stderr) == (first.stdout, "")
+
+
+def test_the_build_command_keeps_its_whole_progress(tmp_path):
+    result = CliRunner().invoke(cli, ["build", "--db", str(tmp_path / "t.sqlite")])
+    assert result.exit_code == 0
+    lines = result.stderr.splitlines()
+    assert [line for line in lines if line.startswith("3x3: ply ")] == [
+        f"3x3: ply {ply}: {count:,} positions" for ply, count in enumerate((1, 3, 12, 38, 108, 174, 204, 153, 57, 15))
+    ]
+    assert "writing rows" in lines
+
+
 # -- query ------------------------------------------------------------------------------------
 def test_query_list(run):
     result = run("query", "--list", db=None)
@@ -364,7 +424,7 @@ def test_unknown_query_param(run):
     assert_error(
         run("query", "traps", "--param", "min_lose=2"),
         2,
-        "unknown parameter 'min_lose' for query 'traps' (it takes: min_losing)",
+        "unknown parameter 'min_lose' for query 'traps': did you mean 'min_losing'? (it takes: min_losing)",
     )
 
 
@@ -420,12 +480,16 @@ def test_stats_human(run):
 
 
 # -- play -------------------------------------------------------------------------------------
+PROMPT = "Your move (a free cell 0-8; h hint, u undo, q quit): "
+OVER = "Game over (r play again, u undo, q quit): "
+
+
 def test_play_a_lost_game(run):
-    result = run("play", "--as", "O", "--seed", "2", input="4\n8\n")
+    result = run("play", "--as", "O", "--seed", "2", input="4\n8\nq\n")
     assert result.exit_code == 0
     assert (
         result.output
-        == """\
+        == f"""\
 You are O; the computer plays perfectly.
 The computer plays 0.
 
@@ -434,7 +498,7 @@ X | 1 | 2
 3 | 4 | 5
 --+---+--
 6 | 7 | 8
-Your move (a free cell 0-8, q to quit): 4
+{PROMPT}4
 The computer plays 3.
 
 X | 1 | 2
@@ -442,7 +506,7 @@ X | 1 | 2
 X | O | 5
 --+---+--
 6 | 7 | 8
-Your move (a free cell 0-8, q to quit): 8
+{PROMPT}8
 The computer plays 6.
 
 X | . | .
@@ -451,6 +515,8 @@ X | O | .
 --+---+--
 X | . | O
 The computer wins.
+The game: X0 O4 X3 O8 X6
+{OVER}q
 """
     )
 
@@ -460,24 +526,60 @@ def test_play_reprompts_on_bad_input_and_quits(run):
     assert result.exit_code == 0
     lines = result.output.splitlines()
     assert lines[7:11] == [
-        "Your move (a free cell 0-8, q to quit): 9",
-        "'9' is not a free cell; choose one of 0 1 2 3 4 5 6 7 8, or q to quit.",
-        "Your move (a free cell 0-8, q to quit): b2",
-        "'b2' is not a free cell; choose one of 0 1 2 3 4 5 6 7 8, or q to quit.",
+        f"{PROMPT}9",
+        "'9' is not a free cell; choose one of 0 1 2 3 4 5 6 7 8 (h hint, u undo, q quit).",
+        f"{PROMPT}b2",
+        "'b2' is not a free cell; choose one of 0 1 2 3 4 5 6 7 8 (h hint, u undo, q quit).",
     ]
-    assert lines[-3:] == ["6 | 7 | 8", "Your move (a free cell 0-8, q to quit): q", "You quit."]
+    assert lines[-3:] == ["6 | 7 | 8", f"{PROMPT}q", "You quit."]
     assert "The computer plays 4." in lines  # the only reply to a corner that holds the draw
 
 
 def test_play_against_a_random_opponent_can_be_won(run):
     result = run("play", "--skill", "0", "--seed", "3", input="0\n1\n2\n")
     assert result.exit_code == 0
-    assert result.output.splitlines()[-1] == "You win!"
+    assert result.output.splitlines()[-3:] == ["You win!", "The game: X0 O3 X1 O7 X2", OVER]  # then the input ends
 
 
 def test_play_rejects_a_taken_cell(run):
     result = run("play", "--as", "O", "--seed", "2", input="0\nq\n")
-    assert "'0' is not a free cell; choose one of 1 2 3 4 5 6 7 8, or q to quit." in result.output
+    assert "'0' is not a free cell; choose one of 1 2 3 4 5 6 7 8 (h hint, u undo, q quit)." in result.output
+
+
+def test_play_hint_names_the_best_and_the_preferred_moves(run, variant_db):
+    lines = run("play", "--as", "O", "--seed", "2", input="h\nq\n").output.splitlines()
+    assert lines[lines.index(f"{PROMPT}h") + 1 :][:2] == [
+        "best moves:  4  (keep the value: a draw)",  # after a corner only the centre holds the draw
+        "preferred:   4  (value, then remoteness)",
+    ]
+    # Elsewhere the hint is what analyze says of the position: here 3x4k3 after X1.
+    db = str(variant_db("3x4k3"))
+    game = CliRunner().invoke(cli, ["play", "--as", "O", "--db", db, "--seed", "1"], input="h\nq\n").output
+    assert "The computer plays 1." in game
+    analysis = CliRunner().invoke(cli, ["analyze", "--moves", "1", "--db", db]).stdout
+    hint = [line for line in game.splitlines() if line.startswith(("best moves:", "preferred:"))]
+    assert hint == [line for line in analysis.splitlines() if line.startswith(("best moves:", "preferred:"))]
+    assert len(hint) == 2
+
+
+def test_play_undo_takes_back_your_move_and_the_reply(run):
+    result = run("play", "--as", "O", "--seed", "2", input="u\n4\nu\n8\nq\n")
+    lines = result.output.splitlines()
+    assert "Nothing to undo: you have not moved yet." in lines
+    at = lines.index("Took back your last move.")
+    assert lines[at - 6 : at - 1] == ["X | 1 | 2", "--+---+--", "X | O | 5", "--+---+--", "6 | 7 | 8"]
+    assert lines[at + 2 : at + 7] == ["X | 1 | 2", "--+---+--", "3 | 4 | 5", "--+---+--", "6 | 7 | 8"]
+    assert lines[at + 7] == f"{PROMPT}8"  # the same position again, another move
+
+
+def test_a_finished_game_offers_to_play_again_or_take_back(run):
+    result = run("play", "--skill", "0", "--seed", "3", input="0\n1\n2\nx\nu\n4\nq\n")
+    lines = result.output.splitlines()
+    assert lines[lines.index("You win!") + 2 :][:3] == [f"{OVER}x", "'x' is not one of r, u or q.", f"{OVER}u"]
+    assert "Took back your last move." in lines and lines[-1] == "You quit."
+    again = run("play", "--skill", "0", "--seed", "3", input="0\n1\n2\nr\nq\n").output.splitlines()
+    assert again[again.index(f"{OVER}r") + 1 :][:3] == ["", "A new game.", ""]
+    assert again[-1] == "You quit."
 
 
 def test_play_skill_out_of_range(run):
@@ -581,8 +683,53 @@ json_data = st.recursive(
 )
 
 
+def _holds_containers(value: object) -> bool:
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return any(isinstance(item, (list, dict)) for item in items)
+
+
 @given(json_data)
-def test_the_json_writer_writes_what_json_dumps_writes(data):
+def test_the_json_writer_is_read_back_by_json_and_keeps_flat_arrays_on_one_line(data):
     from ttt_solver.cli.output import dumps
 
-    assert dumps(data) == json.dumps(data, indent=2)
+    written = dumps(data)
+    assert json.loads(written) == data
+    texts = isinstance(data, list) and any(isinstance(item, str) for item in data)
+    if not _holds_containers(data) and not (texts and len(json.dumps(data)) > 96):
+        assert written == json.dumps(data)  # a scalar, or an array or object of scalars: one line
+        return
+    lines = written.splitlines()
+    assert lines[0] in ("[", "{") and lines[-1] in ("]", "}")
+    for line in lines[1:-1]:  # one item a line: a bracket that opens or closes, or one flat value
+        item = line.strip().removesuffix(",")
+        if item in ("[", "{", "]", "}") or item.endswith((": [", ": {")):
+            continue
+        try:
+            value = json.loads(item)
+        except ValueError:  # an object's member, "key": value
+            _key, end = json.JSONDecoder().raw_decode(item)
+            assert item[end : end + 2] == ": ", line
+            value = json.loads(item[end + 2 :])
+        assert not _holds_containers(value), line
+
+
+def test_analyze_json_is_compact(run):
+    """A 3x3 analysis on one screen: lists of cells on one line, each move on its own line."""
+    assert run("analyze", "X...O....", "--json").stdout == (
+        "{\n"
+        '  "board": "X...O....",\n'
+        '  "to_move": "X",\n'
+        '  "value": 0,\n'
+        '  "outcome": "draw",\n'
+        '  "remoteness": 7,\n'
+        '  "best_moves": [1, 2, 3, 5, 6, 7, 8],\n'
+        '  "preferred_moves": [1, 2, 3, 5, 6, 7, 8],\n'
+        '  "moves": [\n'
+        + "".join(
+            f'    {{"cell": {c}, "value": 0, "remoteness": 7}}{"," if c != 8 else ""}\n' for c in (1, 2, 3, 5, 6, 7, 8)
+        )
+        + "  ],\n"
+        '  "line": [1, 2, 6, 3, 5, 7, 8]\n'
+        "}\n"
+    )
+    assert len(run("analyze", ".........", "--json").stdout.splitlines()) == 21  # 8 keys, 9 moves, 4 brackets

@@ -84,8 +84,8 @@ def test_compare_with_perfect_reads_the_database(db):
         (["compare", "think1", "foo"], "Error: invalid agent 'foo': unknown agent; valid agents: random, think1,"),
         (["compare", "nstep:0", "random"], "Error: invalid agent 'nstep:0': nstep depth must be a positive integer"),
         (["compare", "mc:10", "random", "--exact"], "Error: agent 'mc:10' cannot be enumerated"),
-        (["compare", "think1", "random", "--exact", "--games", "10"], "Error: --games only apply to sampled runs"),
-        (["compare", "think1", "random", "--exact", "--seed", "1"], "Error: --seed only apply to sampled runs"),
+        (["compare", "think1", "random", "--exact", "--games", "10"], "Error: --games only applies to sampled runs"),
+        (["compare", "think1", "random", "--exact", "--seed", "1"], "Error: --seed only applies to sampled runs"),
         (["tournament", "--agents", "random,mc:10", "--exact"], "Error: agent 'mc:10' cannot be enumerated"),
         (["tournament", "--agents", "random,bogus"], "Error: invalid agent 'bogus'"),
         (["tournament", "--agents", "random,random", "--exact"], "Error: each agent may play once"),
@@ -103,7 +103,7 @@ def test_bad_input_is_one_error_line_and_exit_2(args, message, db):
 def test_bad_games_count_is_a_usage_error():
     result = run("compare", "think1", "random", "--games", "0")
     assert result.exit_code == 2
-    assert "Invalid value for '--games'" in result.stderr
+    assert result.stderr == "Error: invalid --games '0': expected a whole number from 1 to 10,000,000\n"
 
 
 def test_tournament_exact_json(db):

@@ -118,12 +118,11 @@ def world(tmp_path_factory: pytest.TempPathFactory, variant_db: Callable[[str], 
         "{new}": str(root / "new.sqlite"),
         "{tmp}": str(root),
     }
-    import uvicorn
-
     before = _listing(CHECKOUT_DATA)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("ttt_solver.paths.data_folder", lambda: str(data))
-        patch.setattr(uvicorn, "run", lambda *args, **kwargs: None)  # serve: parse and open, never listen
+        # serve: parse, bind and open, never serve
+        patch.setattr("ttt_solver.web.server.Server.serve_forever", lambda _self: None)
         patch.chdir(work)
         patch.delenv("TTT_DB", raising=False)
         yield World(root, paths, CliRunner(env={"TTT_DB": None, "NO_COLOR": None, "TERM": "dumb"}))
@@ -167,6 +166,7 @@ QUERIES = {  # name -> parameters it takes, valid
 QUERY_NAMES_BAD = ("", "trap", "TRAPS", "only_moves.sql", "../opening", "__init__", "queries")
 SCRIPTS = (
     "4\n", "0\n1\n2\n3\n4\n5\n6\n7\n8\n", "q\n", "quit\n", "", "\n", "9\nb2\n0\nq\n", " 4 \n4.0\n-1\n", "0\n0\n0\n",
+    "h\n4\nu\nu\nh\n0\n", "0\n1\n2\n3\n4\n5\n6\n7\n8\nu\nr\nh\n4\nr\nq\n", "0\n1\n2\n3\n4\n5\n6\n7\n8\nx\nr\n",
 )  # fmt: skip
 
 
@@ -246,7 +246,13 @@ def _templates() -> dict[str, list[tuple[str, ...]]]:
         for target in [(), *(("--db", db) for db in BUILD_TARGETS)]
         for extra in [(), ("--quiet",), ("--force", "-q"), ("--json",), ("--force", "--json")]
     ]
-    found["verify"] = [("verify", *where, *json_) for name in TINY for where in _where(name) for json_ in flags]
+    found["verify"] = [
+        ("verify", *where, *json_, *quiet)
+        for name in TINY
+        for where in _where(name)
+        for json_ in flags
+        for quiet in [(), ("-q",)]
+    ]
     serving = [
         ("--db", "{db:1x3}"),
         ("--variant", "2x3"),
@@ -261,10 +267,11 @@ def _templates() -> dict[str, list[tuple[str, ...]]]:
         for limit in [(), ("--time-limit", "0.5"), ("--cache-size", "0")]
     ]
     # Not tournament: with its --help dropped it plays every default agent 1,000 times against every other.
-    commands = ("analyze", "best", "play", "stats", "query", "compare", "build", "verify", "serve")
+    commands = ("analyze", "best", "play", "stats", "query", "compare", "build", "verify", "serve", "help")
     found["other"] = [
         (), ("--help",), ("-h",), ("--version",), ("--no-color",), ("--color", "stats", "--variant", "1x3"),
-        *((command, "--help") for command in commands),
+        *((command, "--help") for command in commands), ("help",), *(("help", command) for command in commands),
+        ("help", "anlyze"), ("anlyze", "X...O...."), ("analyse", "--moves", "4"), ("ANALYZE",), ("help", "nope"),
     ]  # fmt: skip
     return found
 
@@ -308,6 +315,7 @@ POOLS: dict[str, st.SearchStrategy[str]] = {
     ),
     "--plot": st.sampled_from(["", ".png", "{tmp}/no-such-folder/chart.png", "chart.xyz", "{folder}", "chart"]),
     "query": st.one_of(st.sampled_from(QUERY_NAMES_BAD), garbage),
+    "command": st.one_of(st.sampled_from(("anlyze", "analyse", "HELP", "help", "verif", "")), garbage),
     "anything": garbage,
 }
 VALUE_KIND = {
@@ -343,6 +351,8 @@ def pool_for(args: list[str], where: int) -> str | None:
         return "agent"
     if args[0] == "query":
         return "query"
+    if args[0] == "help":
+        return "command"
     return None
 
 
@@ -369,7 +379,7 @@ def command_lines(draw: st.DrawFn) -> tuple[list[str], str | None]:
 # What the player types: a script of moves, or anything at all (stdin is text: no lone surrogates).
 typed = st.one_of(
     st.sampled_from(SCRIPTS),
-    st.text(alphabet="012345678910q \n-", max_size=30),
+    st.text(alphabet="012345678910qhur \n-", max_size=30),
     st.text(st.characters(codec="utf-8", exclude_characters="\x00"), max_size=20),
 )
 COMMANDS = command_lines()

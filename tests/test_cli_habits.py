@@ -49,7 +49,7 @@ def test_every_command_that_prints_data_has_json():
         command = cli.get_command(click.Context(cli), name)
         assert command is not None
         flags = {opt for param in command.params for opt in param.opts}
-        assert name in ("play", "serve") or "--json" in flags, name  # a game and a server print no data
+        assert name in ("play", "serve", "help") or "--json" in flags, name  # a game, a server, help: no data
 
 
 # -- colour: only on a terminal (CliRunner's color=True stands for one) --------------------------

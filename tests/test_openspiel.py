@@ -169,7 +169,7 @@ def test_the_policy_of_perfect_p_mixes_in_every_legal_move(db_path):
     [
         ("connect_four", "PerfectBot cannot play connect_four(): it plays tic_tac_toe, mnk,"),
         ("mnk", "PerfectBot cannot play mnk(): the database holds boards of up to 20 cells, not 225"),
-        ("mnk(m=3,n=3,k=4)", "invalid variant '3x3k4': k must be from 3 to 3"),
+        ("mnk(m=3,n=3,k=4)", "invalid variant '3x3k4': on a 3x3 board k must be 3, not 4"),
     ],
 )
 def test_games_it_cannot_play_are_one_clear_error(spec, message):

@@ -35,9 +35,11 @@ def test_every_legal_board_against_an_independent_minimax(oracle):
         assert (oracle.value(text), oracle.remoteness(text)) == (value, remoteness), text
         assert oracle.best_moves(text) == sorted(c for c, (v, _) in moves.items() if v == value), text
         assert {m.cell: (m.value, m.remoteness) for m in oracle.moves(text)} == moves, text
+        fastest = min((rank(v, r) for v, r in moves.values()), default=None)
+        preferred = sorted(c for c, (v, r) in moves.items() if rank(v, r) == fastest)
+        assert oracle.preferred_moves(text) == preferred == list(oracle.probe(text).preferred_moves), text
         if moves:
-            fastest = min(rank(v, r) for v, r in moves.values())
-            assert oracle.best_move(text) == min(c for c, (v, r) in moves.items() if rank(v, r) == fastest)
+            assert oracle.best_move(text) == preferred[0]
 
 
 def test_moves_are_listed_best_first(oracle):
@@ -80,6 +82,7 @@ def test_illegal_boards_raise_and_the_get_forms_return_the_default(oracle, bad):
     assert oracle.get_value(bad) is None
     assert oracle.get_remoteness(bad, default=-9) == -9
     assert oracle.get_best_moves(bad, default=[]) == []
+    assert oracle.get_preferred_moves(bad, default=[]) == []
     assert oracle.get_best_move(bad, default=-1) == -1
 
 
@@ -87,6 +90,7 @@ def test_get_forms_answer_legal_boards(oracle):
     assert oracle.get_value("X...O....") == 0 and oracle.get_remoteness("X...O....") == 7
     assert oracle.get_best_move("XXXOO....", default="over") == "over"
     assert oracle.get_best_move("XX.OO....") == 2
+    assert oracle.get_preferred_moves("XX.O.O...") == [2]  # X wins at 2 at once (at 4 it would only block)
 
 
 def test_a_board_of_another_variant_is_rejected(oracle):

@@ -12,7 +12,7 @@ import pytest
 from ttt_solver import queries
 from ttt_solver.game import board as rules
 from ttt_solver.game.symmetry import canonical_text
-from ttt_solver.oracle import Oracle
+from ttt_solver.lookup.oracle import Oracle
 from ttt_solver.store import Target
 from ttt_solver.store.reader import Reader
 
@@ -86,10 +86,10 @@ def test_every_query_answers_every_variant_or_says_it_cannot(variant_db, name):
 @pytest.mark.parametrize(
     "name, given, message",
     [
-        ("traps", {"min_losing": "abc"}, "expected an integer"),
-        ("traps", {"min_losing": "99999999999999999999999"}, "expected an integer"),
-        ("longest_wins", {"limit": "1.5"}, "expected an integer"),
-        ("positions_at_ply", {"ply": "x"}, "expected an integer"),
+        ("traps", {"min_losing": "abc"}, "expects an integer"),
+        ("traps", {"min_losing": "99999999999999999999999"}, "expects an integer"),
+        ("longest_wins", {"limit": "1.5"}, "expects an integer"),
+        ("positions_at_ply", {"ply": "x"}, "expects an integer"),
     ],
 )
 def test_params_of_the_wrong_type_are_refused(name, given, message):

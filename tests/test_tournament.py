@@ -7,7 +7,7 @@ import pytest
 from ttt_solver.errors import InvalidAgentError, NotEnumerableError
 from ttt_solver.game import board as rules
 from ttt_solver.game.variant import STANDARD
-from ttt_solver.oracle import Oracle
+from ttt_solver.lookup.oracle import Oracle
 from ttt_solver.players.agents import make_agent
 from ttt_solver.players.tournament import DEFAULT_AGENTS, accuracy, round_robin, run, unfinished_boards
 from ttt_solver.solver.reference import solve

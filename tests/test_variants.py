@@ -232,7 +232,10 @@ def test_the_default_path_of_a_variant(tmp_path, monkeypatch):
     "name, message",
     [
         ("5x5", "Error: invalid variant '5x5': the board must have 1 to 20 cells"),
-        ("4x4k5", "Error: invalid variant '4x4k5': k must be from 3 to 4"),
+        (
+            "4x4k5",
+            "Error: invalid variant '4x4k5': on a 4x4 board k must be 3 or 4, not 5 (k runs from 3 to the longer side)",
+        ),
         ("4by4", "Error: invalid variant '4by4': expected RxC with optional kK and -misere"),
     ],
 )

@@ -60,6 +60,9 @@ def expected(oracle: Oracle, board: str) -> dict:
         "outcome": OUTCOMES[position.value],
         "remoteness": position.remoteness,
         "best_moves": sorted(m.cell for m in position.moves if m.value == position.value),
+        "preferred_moves": sorted(
+            m.cell for m in position.moves if (m.value, m.remoteness) == (position.value, position.remoteness)
+        ),
         "moves": [{"cell": m.cell, "value": m.value, "remoteness": m.remoteness} for m in position.moves],
         "line": line,
     }
@@ -195,9 +198,15 @@ def test_positions_carry_the_digest_as_etag_and_answer_304(client, served):
         ("/api/v1/3x3?moves=9", 400, "invalid move 9: cells are 0 to 8"),
         ("/api/v1/3x3?moves=a", 400, "invalid moves 'a': expected cell numbers separated by commas, e.g. 4,0,8"),
         ("/api/v1/3x3?moves=0,3,1,4,2,5", 400, "invalid move 5: the game on 'XXXOO....' is already over"),
-        ("/api/v1/3x3?board=" + "X" * 201, 422, "query.board: String should have at most 200 characters"),
+        ("/api/v1/3x3?board=" + "X" * 201, 422, "board: String should have at most 200 characters"),
+        (
+            "/api/v1/3x3?board=" + "X" * 201 + "&moves=" + "1" * 201,
+            422,
+            "board, moves: String should have at most 200 characters",
+        ),
+        ("/api/v1/3x3?board=X...O....&junk=" + "j" * 2100, 414, "the query string is too long: the limit is 2,048"),
         ("/api/v1/9x9?board=X", 404, "variant '9x9' is not served here; served: "),
-        ("/api/v1/9x9/batch", 405, "Method Not Allowed"),
+        ("/api/v1/9x9/batch", 405, "method GET is not allowed on '/api/v1/9x9/batch'; allowed: POST"),
         ("/nowhere", 404, "no such page '/nowhere': the API is under /api/v1, its documentation at /docs"),
     ],
 )
@@ -214,7 +223,15 @@ def test_error_paths(client, url, status, message):
         ({"boards": ["X...O....", "XXXXO...."]}, 400, "boards[1]: illegal board 'XXXXO....': wrong piece counts"),
         ({"boards": ["X...O....", "XO"]}, 400, "boards[1]: invalid board 'XO': expected 9 cells, got 2"),
         ({"boards": ["X" * 9] * 10_001}, 413, "boards: List should have at most 10000 items"),
-        ({"boards": [1, 2]}, 422, "boards.0: Input should be a valid string"),
+        ({"boards": [1, 2]}, 422, "boards[0], boards[1]: Input should be a valid string"),
+        (
+            {"boards": [1, "X........", None, 3, 4, 5, 6, 7], "more": True},
+            422,
+            (
+                "boards[0], boards[2], boards[3], boards[4], boards[5] and 2 more: Input should be a valid string;"
+                " more: Extra inputs are not permitted"
+            ),
+        ),
         ({"board": ["X........"]}, 422, "boards: Field required"),
         ({"boards": "X........"}, 422, "boards: Input should be a valid list"),
     ],

@@ -1,88 +1,37 @@
 """The explorer page in a real headless Chromium (Debian's package, driven by Playwright) against
-a uvicorn server on a free 127.0.0.1 port. Screenshots go to benchmarks/output/ (git-ignored)."""
+a uvicorn server on a free 127.0.0.1 port: loading, playing, the keyboard, the hint line, the
+address and what a bad address falls back to. (tests/test_web_page.py: the analysis beside the
+board.) Screenshots go to benchmarks/output/ (git-ignored)."""
 
 from __future__ import annotations
 
 import re
-import shutil
-from pathlib import Path
 
 import pytest
-from web_support import built_4x4, live_server, served_for
+from browser_support import (  # noqa: F401 - the *_fixture names are fixtures
+    CHROMIUM,
+    SHOTS,
+    base_url_fixture,
+    board_text,
+    browser_fixture,
+    cell,
+    db_4x4_fixture,
+    focused_cell,
+    page_fixture,
+    wait_for_ply,
+)
 
 from ttt_solver import Oracle
 from ttt_solver.game import board as rules
 
 pytest.importorskip("fastapi")
-sync_api = pytest.importorskip("playwright.sync_api")
-from ttt_solver.web.app import create_app
-
-CHROMIUM = shutil.which("chromium")
-SHOTS = Path(__file__).resolve().parent.parent / "benchmarks" / "output"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")
-
-
-@pytest.fixture(scope="module")
-def db_4x4_or_none(request):
-    return built_4x4(request)
-
-
-@pytest.fixture(scope="module")
-def base_url(db_path, db_4x4_or_none):
-    with live_server(create_app(served_for(db_path, db_4x4_or_none))) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1000, "height": 820})
-    page = context.new_page()
-    page.console_errors = []
-    page.on("console", lambda m: m.type == "error" and page.console_errors.append(m.text))
-    page.on("pageerror", lambda e: page.console_errors.append(str(e)))
-    yield page
-    context.close()
 
 
 @pytest.fixture(scope="module")
 def oracle(db_path):
     return Oracle.load(db_path)
-
-
-def cell(page, n):
-    return page.locator(f"#board .cell[data-cell='{n}']")
-
-
-def board_text(page) -> str:
-    """The board as the page shows it (X, O, or . for an empty cell)."""
-    marks = page.locator("#board .cell").evaluate_all(
-        "cells => cells.map(c => c.classList.contains('mark') ? c.textContent : '.')"
-    )
-    return "".join(marks)
-
-
-def wait_for_ply(page, ply):
-    page.wait_for_function(
-        "n => [...document.querySelectorAll('#board .cell.mark')].length === n && !document.querySelector('#status:empty')",
-        arg=ply,
-    )
 
 
 def test_the_page_loads_with_no_console_errors_and_shows_the_empty_board(page, base_url, oracle):
@@ -120,7 +69,10 @@ def test_hover_shows_value_and_remoteness(page, base_url):
     page.goto(base_url + "/?variant=3x3&moves=0,4")
     wait_for_ply(page, 2)
     cell(page, 8).hover()
-    assert page.locator("#detail").inner_text() == "Cell 8: X plays here, then a draw (7 plies to the end)"
+    assert (
+        page.locator("#detail").inner_text()
+        == "Cell 8: X plays here, then a draw (7 plies to the end); a preferred move"
+    )
     cell(page, 2).focus()
     assert page.locator("#detail").inner_text().startswith("Cell 2: X plays here")
 
@@ -224,19 +176,155 @@ def test_a_mid_game_3x3_screenshot(page, base_url):
 
 
 @pytest.mark.parametrize(
-    ("query", "message"),
+    ("query", "message", "ply"),
     [
-        ("board=XXXXXXXXX", "illegal board 'XXXXXXXXX': wrong piece counts"),
-        ("moves=4,4", "invalid move 4: cell 4 of '....X....' is taken"),
-        ("variant=9x9", "variant '9x9' is not served here"),
+        ("board=XXXXXXXXX", "illegal board 'XXXXXXXXX': wrong piece counts", 0),
+        ("variant=3x3&board=X..&moves=1", "invalid board 'X..': expected 9 cells, got 3", 0),
+        ("moves=4,4", "invalid move 4: cell 4 of '....X....' is taken", 1),  # the legal part is kept
+        ("moves=0,x", "invalid move", 1),
+        ("board=X...O....&moves=8,8", "move 8 is not legal on 'X...O...X'", 3),
+        ("variant=9x9", "variant '9x9' is not served here", 0),
+        ("variant=9x9&board=XXXXXXXXX&moves=4", "variant '9x9' is not served here", 0),
+        ("variant=%3Cb%3Ex%3C%2Fb%3E", "variant '<b>x</b>' is not served here", 0),
     ],
 )
-def test_an_illegal_url_position_shows_the_api_message(page, base_url, query, message):
+def test_a_bad_address_shows_the_message_above_a_working_page(page, base_url, query, message, ply):
     page.goto(f"{base_url}/?{query}")
     page.wait_for_selector("#error:not([hidden])")
+    wait_for_ply(page, ply)
     assert page.locator("#error").inner_text().startswith(message)
-    # only the refused request itself is logged, no script error
+    # a served variant's board, a working selector, Undo only when there is a move to take back
+    assert page.locator("#board .cell").count() == 9
+    assert page.locator("#variant").input_value() == "3x3"
+    assert "3x3" in page.locator("#variant option").all_inner_texts()[0]
+    assert page.locator("#undo").is_disabled() == (ply == 0)
+    assert "variant=3x3" in page.url  # the address names what is shown
+    free = board_text(page).index(".")
+    cell(page, free).click()
+    wait_for_ply(page, ply + 1)
+    assert page.locator("#error").is_hidden()  # a working move clears the message
+    page.click("#new")
+    wait_for_ply(page, 2 if "board=X...O...." in query else 0)  # New game keeps a legal start board
+    page.select_option("#variant", "3x3-misere")
+    page.wait_for_function("document.querySelector('#rules').textContent.startsWith('Misère')")
+    assert page.locator("#variant").input_value() == "3x3-misere" and board_text(page) == "." * 9
+    # only the refused requests themselves are logged, no script error
     assert all("Failed to load resource" in error for error in page.console_errors)
+
+
+def test_variant_names_in_the_address_ignore_case(page, base_url):
+    page.goto(f"{base_url}/?variant=3X3-Misere&moves=4")
+    wait_for_ply(page, 1)
+    assert page.locator("#variant").input_value() == "3x3-misere"
+    assert page.locator("#error").is_hidden() and "variant=3x3-misere" in page.url
+
+
+def test_keyboard_focus_stays_on_the_board_after_moves_undo_and_redo(page, base_url, oracle):
+    page.goto(base_url + "/?variant=3x3")
+    wait_for_ply(page, 0)
+    cell(page, 0).focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    wait_for_ply(page, 1)
+    assert focused_cell(page) == 1  # the cell just played
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    wait_for_ply(page, 2)
+    assert board_text(page) == ".X..O...." and focused_cell(page) == 4
+    page.keyboard.press("u")
+    wait_for_ply(page, 1)
+    assert focused_cell(page) == 4  # the cell taken back, free again
+    page.keyboard.press("r")
+    wait_for_ply(page, 2)
+    assert focused_cell(page) == 4
+    page.keyboard.press("ArrowLeft")  # the arrow keys still work
+    assert focused_cell(page) == 3
+    page.keyboard.press("n")
+    wait_for_ply(page, 0)
+    assert focused_cell(page) == 3
+    # a move chosen in the list: focus goes to the board, on the cell played
+    first = oracle.probe("." * 9).moves[0].cell
+    page.locator("#moves button.move").first.click()
+    wait_for_ply(page, 1)
+    assert focused_cell(page) == first
+
+
+def test_keyboard_focus_stays_on_the_board_through_the_computers_reply(page, base_url):
+    page.goto(base_url + "/?variant=3x3&play=O")
+    wait_for_ply(page, 0)
+    cell(page, 4).focus()
+    page.keyboard.press("Enter")
+    wait_for_ply(page, 2)  # X's move and the computer's reply
+    assert focused_cell(page) == 4
+    page.keyboard.press("ArrowUp")
+    assert focused_cell(page) == 1
+    page.keyboard.press("u")  # takes back the reply and the move
+    wait_for_ply(page, 0)
+    assert focused_cell(page) == 4
+
+
+def test_the_focus_ring_is_not_the_last_move_marker(page, base_url):
+    page.goto(base_url + "/?variant=3x3&moves=4")
+    wait_for_ply(page, 1)
+    cell(page, 4).focus()
+    page.keyboard.press("ArrowLeft")
+    assert page.evaluate("document.activeElement.matches(':focus-visible')")
+    style = """el => { const c = getComputedStyle(el);
+        return {outline: c.outlineStyle, width: parseFloat(c.outlineWidth), colour: c.outlineColor,
+                shadow: c.boxShadow, background: c.backgroundColor}; }"""
+    ring = cell(page, 3).evaluate(style)
+    last = cell(page, 4).evaluate(style)
+    assert ring["outline"] != "none" and ring["width"] >= 2
+    assert last["outline"] == "none"  # the last move is not marked by a ring
+    assert ring["colour"] not in (last["shadow"], last["background"])
+    assert ring["colour"] not in last["shadow"], "the focus ring must not look like the last-move marker"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator("#board").screenshot(path=str(SHOTS / "explorer-focus.png"))
+
+
+def hint_is_current(page) -> bool:
+    """The hint line says the default hint or describes a cell of the board shown now."""
+    labels = page.locator("#board .cell").evaluate_all("cells => cells.map(c => c.getAttribute('aria-label'))")
+    shown = page.locator("#detail").inner_text()
+    return shown in labels or shown.startswith("Hover over or focus a cell")
+
+
+def test_the_hint_line_follows_the_position(page, base_url):
+    page.goto(base_url + "/?variant=3x3&moves=0,4")
+    wait_for_ply(page, 2)
+    cell(page, 8).hover()
+    before = page.locator("#detail").inner_text()
+    assert before.startswith("Cell 8: X plays here")
+    cell(page, 8).click()
+    wait_for_ply(page, 3)
+    assert page.locator("#detail").inner_text() == "Cell 8: X, the last move"
+    page.keyboard.press("u")
+    wait_for_ply(page, 2)
+    assert page.locator("#detail").inner_text() == before
+    page.mouse.move(0, 0)
+    assert page.locator("#detail").inner_text() == before  # the focused cell, still there
+    page.click("#new")
+    wait_for_ply(page, 0)
+    assert hint_is_current(page)
+
+
+def test_notices_go_away_after_a_few_seconds_or_at_the_next_action(page, base_url):
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.clock.install()
+    page.goto(base_url + "/?variant=3x3&moves=0")
+    wait_for_ply(page, 1)
+    copied = page.get_by_text("Link copied")
+    page.click("#share")
+    copied.wait_for(state="visible")
+    assert page.evaluate("navigator.clipboard.readText()") == page.url
+    page.clock.run_for(5_000)  # the page's timers run 5 s on; nothing else does
+    copied.wait_for(state="hidden", timeout=2_000)
+    page.click("#share")
+    copied.wait_for(state="visible")
+    page.keyboard.press("u")
+    wait_for_ply(page, 0)
+    assert copied.count() == 0 or not copied.is_visible()
+    assert hint_is_current(page)
 
 
 def test_the_api_docs_render_offline(page, base_url):

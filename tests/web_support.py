@@ -33,29 +33,58 @@ def built_4x4(request: Any) -> Path | None:
     return path
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+def address(url: str) -> tuple[str, int]:
+    host, _, port = url.removeprefix("http://").partition(":")
+    return host, int(port.split("/")[0])
+
+
+def read_all(sock: socket.socket, timeout: float = 5.0) -> bytes:
+    """Everything ``sock`` receives until the server closes it (or ``timeout`` passes)."""
+    sock.settimeout(timeout)
+    found = b""
+    try:
+        while chunk := sock.recv(65536):
+            found += chunk
+    except (TimeoutError, ConnectionResetError):
+        pass
+    return found
+
+
+def exchange(url: str, request: bytes, timeout: float = 5.0) -> bytes:
+    """Send raw bytes on a new connection; everything the server answers until it closes."""
+    with socket.create_connection(address(url)) as sock:
+        sock.sendall(request)
+        return read_all(sock, timeout)
+
+
+def parse_response(raw: bytes) -> tuple[int, dict[str, str], bytes]:
+    """(status, headers with lower-case names, body) of one raw HTTP/1.1 response."""
+    head, _, body = raw.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in lines[1:])}
+    return int(lines[0].split()[1]), headers, body
 
 
 @contextmanager
-def live_server(app: Any) -> Iterator[str]:
-    """Run ``app`` under uvicorn on 127.0.0.1 in a thread; yield its base URL."""
-    import uvicorn
+def live_server(app: Any, limits: Any = None) -> Iterator[str]:
+    """Run ``app`` as ``ttt-lookup serve`` does (:class:`ttt_solver.web.server.Server`, on a
+    socket bound first) on a free 127.0.0.1 port in a thread; yield its base URL."""
+    from ttt_solver.web.server import Server, listen
 
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
+    ready: list[str] = []
+    sock = listen("127.0.0.1", 0)
+    server = Server(app, sock, limits, on_ready=ready.append)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
-    while not server.started:
+    while not ready:
         if time.monotonic() > deadline or not thread.is_alive():
+            sock.close()
             raise RuntimeError("uvicorn did not start")
         time.sleep(0.02)
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield ready[0].rstrip("/")
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+        sock.close()

@@ -27,6 +27,7 @@ from click.exceptions import NoArgsIsHelpError
 from .. import __version__
 from .options import translate_errors
 from .output import colour_option
+from .values import BadValue, option_name
 
 if TYPE_CHECKING:
     import signal
@@ -35,7 +36,8 @@ else:  # the C module behind signal: the same functions without its enums (1 ms 
 
 # module in ttt_solver.cli -> the commands it defines (and lists in its COMMANDS)
 COMMAND_MODULES = {
-    "lookup": ("analyze", "best", "play", "stats"),
+    "lookup": ("analyze", "best", "stats"),
+    "play": ("play",),
     "query": ("query",),
     "arena": ("compare", "tournament"),
     "database": ("build", "verify"),
@@ -57,6 +59,30 @@ class TTTGroup(click.Group):
                         self.add_command(command)
         return self.commands.get(cmd_name)
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """Click's, except that a mistyped command gets the names it resembles (of every command,
+        not only those loaded so far): ``unknown command 'anlyze': did you mean 'analyze'?``."""
+        name = args[0]
+        if not name.startswith("-") and not ctx.resilient_parsing and self.get_command(ctx, name) is None:
+            from ..suggest import did_you_mean
+
+            hint = did_you_mean(name, self.list_commands(ctx))
+            raise click.UsageError(f"unknown command {name!r}{f': {hint}' if hint else ''}", ctx)
+        return super().resolve_command(ctx, args)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list with each command's whole summary (click cuts them to fit one line)."""
+        rows = [(name, command.get_short_help_str(limit=1 << 16)) for name, command in self._listed(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+    def _listed(self, ctx: click.Context) -> list[tuple[str, click.Command]]:
+        found = ((name, self.get_command(ctx, name)) for name in self.list_commands(ctx))
+        return [(name, command) for name, command in found if command is not None and not command.hidden]
+
     def invoke(self, ctx: click.Context) -> Any:
         with translate_errors():
             return super().invoke(ctx)
@@ -74,9 +100,7 @@ class TTTGroup(click.Group):
             click.echo(error.ctx.get_help() if error.ctx is not None else self.get_help(click.Context(self)))
             sys.exit(0)
         except click.ClickException as error:  # a usage error, or a library error turned into one line
-            ctx = error.ctx if isinstance(error, click.UsageError) else None
-            where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-            click.echo(f"Error: {one_line(error.format_message())}{where}", err=True)
+            click.echo(f"Error: {one_line(error_message(error))}", err=True)
             sys.exit(error.exit_code)
         except OSError as error:  # writing the output failed: a full disk, a closed pipe
             _silence_stdout()  # or the interpreter fails again flushing it at exit
@@ -141,6 +165,63 @@ def cli() -> None:
         ttt-lookup analyze X...O....
         ttt-lookup best --moves 4,0
     """
+
+
+def _complete_commands(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
+    from click.shell_completion import CompletionItem
+
+    return [CompletionItem(name) for name in cli.list_commands(ctx) if name.startswith(incomplete)]
+
+
+@cli.command("help")
+@click.argument("command", required=False, metavar="[COMMAND]", shell_complete=_complete_commands)
+@click.pass_context
+def help_command(ctx: click.Context, command: str | None) -> None:
+    """Show the help of ttt-lookup, or of one COMMAND (as COMMAND --help does).
+
+    \b
+    Example:
+        ttt-lookup help
+        ttt-lookup help analyze
+    """
+    group = ctx.parent
+    assert group is not None  # help runs inside the ttt-lookup group
+    if command is None:
+        click.echo(group.get_help())
+        return
+    name, found, _rest = cli.resolve_command(group, [command])  # a mistyped name: did you mean ...?
+    assert found is not None and name is not None
+    with click.Context(found, info_name=name, parent=group) as sub:
+        click.echo(found.get_help(sub))
+
+
+def error_message(error: click.ClickException) -> str:
+    """What an ``Error:`` line says, in one wording for every command: a bad value as ``invalid
+    --games '0': expected ...`` (see :mod:`.values`), click's own usage errors in our words
+    (``unknown option '--jsn': did you mean '--json'?``), each usage error ending with where to
+    read the usage; the library's messages as they are."""
+    if isinstance(error, BadValue):
+        return error.format_message()
+    if isinstance(error, click.BadParameter) and not isinstance(error, click.MissingParameter):
+        return f"invalid {option_name(error.param)}: {_sentence(error.message)}"  # a check outside .values
+    if isinstance(error, click.NoSuchOption):
+        from ..suggest import did_you_mean
+
+        hint = did_you_mean(error.option_name, error.possibilities or ())  # click's close long options
+        message = f"unknown option {error.option_name!r}{f': {hint}' if hint else ''}"
+    elif isinstance(error, click.UsageError):
+        message = _sentence(error.format_message())
+    else:
+        return error.format_message()
+    ctx = error.ctx
+    return f"{message} (see '{ctx.command_path} --help')" if ctx is not None else message
+
+
+def _sentence(text: str) -> str:
+    """Click's message as ours read: no capital to start (unless an acronym), no final full stop."""
+    if text[:1].isupper() and not text[1:2].isupper():
+        text = text[0].lower() + text[1:]
+    return text.removesuffix(".")
 
 
 def one_line(message: str) -> str:

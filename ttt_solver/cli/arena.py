@@ -19,9 +19,10 @@ from ..game import board as rules
 from ..game.variant import Variant
 from ..players.tournament import DEFAULT_AGENTS
 from . import complete
-from .options import SEED, CLIError, chart_option, database_options, load_oracle, require_plot
+from .options import CLIError, chart_option, database_options, load_oracle, require_plot
 from .output import echo_json, output_options, table
 from .progress import bars, draw_seed, seed_text
+from .values import SEED, Whole
 
 if TYPE_CHECKING:
     from ..players.arena import Comparison
@@ -39,7 +40,7 @@ def _sampling_options(f: Any) -> Any:
     f = click.option("--seed", type=SEED, help="Seed the sampled games, for repeatable results.")(f)
     return click.option(
         "--games",
-        type=click.IntRange(1, MAX_GAMES),
+        type=Whole(1, MAX_GAMES),
         default=1000,
         show_default=True,
         help="Games to sample (per pair in a tournament).",
@@ -97,7 +98,7 @@ def compare(
 @_sampling_options
 @click.option(
     "--positions",
-    type=click.IntRange(min=1),
+    type=Whole(min=1),
     metavar="N",
     help="Measure accuracy on N unfinished positions drawn at random (seeded by --seed)"
     " [default: all of them where feasible, else 1,000].",
@@ -187,8 +188,8 @@ def _check_sampling_flags(exact: bool, variant: Variant) -> None:
             if name in ctx.params and ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
         ]
         if given:
-            them = "them" if len(given) > 1 else "it"
-            raise CLIError(f"{' and '.join(given)} only apply to sampled runs; drop {them} or --exact")
+            them, apply = ("them", "apply") if len(given) > 1 else ("it", "applies")
+            raise CLIError(f"{' and '.join(given)} only {apply} to sampled runs; drop {them} or --exact")
         if not exact_feasible(variant):
             raise CLIError(
                 f"--exact is not feasible for {variant.name}: up to {position_bound(variant.cells):,} positions"

@@ -1,4 +1,4 @@
-"""Looking positions up: ``analyze``, ``best``, ``play`` and ``stats``.
+"""Looking positions up: ``analyze``, ``best`` and ``stats``.
 
 Heavy or rarely needed modules are imported inside the commands, so that ``analyze`` starts
 almost as fast as click itself.
@@ -13,20 +13,11 @@ import click
 from ..game import board as rules
 from ..game.variant import Variant
 from ..lookup.analysis import analysis
-from .options import (
-    SEED,
-    board_input,
-    chart_option,
-    database_options,
-    finite,
-    load_oracle,
-    require_plot,
-    resolve_database,
-)
+from .options import board_input, chart_option, database_options, load_oracle, require_plot, resolve_database
 from .output import echo_json, grid, output_options
 
 if TYPE_CHECKING:
-    from ..lookup.oracle import Oracle, Position
+    from ..lookup.oracle import Position
 
 _LETTER = {1: "W", 0: "D", -1: "L"}
 _COLOUR = {1: "green", 0: "yellow", -1: "red"}
@@ -37,7 +28,7 @@ _COLOUR = {1: "green", 0: "yellow", -1: "red"}
 @board_input
 @output_options("json")
 def analyze(board: str, variant: Variant, db: str | None, fmt: str) -> None:
-    """Value, remoteness and every move of a position, with a perfect line.
+    """Value, remoteness, best and preferred moves of a position, and a perfect line.
 
     \b
     Example:
@@ -79,11 +70,22 @@ def describe(position: Position, line: list[int], variant: Variant) -> str:
             drawing,
             "",
             f"(each empty cell: W/D/L for {mover} after moving there, then plies to the end)",
-            f"best moves:  {' '.join(map(str, position.best_moves))}",
+            *move_sets(position),
             "moves:       " + "  ".join(f"{m.cell}:{_LETTER[m.value]}{m.remoteness}" for m in position.moves),
             "line:        " + " ".join(f"{marks[i % 2]}{cell}" for i, cell in enumerate(line)),
         ]
     )
+
+
+def move_sets(position: Position) -> list[str]:
+    """The two sets of moves, each with its name: the best moves keep the value, the preferred
+    ones also have the best remoteness (what ``best``, the line and the perfect player pick)."""
+    outcome = {1: "a win", 0: "a draw", -1: "a loss"}[position.value]
+    then = {1: ": wins fastest", 0: "", -1: ": loses slowest"}[position.value]
+    return [
+        f"best moves:  {' '.join(map(str, position.best_moves))}  (keep the value: {outcome})",
+        f"preferred:   {' '.join(map(str, position.preferred))}  (value, then remoteness{then})",
+    ]
 
 
 @click.command()
@@ -91,7 +93,7 @@ def describe(position: Position, line: list[int], variant: Variant) -> str:
 @board_input
 @output_options("json")
 def best(board: str, variant: Variant, db: str | None, fmt: str) -> None:
-    """One best move: keeps the value, wins fastest or loses slowest (lowest cell on ties).
+    """One preferred move: keeps the value, then wins fastest or loses slowest (lowest cell on ties).
 
     \b
     Example:
@@ -113,82 +115,6 @@ def best(board: str, variant: Variant, db: str | None, fmt: str) -> None:
         )
     else:
         click.echo(move)
-
-
-@click.command()
-@database_options
-@click.option(
-    "--as",
-    "side",
-    type=click.Choice(["X", "O"], case_sensitive=False),
-    default="X",
-    show_default=True,
-    help="The side you play (X moves first).",
-)
-@click.option(
-    "--skill",
-    type=click.FloatRange(0, 1),
-    callback=finite,
-    default=1.0,
-    show_default=True,
-    help="Chance that the computer plays a perfect move rather than a random one.",
-)
-@click.option("--seed", type=SEED, help="Seed the computer's choices, for a repeatable game.")
-def play(side: str, skill: float, seed: int | None, variant: Variant, db: str | None) -> None:
-    """Play a game against the perfect opponent in the terminal.
-
-    \b
-    Example:
-        ttt-lookup play
-        ttt-lookup play --as O --skill 0.7 --seed 1
-    """
-    import random
-
-    oracle = load_oracle(db, variant)
-    rng = random.Random(seed)
-    you = side.upper()
-    click.echo(f"You are {you}; the computer plays {'perfectly' if skill == 1 else f'with skill {skill:g}'}.")
-    board = rules.EMPTY * variant.cells
-    while rules.terminal_value(board, variant) is None:
-        if rules.to_move(board) == you:
-            click.echo("\n" + grid([m if m != rules.EMPTY else str(i) for i, m in enumerate(board)], variant))
-            cell = _ask_move(board, variant)
-            if cell is None:
-                click.echo("You quit.")
-                return
-        else:
-            cell = _computer_move(oracle, board, skill, rng)
-            click.echo(f"The computer plays {cell}.")
-        board = rules.play(board, cell, variant)
-    click.echo("\n" + grid(list(board), variant))
-    won = rules.winner(board, variant)
-    click.echo("A draw." if won is None else "You win!" if won == you else "The computer wins.")
-
-
-def _ask_move(board: str, variant: Variant) -> int | None:
-    """The human's move (None to quit), asking again until it is a free cell."""
-    free = rules.legal_moves(board, variant)
-    while True:
-        try:
-            answer = click.prompt(f"Your move (a free cell 0-{variant.cells - 1}, q to quit)").strip().lower()
-        except click.Abort as stop:
-            if not isinstance(stop.__context__, EOFError):
-                raise  # Ctrl-C: aborted
-            click.echo()  # the input ended (Ctrl-D, or the end of a piped file): as good as q
-            return None
-        if answer in ("q", "quit"):
-            return None
-        cell = rules.cell_number(answer)
-        if cell in free:
-            return cell
-        click.echo(f"{answer!r} is not a free cell; choose one of {' '.join(map(str, free))}, or q to quit.")
-
-
-def _computer_move(oracle: Oracle, board: str, skill: float, rng: Any) -> int:
-    """A perfect move with probability ``skill``, otherwise a random legal one."""
-    if rng.random() < skill:
-        return oracle.best_move(board, rng)
-    return int(rng.choice(rules.legal_moves(board, oracle.variant)))
 
 
 @click.command()
@@ -228,4 +154,4 @@ def stats(variant: Variant, db: str | None, fmt: str, plot_path: str | None) -> 
             click.echo(f"\nchart written to {plot_path}")
 
 
-COMMANDS = [analyze, best, play, stats]
+COMMANDS = [analyze, best, stats]

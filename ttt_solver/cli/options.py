@@ -8,16 +8,16 @@ one ``Error: ...`` line on stderr, exit code 2 for bad input and 1 for a bad dat
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..errors import BuildError, DatabaseError, TTTError
+from ..errors import BuildError, DatabaseError, InvalidVariantError, TTTError
 from ..game import board as rules
-from ..game.variant import Variant
+from ..game.variant import STANDARD, Variant
+from .values import BadValue, FileName
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -60,20 +60,10 @@ def translate_errors() -> Iterator[None]:
         ) from None
 
 
-SEED = click.IntRange(0, 2**63 - 1)  # what every seed option takes (numpy's generators need >= 0)
-
-
-def finite(_ctx: click.Context, param: click.Parameter, value: float) -> float:
-    """A float option's callback: NaN passes click's range check, so refuse it here."""
-    if math.isnan(value):
-        raise click.BadParameter(f"{value!r} is not a number", param=param)
-    return value
-
-
 CHART_FORMATS = ("png", "svg", "pdf", "jpg", "jpeg", "webp", "tif", "tiff", "eps", "ps")
 
 
-def chart_path(_ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+def chart_path(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """A ``--plot FILE`` callback: refuse, before any work, a file no chart can be written to."""
     if value is None:
         return None
@@ -81,11 +71,11 @@ def chart_path(_ctx: click.Context, param: click.Parameter, value: str | None) -
 
     path = Path(value)
     if not path.name or path.name.startswith("."):
-        raise click.BadParameter(f"{value!r} names no file (e.g. chart.png)", param=param)
+        raise BadValue(value, "expected a file name, e.g. chart.png", param, ctx)
     if path.suffix.lower().lstrip(".") not in CHART_FORMATS:
-        raise click.BadParameter(f"{value!r}: the name must end in .{', .'.join(CHART_FORMATS)}", param=param)
+        raise BadValue(value, f"the name must end in .{', .'.join(CHART_FORMATS)}", param, ctx)
     if not path.parent.is_dir():
-        raise click.BadParameter(f"{value!r}: there is no folder {str(path.parent)!r}", param=param)
+        raise BadValue(value, f"there is no folder {str(path.parent)!r}", param, ctx)
     return value
 
 
@@ -94,7 +84,7 @@ def chart_option(what: str) -> Callable[[F], F]:
     return click.option(
         "--plot",
         "plot_path",
-        type=click.Path(dir_okay=False),
+        type=FileName(),
         callback=chart_path,
         metavar="FILE",
         help=f"Also draw {what} to FILE (.png, .svg, .pdf); needs matplotlib (the [plot] extra).",
@@ -111,8 +101,8 @@ def require_plot(action: Callable[[], Any]) -> Any:
         raise CLIFailure(f"--plot: {error}") from None
 
 
-def _parse_variant(_ctx: click.Context, _param: click.Parameter, value: str) -> Variant:
-    return Variant.parse(value)
+def _parse_variant(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Variant | None:
+    return None if value is None else Variant.parse(value)
 
 
 def _complete_variants(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
@@ -121,23 +111,64 @@ def _complete_variants(ctx: click.Context, param: click.Parameter, incomplete: s
     return variants(ctx, param, incomplete)
 
 
-def database_options(f: F) -> F:
-    """Add ``--db PATH_OR_URL`` (envvar TTT_DB) and ``--variant`` (passed on as a Variant)."""
-    f = click.option(
+def database_options(f: F, writes: bool = False) -> F:
+    """Add ``--db PATH_OR_URL`` (envvar TTT_DB) and ``--variant``; the command gets ``db`` and
+    ``variant``, a Variant: the one given, else the one the database named by ``--db`` holds,
+    else 3x3. A ``--variant`` that differs from the one the database holds is an error, except
+    for a command that ``writes`` the database (a build replaces what is there): see
+    :func:`target_options`.
+
+    Stack it above :func:`board_input`, which reads the board in that variant.
+    """
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, variant: Variant | None, db: str | None, **kwargs: Any) -> Any:
+        return f(*args, variant=command_variant(db, variant, writes), db=db, **kwargs)
+
+    wrapper = click.option(
         "--variant",
-        default="3x3",
-        show_default=True,
         metavar="VARIANT",
         callback=_parse_variant,
         shell_complete=_complete_variants,
-        help="Board variant, e.g. 3x3.",
-    )(f)
+        help="Board variant, e.g. 4x4k3 [default: the one --db holds, else 3x3].",
+    )(wrapper)
     return click.option(
         "--db",
         metavar="PATH_OR_URL",
         envvar="TTT_DB",
         help="SQLite file or SQLAlchemy URL (env TTT_DB; default: the variant's default database).",
-    )(f)
+    )(wrapper)
+
+
+def target_options(f: F) -> F:
+    """:func:`database_options` for a command that writes the database (``--variant`` wins)."""
+    return database_options(f, writes=True)
+
+
+def command_variant(db: str | None, given: Variant | None, writes: bool = False) -> Variant:
+    """The variant a command works on: ``given``, else the one database ``db`` holds, else 3x3.
+
+    A ``db`` that names no database at all is an error here, even for a command that would not
+    read it; one that cannot be read (missing, not ours, damaged) says nothing: the command's
+    own read reports it, in its words and with its exit code."""
+    if db is None:
+        return given or STANDARD
+    from ..store import Target
+    from ..store.reader import held_variant
+
+    target = Target.parse(db)  # InvalidTargetError: bad input, whatever the command
+    try:
+        held = Variant.parse(held_variant(db))
+    except (DatabaseError, InvalidVariantError):
+        return given or STANDARD
+    if given is None:
+        return held
+    if held != given and not writes:
+        raise CLIFailure(
+            f"database {target.spec!r} holds variant {held.name!r}, not {given.name!r}: drop --variant (--db"
+            f" implies the variant), or build the {given.name} database with: ttt-lookup build --variant {given.name}"
+        )
+    return given
 
 
 def resolve_board(text: str | None, moves: str | None, variant: Variant) -> str:
@@ -169,7 +200,8 @@ def board_input(f: F) -> F:
 
 
 def resolve_database(db: str | None, variant: Variant) -> str:
-    """``--db`` as given, or the variant's default database (built first if it is missing)."""
+    """``--db`` as given, or the variant's default database (built first if it is missing, with
+    one line on stderr that says so)."""
     if db is not None:
         return db
     import os
@@ -180,10 +212,8 @@ def resolve_database(db: str | None, variant: Variant) -> str:
     if os.path.exists(found):
         return found
     from ..build import ensure_database
-    from .progress import writing_bar
 
-    with writing_bar() as writing:
-        return str(ensure_database(variant, progress=lambda line: click.echo(line, err=True), writing=writing))
+    return str(ensure_database(variant, announce=lambda line: click.echo(line, err=True)))
 
 
 def load_oracle(db: str | Path | None, variant: Variant, many: bool = False) -> Oracle:

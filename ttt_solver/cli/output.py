@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import click
@@ -65,9 +65,63 @@ def echo_json(data: Any) -> None:
 
 
 def dumps(data: Any, indent: str = "") -> str:
-    """``json.dumps(data, indent=2)``, written here for the plain data commands print (dicts,
-    lists, ASCII text, ints, bools, None): a lookup then never imports ``json`` (a few
-    milliseconds of a 60 ms command). Anything else goes to ``json`` itself."""
+    """JSON that ``json.loads`` reads and people can scan: an array or object that holds no
+    array or object (a list of cells, a move, a row of a query) stands on one line as
+    ``json.dumps`` writes it (``[1, 2, 6]``, ``{"cell": 1, "value": 0}``), except a list of text
+    too long for a line (``verify``'s checks); any other has one item a line, indented by two
+    spaces. So one 3x3 ``analyze --json`` is a screen, not 60 lines.
+
+    Written here for the plain data commands print (dicts, lists, ASCII text, ints, bools,
+    None): a lookup then never imports ``json`` (a few milliseconds of a 60 ms command). Floats,
+    other text and dicts with keys that are not text go to ``json`` itself."""
+    flat = _flat(data)
+    if flat is not None and not (len(indent) + len(flat) > _WIDTH and _texts(data)):
+        return flat
+    inner = indent + "  "
+    if data.__class__ is dict and all(key.__class__ is str for key in data):
+        items = (f"{inner}{_scalar(key)}: {dumps(value, inner)}" for key, value in data.items())
+        return "{\n" + ",\n".join(items) + "\n" + indent + "}"
+    if data.__class__ in (list, tuple):
+        return "[\n" + ",\n".join(inner + dumps(item, inner) for item in data) + "\n" + indent + "]"
+    import json
+
+    return json.dumps(data, indent=2).replace("\n", "\n" + indent)
+
+
+_WIDTH = 96  # a list of text longer than this goes one item a line
+
+
+def _texts(data: Any) -> bool:
+    return data.__class__ in (list, tuple) and any(item.__class__ is str for item in data)
+
+
+def _flat(data: Any) -> str | None:
+    """The one-line form of a scalar, or of an array or object of scalars; None for any other."""
+    if data.__class__ in (list, tuple):
+        items = _scalars(data)
+        return None if items is None else f"[{', '.join(items)}]"
+    if data.__class__ is dict:
+        keys = _scalars(data) if all(key.__class__ is str for key in data) else None
+        values = None if keys is None else _scalars(data.values())
+        if keys is None or values is None:
+            return None
+        return "{" + ", ".join(f"{key}: {value}" for key, value in zip(keys, values)) + "}"
+    return _scalar(data)
+
+
+def _scalars(items: Iterable[Any]) -> list[str] | None:
+    """Each item as a JSON scalar; None if one of them is an array or object."""
+    found = []
+    for item in items:
+        text = _scalar(item)
+        if text is None:
+            return None
+        found.append(text)
+    return found
+
+
+def _scalar(data: Any) -> str | None:
+    """A scalar as JSON (None for an array or object)."""
     if data is None:
         return "null"
     if data is True or data is False:
@@ -76,19 +130,11 @@ def dumps(data: Any, indent: str = "") -> str:
         return str(data)
     if data.__class__ is str and data.isascii() and data.isprintable() and '"' not in data and "\\" not in data:
         return f'"{data}"'
-    inner = indent + "  "
-    if data.__class__ in (list, tuple):
-        if not data:
-            return "[]"
-        return "[\n" + ",\n".join(inner + dumps(item, inner) for item in data) + "\n" + indent + "]"
-    if data.__class__ is dict and all(key.__class__ is str for key in data):
-        if not data:
-            return "{}"
-        items = (f"{inner}{dumps(key)}: {dumps(value, inner)}" for key, value in data.items())
-        return "{\n" + ",\n".join(items) + "\n" + indent + "}"
+    if isinstance(data, (list, tuple, dict)):
+        return None
     import json
 
-    return json.dumps(data, indent=2).replace("\n", "\n" + indent)
+    return json.dumps(data)
 
 
 def echo_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table") -> None:

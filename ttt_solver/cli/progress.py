@@ -74,6 +74,16 @@ def writing_bar() -> Iterator[Callable[[int, int], None]]:
         yield found.sized("writing rows")
 
 
+def quiet_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``-q/--quiet``: no progress lines on stderr (the command gets ``quiet``)."""
+    return click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")(f)
+
+
+def progress_lines(quiet: bool) -> Callable[[str], None] | None:
+    """Where a long command's progress lines go: stderr (stdout stays clean for --json)."""
+    return None if quiet else lambda line: click.echo(line, err=True)
+
+
 def draw_seed() -> int:
     """A seed for a run that was given none, from the operating system: printed, so it can be replayed."""
     import secrets

@@ -1,20 +1,32 @@
 """``serve``: the HTTP API and the web explorer (FastAPI and uvicorn come from the ``[web]`` extra
-and are imported only when the command runs)."""
+and are imported only when the command runs).
+
+Start-up in the order that fails soonest: the extra imported, the address bound (a taken port
+is one ``Error:`` line, exit code 1, before any database is loaded), the databases opened with
+a progress line for each slow one, and the real address printed once connections are taken.
+"""
 
 from __future__ import annotations
 
 import click
 
-from ..errors import MissingExtraError
+from ..errors import MissingExtraError, install_hint
 from ..game.variant import Variant
-from .options import finite
+from .options import CLIError, CLIFailure
+from .values import Number, Size, Whole, shown
 
-INSTALL_HINT = "pip install -e '.[web]'"
+WEB_PACKAGES = "fastapi uvicorn uvloop httptools fastapi-offline"
+
+
+def _say(line: str) -> None:
+    click.echo(f"ttt-lookup serve: {line}", err=True)
 
 
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (127.0.0.1: this machine only).")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on.")
+@click.option(
+    "--port", default=8000, show_default=True, type=Whole(0, 65535), help="Port to listen on (0: any free one)."
+)
 @click.option(
     "--db",
     "databases",
@@ -35,19 +47,33 @@ INSTALL_HINT = "pip install -e '.[web]'"
     "--time-limit",
     default=10.0,
     show_default=True,
-    type=click.FloatRange(0.1),
-    callback=finite,
+    type=Number(0.1),
     help="Seconds a batch request may take before it is refused with 503.",
 )
 @click.option(
     "--cache-size",
-    default=1 << 16,
+    default="64M",
     show_default=True,
-    type=click.IntRange(0),
-    help="Answers kept in memory as bytes (0: compute every request).",
+    type=Size(),
+    help="Memory for answers kept as bytes, e.g. 64M or 1G (0: compute every request).",
+)
+@click.option("--access-log", is_flag=True, help="Log every request on stderr (one line each; off by default).")
+@click.option(
+    "--cors-origin",
+    "cors_origins",
+    multiple=True,
+    metavar="ORIGIN",
+    help="Let pages from this origin call the API (repeatable), e.g. https://example.org; * for any. Off by default.",
 )
 def serve(
-    host: str, port: int, databases: tuple[str, ...], variant: list[Variant], time_limit: float, cache_size: int
+    host: str,
+    port: int,
+    databases: tuple[str, ...],
+    variant: list[Variant],
+    time_limit: float,
+    cache_size: int,
+    access_log: bool,
+    cors_origins: tuple[str, ...],
 ) -> None:
     """Serve the JSON API (/api/v1), its docs (/docs) and the explorer page (/), read-only.
 
@@ -55,21 +81,36 @@ def serve(
     Example:
         ttt-lookup serve
         ttt-lookup serve --port 8080 --variant 3x3 --variant 4x4
-        ttt-lookup serve --db data/4x4.sqlite --db data/ttt.sqlite
+        ttt-lookup serve --db data/4x4.sqlite --db data/ttt.sqlite --access-log
     """
     try:
-        import uvicorn
-
         from ..web.app import create_app
+        from ..web.cors import origin_error
+        from ..web.server import ListenError, Server, listen
     except ImportError as error:
-        raise MissingExtraError(f"serve needs {error.name or 'FastAPI'} from the [web] extra: {INSTALL_HINT}") from None
+        needed = error.name or "FastAPI"
+        raise MissingExtraError(
+            f"serve needs {needed} from the [web] extra: {install_hint('web', WEB_PACKAGES)}"
+        ) from None
     from ..web.data import open_all
 
-    served = open_all(list(databases), variant)
-    click.echo(f"ttt-lookup serve: {', '.join(served)} on http://{host}:{port}/ (Ctrl-C stops)", err=True)
-    app = create_app(served, time_limit=time_limit, cache_size=cache_size)
-    # One worker; beyond 256 open connections uvicorn answers 503 rather than queueing without bound.
-    uvicorn.run(app, host=host, port=port, log_level="warning", limit_concurrency=256, timeout_keep_alive=5)
+    for origin in cors_origins:
+        why = origin_error(origin)
+        if why is not None:
+            raise CLIError(f"invalid --cors-origin {shown(origin)}: {why}")
+
+    try:
+        sock = listen(host, port)
+    except ListenError as error:
+        raise CLIFailure(str(error)) from None
+    try:
+        served = open_all(list(databases), variant, progress=_say)
+        names = ", ".join(served)
+        app = create_app(served, time_limit=time_limit, cache_bytes=cache_size, cors_origins=cors_origins)
+        server = Server(app, sock, access_log=access_log, on_ready=lambda url: _say(f"{names} on {url} (Ctrl-C stops)"))
+        server.serve_forever()
+    finally:
+        sock.close()
 
 
 COMMANDS = [serve]

@@ -51,10 +51,18 @@ class Variant:
         if self.rows < 1 or self.cols < 1 or self.rows * self.cols > MAX_CELLS:
             raise InvalidVariantError(f"invalid variant {self.name!r}: the board must have 1 to {MAX_CELLS} cells")
         if not 3 <= self.k <= max(self.rows, self.cols):
-            raise InvalidVariantError(f"invalid variant {self.name!r}: k must be from 3 to {max(self.rows, self.cols)}")
+            raise InvalidVariantError(f"invalid variant {self.name!r}: {self._allowed_k()}")
         # Hashed once: a variant is part of the key of every memo of the rules (a sampled game
         # hashes it at each move).
         fields["_hash"] = hash(self._key())
+
+    def _allowed_k(self) -> str:
+        """What k may be on this board (from 3 to the longer side), in words."""
+        side, board = max(self.rows, self.cols), f"{self.rows}x{self.cols}"
+        if side < 3:
+            return f"a {board} board is too small: k (how many in a row) is at least 3, so a side needs 3 cells or more"
+        allowed = "3" if side == 3 else "3 or 4" if side == 4 else f"from 3 to {side}"
+        return f"on a {board} board k must be {allowed}, not {self.k} (k runs from 3 to the longer side)"
 
     @classmethod
     def parse(cls, name: str) -> Variant:

@@ -26,6 +26,7 @@ def analysis(position: Position, line: list[int], variant: Variant) -> dict[str,
         "outcome": OUTCOMES[position.value],
         "remoteness": position.remoteness,
         "best_moves": list(position.best_moves),
+        "preferred_moves": list(position.preferred),
         "moves": [{"cell": m.cell, "value": m.value, "remoteness": m.remoteness} for m in position.moves],
         "line": line,
     }

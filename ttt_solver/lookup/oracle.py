@@ -175,13 +175,20 @@ class Oracle:
         return self.probe(board).remoteness
 
     def best_moves(self, board: BoardLike) -> list[int]:
+        """Every cell whose move keeps the position's value (win, draw or loss), ascending."""
         return list(self.probe(board).best_moves)
+
+    def preferred_moves(self, board: BoardLike) -> list[int]:
+        """The best moves with the best remoteness, ascending: value first, then remoteness
+        (win fastest, lose slowest). :meth:`best_move` picks one of these."""
+        return list(self.probe(board).preferred)
 
     def moves(self, board: BoardLike) -> list[Move]:
         return list(self.probe(board).moves)
 
     def best_move(self, board: BoardLike, rng: Any = None) -> int:
-        """One perfect move: keeps the value, wins fastest or loses slowest; ties by ``rng``."""
+        """One preferred move (see :meth:`preferred_moves`): keeps the value, then wins fastest
+        or loses slowest; ties by ``rng``."""
         found = self._positions.get(board) if board.__class__ is str else None
         choices = (found or self._probe_slow(board)).preferred
         if len(choices) == 1:
@@ -211,6 +218,9 @@ class Oracle:
 
     def get_best_moves(self, board: BoardLike, default: T = None) -> list[int] | T:  # type: ignore[assignment]
         return self._get(self.best_moves, board, default)
+
+    def get_preferred_moves(self, board: BoardLike, default: T = None) -> list[int] | T:  # type: ignore[assignment]
+        return self._get(self.preferred_moves, board, default)
 
     def get_best_move(self, board: BoardLike, rng: Any = None, default: T = None) -> int | T:  # type: ignore[assignment]
         """Like :meth:`best_move`, but ``default`` for an illegal or finished board."""

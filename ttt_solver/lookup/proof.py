@@ -71,7 +71,13 @@ class Position(NamedTuple):
     remoteness: int
     moves: tuple[Move, ...]  # best first: value, then fastest win / slowest loss, then cell
     best_moves: tuple[int, ...]  # ascending cells whose move keeps the value
-    preferred: tuple[int, ...]  # ascending cells that keep the value with the best remoteness
+    preferred: tuple[int, ...]  # ascending best moves with the best remoteness (see preferred_moves)
+
+    @property
+    def preferred_moves(self) -> tuple[int, ...]:
+        """The best moves that also have the best remoteness (win fastest, lose slowest), as
+        GamesmanUni ranks moves: value first, then remoteness. What a perfect player picks from."""
+        return self.preferred
 
     @property
     def to_move(self) -> str:

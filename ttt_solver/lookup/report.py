@@ -3,6 +3,7 @@ of the whole-table proof of an eager load, and of the batch tables."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,10 +27,15 @@ class Report:
     found: int = 0  # contradictions in all (only the first SHOWN are listed)
     bad: set[int] = field(default_factory=set)  # codes of the rows found wrong
     kinds: int = 0  # failed checks (only the first SHOWN are listed)
+    progress: Callable[[str], None] | None = field(default=None, repr=False)  # told each stage, as it starts
 
     @property
     def ok(self) -> bool:
         return self.found == 0
+
+    def stage(self, what: str) -> None:
+        if self.progress is not None:
+            self.progress(f"{self.variant}: {what}")
 
     def passed(self, check: str) -> None:
         self.checks.append(check)
@@ -40,6 +46,11 @@ class Report:
         if len(self.contradictions) < SHOWN:
             shown = f" (e.g. {', '.join(repr(b) for b in boards[:3])})" if boards else ""
             self.contradictions.append(f"{what}{shown}" if count == 1 else f"{count:,} rows: {what}{shown}")
+
+    @property
+    def summary(self) -> str:
+        """``1 contradiction`` / ``12 contradictions``."""
+        return f"{self.found:,} contradiction{'' if self.found == 1 else 's'}"
 
     def check(self, passed: bool | np.bool_, what: str) -> bool:
         if passed:
@@ -75,10 +86,11 @@ class Report:
         }
 
     def text(self) -> str:
-        lines = [f"verified {self.location} ({self.variant}):"]
+        lines = [f"checks of {self.location} ({self.variant}):"]
         lines += [f"  ok    {check}" for check in self.checks]
         lines += [f"  FAIL  {what}" for what in self.contradictions]
-        if self.kinds > len(self.contradictions):
-            lines.append(f"  ... and {self.kinds - len(self.contradictions):,} more failed checks")
-        lines.append("the table is proved" if self.ok else f"{self.found:,} contradictions; {self.hint}")
+        more = self.kinds - len(self.contradictions)
+        if more:
+            lines.append(f"  ... and {more:,} more failed check{'' if more == 1 else 's'}")
+        lines.append("the table is proved" if self.ok else f"{self.summary}; {self.hint}")
         return "\n".join(lines)

@@ -91,7 +91,10 @@ def prove_tiers(
     report.check(counts["extra"] == 0, "every row is a canonical legal position")
     report.passed(f"{counts['finished']:,} finished rows valued by the rules")
     for name, label in COMPARED:
-        report.check(wrong[name] == 0, f"every {label} from the children" if name != "orbit" else "every orbit right")
+        report.check(
+            wrong[name] == 0,
+            f"{label} of every row from its children" if name != "orbit" else "every orbit as the symmetries make it",
+        )
 
 
 def _code_at(found: Tiers, ply: int, rank: int) -> int:

@@ -19,7 +19,7 @@ import os
 import shutil
 import tempfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -38,16 +38,22 @@ if TYPE_CHECKING:
 READ_ROWS = 1 << 20  # positions rows read at a time
 
 
-def verify_source(source: DatabaseRows, memory: int | None = None, steps: Steps | None = None) -> Report:
+def verify_source(
+    source: DatabaseRows,
+    memory: int | None = None,
+    steps: Steps | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Report:
     """Prove a database whole (``ttt-lookup verify``), all read from one state of it (a
-    rebuild that commits meanwhile is not mixed in)."""
+    rebuild that commits meanwhile is not mixed in). ``steps(phase, done, total)`` hears of the
+    work as it goes (a progress bar), ``progress`` of each stage as it starts."""
+    report = Report(source.variant.name, source.location, source.rebuild_hint(), progress=progress)
     with source.reader.snapshot():
-        return _verify(source, memory or default_memory(), steps)
+        return _verify(source, memory or default_memory(), steps, report)
 
 
-def _verify(source: DatabaseRows, memory: int, steps: Steps | None) -> Report:
+def _verify(source: DatabaseRows, memory: int, steps: Steps | None, report: Report) -> Report:
     variant = source.variant
-    report = Report(variant.name, source.location, source.rebuild_hint())
     meta = source.meta
     reader = source.reader
     _check_schema(reader, variant, report)
@@ -56,13 +62,16 @@ def _verify(source: DatabaseRows, memory: int, steps: Steps | None) -> Report:
     folder = None if count * 32 <= memory // 4 else tempfile.mkdtemp(prefix="ttt-verify-")
     try:
         tiers = _Tiers(variant, folder)
+        report.stage(f"reading the positions table{'' if folder is None else ' into ' + folder}")
         read = _read_positions(reader, variant, report, tiers, meta, steps)
         report.check(str(read.rows) == meta.get("positions"), f"{read.rows:,} rows in positions, as meta says")
         legal = int(read.orbits)
         report.check(
             str(legal) == meta.get("legal_positions"), f"the orbits sum to {legal:,} legal positions, as meta says"
         )
+        report.stage("proving every row against the rules and its children's rows, a tier at a time")
         prove_tiers(variant, tiers.rows, report, memory, steps)
+        report.stage("checking the packed arrays, their digest and the moves table")
         _check_packed(source, variant, tiers, report, steps)
         _check_moves(source, variant, tiers, report)
     finally:

@@ -114,6 +114,13 @@ def _shown(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def held_variant(spec: str | os.PathLike[str]) -> str:
+    """The name of the variant a database holds, as its checked meta table says; a
+    :class:`DatabaseError` (or an invalid-target error) when it cannot be read."""
+    with Reader(Target.parse(spec), None) as reader:
+        return reader.variant_name
+
+
 class Reader:
     """An open, checked database of one variant (opening checks its meta table)."""
 

@@ -1,11 +1,13 @@
 """The HTTP API and the explorer page, as a FastAPI app over already opened databases.
 
-``create_app(served)`` takes the variants to serve (see :func:`ttt_solver.web.data.open_all`)
-and never opens a database itself; it is read-only. Values are +1 win, 0 draw, -1 loss for
-the side to move.
+``create_app(served)`` takes the variants to serve, opened (see :func:`ttt_solver.web.data.open_all`);
+it opens a database again only when the file changed under it (:mod:`.watch`), and never
+writes. Values are +1 win, 0 draw, -1 loss for the side to move.
 
-Answers for one database never change: every position carries the database digest as its
-ETag, and :class:`~ttt_solver.web.cache.ResponseCache` keeps successful answers as bytes.
+Answers for one database content never change: every position carries the content digest as
+its ETag, and :class:`~ttt_solver.web.cache.ResponseCache` keeps successful answers as bytes.
+In front of the app: :class:`~.rewrite.Rewrite` (HEAD, trailing slashes),
+:class:`~.limits.RequestLimits` (query and body sizes), the cache, and CORS when asked for.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import json
 import operator
 import time
+from collections.abc import Sequence
 from importlib.resources import files
 from pathlib import Path
 from typing import Annotated, Any
@@ -27,23 +30,32 @@ from starlette.responses import Response
 from .. import __version__
 from . import data, errors
 from .cache import ResponseCache
-from .limits import BodyLimit
+from .cors import JsonCors
+from .limits import RequestLimits
 from .models import BatchIn, BatchOut, ErrorOut, HealthOut, PositionOut, VariantsOut
+from .rewrite import Rewrite
+from .watch import Registry
 
 API = "/api/v1"
 MAX_BODY_BYTES = 1 << 20  # 10,000 boards of 16 cells in any spelling fit easily
 MAX_BOARD_CHARS = 200  # a query's board or moves text
+MAX_QUERY_BYTES = 2048  # a query string: board or moves, percent-encoded, with room to spare
+CACHE_BYTES = 64 << 20
 CACHE_CONTROL = "public, max-age=3600"
 _JSON = "application/json"
-_ERRORS: dict[int | str, dict[str, Any]] = {
-    status: {"model": ErrorOut, "description": text}
-    for status, text in {
-        400: "Bad input: an illegal board or move list, or both or neither given",
-        404: "The variant is not served",
-        413: "The body or the batch is too large",
-        422: "The request does not match the schema",
-    }.items()
+_ERROR_TEXTS = {
+    400: "Bad input: an illegal board or move list, or both or neither given",
+    404: "The variant is not served",
+    413: "The body or the batch is too large",
+    414: "The query string is too long",
+    415: "The body is not marked as JSON",
+    422: "The request does not match the schema",
+    503: "The database cannot be read now (the message names the command that rebuilds it), or the batch took too long",
 }
+
+
+def _errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    return {status: {"model": ErrorOut, "description": _ERROR_TEXTS[status]} for status in statuses}
 
 
 def _dumps(thing: Any) -> bytes:
@@ -60,10 +72,14 @@ def create_app(
     *,
     time_limit: float = 10.0,
     max_body: int = MAX_BODY_BYTES,
-    cache_size: int = 1 << 16,
+    cache_bytes: int = CACHE_BYTES,
+    check_interval: float = 1.0,
+    cors_origins: Sequence[str] = (),
 ) -> FastAPI:
     """The app serving ``served`` (variant name -> opened database); ``time_limit`` (seconds)
-    bounds a batch, ``max_body`` (bytes) a request body, ``cache_size`` the answers kept (0: none)."""
+    bounds a batch, ``max_body`` (bytes) a request body, ``cache_bytes`` the answers kept (0:
+    none); each database is checked for changes at most every ``check_interval`` seconds
+    (see :mod:`.watch`); ``cors_origins`` may call the API from a browser page (none: no CORS)."""
     app = FastAPI(
         title="ttt-solver",
         version=__version__,
@@ -72,18 +88,26 @@ def create_app(
         "Remoteness is the number of plies to the end under perfect play.",
         docs_url=None,
         redoc_url=None,
+        redirect_slashes=False,  # its redirects name the Host header's host; Rewrite answers in place
     )
+    registry = Registry(served.values(), check_interval)
     errors.install(app)
-    app.add_middleware(BodyLimit, max_bytes=max_body)
-    app.add_middleware(ResponseCache, prefix=f"{API}/", max_entries=cache_size)
-    variants_body = _dumps({"variants": [one.describe() for one in served.values()]})
-    variants_etag = '"' + "-".join(one.etag.strip('"')[:12] for one in served.values()) + '"'
+    app.add_middleware(ResponseCache, registry=registry, prefix=f"{API}/", max_bytes=cache_bytes)
+    app.add_middleware(RequestLimits, max_body=max_body, max_query=MAX_QUERY_BYTES)
+    app.add_middleware(Rewrite)
+    if cors_origins:
+        app.add_middleware(JsonCors, origins=cors_origins)
+    listing: dict[tuple[int, ...], tuple[bytes, str]] = {}
 
-    def lookup(variant: str) -> data.Served:
-        one = served.get(variant)
-        if one is None:
-            raise errors.ApiError(404, f"variant {variant!r} is not served here; served: {', '.join(served)}")
-        return one
+    def variants_listing() -> tuple[bytes, str]:
+        """The body and ETag of the variant list, for the copies served now."""
+        available = registry.available()
+        key = tuple(one.serial for one in available)
+        if key not in listing:
+            listing.clear()
+            body = _dumps({"variants": [one.describe() for one in available]})
+            listing[key] = body, '"' + "-".join(one.etag.strip('"')[:12] for one in available) + '"'
+        return listing[key]
 
     @app.get("/health", response_model=HealthOut, tags=["meta"])
     async def health() -> Response:
@@ -92,13 +116,20 @@ def create_app(
 
     @app.get(f"{API}/variants", response_model=VariantsOut, tags=["meta"])
     async def variants(request: Request) -> Response:
-        """The variants served, with their database's meta table and statistics."""
-        headers = {"ETag": variants_etag, "Cache-Control": CACHE_CONTROL}
-        if _not_modified(request, variants_etag):
+        """The variants served (those whose database can be read now), with their database's
+        meta table and statistics."""
+        body, etag = variants_listing()
+        headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
+        if _not_modified(request, etag):
             return Response(status_code=304, headers=headers)
-        return Response(variants_body, media_type=_JSON, headers=headers)
+        return Response(body, media_type=_JSON, headers=headers)
 
-    @app.get(f"{API}/{{variant}}", response_model=PositionOut, responses={**_ERRORS, 304: {}}, tags=["positions"])
+    @app.get(
+        f"{API}/{{variant}}",
+        response_model=PositionOut,
+        responses={**_errors(400, 404, 414, 422, 503), 304: {}},
+        tags=["positions"],
+    )
     async def position(
         request: Request,
         variant: str,
@@ -110,18 +141,23 @@ def create_app(
         ] = None,
     ) -> Response:
         """One position: exactly the fields of ``ttt-lookup analyze --json``. Give ``board`` or ``moves``."""
-        one = lookup(variant)
-        body = _dumps(data.position(one, board, moves))
+        one = registry.get(variant)
+        text = data.question(one, board, moves)
         headers = {"ETag": one.etag, "Cache-Control": CACHE_CONTROL}
         if _not_modified(request, one.etag):
             return Response(status_code=304, headers=headers)
-        return Response(body, media_type=_JSON, headers=headers)
+        return Response(_dumps(data.position(one, text)), media_type=_JSON, headers=headers)
 
-    @app.post(f"{API}/{{variant}}/batch", response_model=BatchOut, responses=_ERRORS, tags=["positions"])
+    @app.post(
+        f"{API}/{{variant}}/batch",
+        response_model=BatchOut,
+        responses=_errors(400, 404, 413, 415, 422, 503),
+        tags=["positions"],
+    )
     async def batch(variant: str, body: BatchIn) -> Response:
         """Value, remoteness and one best move of up to 10,000 boards, in the order given
         (``best_move`` is null on a finished board)."""
-        one = lookup(variant)
+        one = registry.get(variant)
         found = data.batch(one, body.boards, time.monotonic() + time_limit)
         return Response(_batch_json(found), media_type=_JSON)
 

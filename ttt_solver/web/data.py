@@ -8,7 +8,10 @@ Values are +1 win, 0 draw, -1 loss for the side to move (see :mod:`ttt_solver.ga
 
 from __future__ import annotations
 
+import itertools
+import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,20 +34,37 @@ class BatchTimeout(Exception):
     """A batch took longer than the time allowed for one request."""
 
 
-@dataclass
+_SERIALS = itertools.count(1)
+# meta values that stay text; every other value that is a whole number is served as a number
+_TEXT_META = frozenset({"generator", "generator_version", "variant", "digest", "built_at"})
+
+
+@dataclass(eq=False)
 class Served:
-    """One variant the server answers for: its oracle (opened once), meta and statistics."""
+    """One variant the server answers for, as one database held it when it was opened.
+
+    ``lookups`` answers single positions from the file, each answer proved against the rows
+    one ply below it (the command line's path); ``batch`` holds the dense tables built from the
+    digest-checked packed arrays and the whole-table proof (its connection closed). ``stamp``
+    is what the file looked like before it was opened (see :func:`stamp`); ``serial`` names
+    this opening, so that nothing kept from an older one is taken for it."""
 
     variant: Variant
     database: str
-    oracle: Oracle
-    meta: dict[str, str]
+    lookups: Oracle
+    batch: Oracle
     stats: dict[str, Any]
+    stamp: object
+    serial: int = field(default_factory=lambda: next(_SERIALS))
     etag: str = field(init=False)
 
     def __post_init__(self) -> None:
-        # The answer for a board never changes for a given database: its content digest names it.
+        # The answer for a board never changes for a given content: its digest names it.
         self.etag = f'"{self.meta.get("digest", "")[:32]}"'
+
+    @property
+    def meta(self) -> dict[str, str]:
+        return self.lookups.meta
 
     @property
     def name(self) -> str:
@@ -55,8 +75,12 @@ class Served:
         return self.variant.cells
 
     def describe(self) -> dict[str, Any]:
-        """The entry of ``GET /api/v1/variants``."""
+        """The entry of ``GET /api/v1/variants``: its meta table with numbers as numbers."""
         v = self.variant
+        meta: dict[str, str | int] = {
+            key: int(value) if key not in _TEXT_META and value.isascii() and value.isdigit() else value
+            for key, value in self.meta.items()
+        }
         return {
             "name": v.name,
             "rows": v.rows,
@@ -64,40 +88,92 @@ class Served:
             "k": v.k,
             "misere": v.misere,
             "cells": v.cells,
-            "meta": dict(self.meta),
+            "meta": meta,
             "stats": self.stats,
         }
 
+    def close(self) -> None:
+        self.lookups.close()
 
-def open_variant(database: str | Path, variant: Variant | None = None) -> Served:
-    """Open one database (its variant read from its meta table unless given), and count it.
 
-    Single lookups go through the oracle's proven per-lookup path (each answer checked against
-    the rows one ply below, as on the command line); the batch tables are built now, which
-    checks the packed arrays' digest and proves the whole table once."""
-    from ..lookup.stats import compute
+def stamp(database: str, variant: Variant) -> object:
+    """What a database looks like now, cheaply: a file's identity, size and time of change (a
+    rebuild renames a new file over it; damage in place changes its time), or a server
+    database's content digest; None for a file that is gone, the error for a server that fails."""
     from ..store import Target
+
+    target = Target.parse(database)
+    if target.file is not None:
+        try:
+            found = os.stat(target.file)
+        except OSError:
+            return None
+        return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns)
     from ..store.reader import Reader
 
-    if variant is None:
-        with Reader(Target.parse(database), None) as reader:
-            variant = Variant.parse(reader.meta.get("variant", STANDARD.name))
-    oracle = Oracle.load(str(database), variant, eager=False)
-    oracle.batch_tables()
-    stats = compute(oracle.arrays()).to_dict()
-    return Served(variant, str(database), oracle, oracle.meta, stats)
+    try:
+        with Reader(target, variant.name) as reader:
+            return reader.meta.get("digest")
+    except DatabaseError as error:
+        return str(error)
 
 
-def default_databases() -> list[tuple[Path, Variant]]:
+def variant_of(database: str | Path) -> Variant:
+    """The variant a database holds, by its meta table (which opening it checks)."""
+    from ..store.reader import held_variant
+
+    return Variant.parse(held_variant(database))
+
+
+def open_variant(
+    database: str | Path,
+    variant: Variant | None = None,
+    progress: Callable[[str], None] | None = None,
+    reuse: Served | None = None,
+) -> Served:
+    """Open one database (its variant read from its meta table unless given), and count it.
+
+    Single lookups read the file and are proved one ply down, as on the command line. The batch
+    tables are built now (which checks the packed arrays' digest and proves the whole table),
+    unless ``reuse`` (an earlier opening) holds them for the same content digest. ``progress``
+    hears of the slow part before it starts."""
+    from ..lookup.stats import compute
+
+    name = str(database)
+    variant = variant or variant_of(name)
+    before = stamp(name, variant)  # first: a change from here on is seen at the next check
+    lookups = Oracle.load(name, variant, eager=False)
+    try:
+        digest = lookups.meta.get("digest")
+        if reuse is not None and reuse.variant == variant and reuse.meta.get("digest") == digest:
+            batch, stats = reuse.batch, reuse.stats
+        else:
+            if progress is not None:
+                count = lookups.meta.get("positions", "?")
+                count = f"{int(count):,}" if count.isdigit() else count
+                progress(f"loading {variant.name} from {name}: proving its {count} positions for batch lookups")
+            batch = Oracle.load(name, variant, eager=False)
+            try:
+                batch.batch_tables()
+                stats = compute(batch.arrays()).to_dict()
+            finally:
+                batch.close()  # the tables are in memory: its file is not read again
+            if batch.meta.get("digest") != digest:
+                raise DatabaseError(
+                    f"database {name!r} was replaced while it was being opened; it is opened again shortly"
+                )
+    except BaseException:
+        lookups.close()
+        raise
+    return Served(variant, name, lookups, batch, stats, before)
+
+
+def default_databases(progress: Callable[[str], None] | None = None) -> list[tuple[Path, Variant]]:
     """Every database in the default data directory, 3x3 first (built now if it is missing)."""
+    from ..build import ensure_database
     from ..paths import data_directory, default_database
 
-    standard = default_database(STANDARD)
-    if not standard.exists():
-        from ..build import build
-
-        build(standard, STANDARD)
-    found = [(standard, STANDARD)]
+    found = [(ensure_database(STANDARD, progress), STANDARD)]
     for path in sorted(data_directory().glob("*.sqlite")):
         try:
             variant = Variant.parse(path.stem)
@@ -108,44 +184,56 @@ def default_databases() -> list[tuple[Path, Variant]]:
     return found
 
 
-def open_all(databases: list[str] | None = None, variants: list[Variant] | None = None) -> dict[str, Served]:
+def open_all(
+    databases: list[str] | None = None,
+    variants: list[Variant] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Served]:
     """The served variants by name: the given databases and the default databases of the given
     variants (3x3 built if missing), or, when neither is given, every default database."""
+    from ..build import ensure_database
     from ..paths import default_database
 
-    served: dict[str, Served] = {}
-    pairs: list[tuple[str | Path, Variant | None]] = [(db, None) for db in databases or ()]
+    pairs: list[tuple[str | Path, Variant]] = [(db, variant_of(db)) for db in databases or ()]
     for wanted in variants or ():
-        path = default_database(wanted)
-        if wanted == STANDARD and not path.exists():
-            from ..build import build
-
-            build(path, STANDARD)
+        path = ensure_database(wanted, progress) if wanted == STANDARD else default_database(wanted)
         pairs.append((path, wanted))
     if not pairs:
-        pairs = list(default_databases())
-    for database, variant in pairs:
-        one = open_variant(database, variant)
-        if one.name in served:
+        pairs = list(default_databases(progress))
+    first: dict[Variant, str | Path] = {}
+    for database, variant in pairs:  # before the slow part: one database per variant
+        if variant in first:
             raise DatabaseError(
-                f"two databases for variant {one.name!r}: {served[one.name].database!r} and {database!r}"
+                f"two databases for variant {variant.name!r}: {str(first[variant])!r} and {str(database)!r}"
             )
-        served[one.name] = one
+        first[variant] = database
+    served: dict[str, Served] = {}
+    try:
+        for database, variant in pairs:
+            served[variant.name] = open_variant(database, variant, progress)
+    except BaseException:
+        for one in served.values():
+            one.close()
+        raise
     return served
 
 
-def position(served: Served, board: str | None, moves: str | None) -> dict[str, Any]:
-    """The ``analyze --json`` answer for a board given as text or as the cells played."""
+def question(served: Served, board: str | None, moves: str | None) -> str:
+    """The normalised board a request asks about, given as text or as the cells played."""
     if board is not None and moves is not None:
         raise InvalidBoardError("give either board or moves, not both")
     if board is None and moves is None:
         raise InvalidBoardError("no board given: pass board (e.g. X...O....) or moves (e.g. 4,0,8)")
     if moves is not None:
-        text = rules.parse_moves(moves, served.variant)
-    else:
-        assert board is not None
-        text = rules.parse(board, served.variant)
-    return analyze(served.oracle, text)
+        return rules.parse_moves(moves, served.variant)
+    assert board is not None
+    return rules.parse(board, served.variant)
+
+
+def position(served: Served, text: str) -> dict[str, Any]:
+    """The ``analyze --json`` answer for a normalised board (see :func:`question`), read from
+    the file and proved one ply down."""
+    return analyze(served.lookups, text)
 
 
 def batch(served: Served, boards: list[str], deadline: float) -> dict[str, Any]:
@@ -158,7 +246,7 @@ def batch(served: Served, boards: list[str], deadline: float) -> dict[str, Any]:
     texts = _normalize_all(served.variant, boards)
     array = _to_array(texts, served.cells)
     try:
-        values = served.oracle.value_batch(array)
+        values = served.batch.value_batch(array)
     except InvalidBoardError:
         # The oracle names the row; name the board and say why in the same words as a single lookup.
         for i, text in enumerate(texts):
@@ -166,8 +254,8 @@ def batch(served: Served, boards: list[str], deadline: float) -> dict[str, Any]:
             if reason is not None:
                 raise InvalidBoardError(f"boards[{i}]: illegal board {text!r}: {reason}") from None
         raise
-    best = served.oracle.best_move_batch(array)
-    remoteness = served.oracle.remoteness_batch(array)
+    best = served.batch.best_move_batch(array)
+    remoteness = served.batch.remoteness_batch(array)
     if time.monotonic() > deadline:
         raise BatchTimeout(f"the batch took longer than allowed; send fewer boards of {served.name} per request")
     return {"boards": texts, "values": values, "remoteness": remoteness, "best_moves": best}

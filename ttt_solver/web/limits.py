@@ -1,29 +1,38 @@
-"""A bound on request bodies, as plain ASGI middleware (no per-request cost beyond a header check).
-
-A body longer than the limit, by its ``Content-Length`` or as it streams in, is refused with
-413 before the app sees it.
+"""What a request may be, checked before the app sees it (plain ASGI middleware, no cost beyond
+a header check): a query string of at most ``max_query`` bytes (414: no question to this API
+comes near it) and a body of at most ``max_body`` bytes (413, by its ``Content-Length`` or as
+it streams in). How fast it must arrive is the connection's business (:mod:`.protocol`).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from .raw import send_error
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
 
 
-class BodyLimit:
-    def __init__(self, app: Any, max_bytes: int) -> None:
+class RequestLimits:
+    def __init__(self, app: Any, max_body: int, max_query: int) -> None:
         self.app = app
-        self.max_bytes = max_bytes
+        self.max_body = max_body
+        self.max_query = max_query
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD"):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if len(scope["query_string"]) > self.max_query:
+            too_long = f"the query string is too long: the limit is {self.max_query:,} bytes (a board is far shorter)"
+            await send_error(send, 414, too_long)
+            return
+        if scope["method"] in ("GET", "HEAD"):
             await self.app(scope, receive, send)
             return
         for name, value in scope["headers"]:
-            if name == b"content-length" and (not value.isdigit() or int(value) > self.max_bytes):
+            if name == b"content-length" and (not value.isdigit() or int(value) > self.max_body):
                 await self._refuse(send)
                 return
         # Read the body here (it is small by construction), then replay it to the app.
@@ -36,7 +45,7 @@ class BodyLimit:
                 return  # the client went away
             chunk = message.get("body", b"")
             seen += len(chunk)
-            if seen > self.max_bytes:
+            if seen > self.max_body:
                 await self._refuse(send)
                 return
             chunks.append(chunk)
@@ -55,9 +64,4 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
     async def _refuse(self, send: Any) -> None:
-        body = json.dumps(
-            {"error": f"request body too large: the limit is {self.max_bytes:,} bytes"}, separators=(",", ":")
-        ).encode()
-        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-        await send({"type": "http.response.start", "status": 413, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+        await send_error(send, 413, f"request body too large: the limit is {self.max_body:,} bytes")

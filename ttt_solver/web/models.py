@@ -28,7 +28,11 @@ class PositionOut(BaseModel):
     value: Literal[-1, 0, 1] = Field(description="+1 win, 0 draw, -1 loss for the side to move")
     outcome: Literal["win", "draw", "loss"]
     remoteness: int = Field(ge=0, description="Plies to the end under perfect play")
-    best_moves: list[int] = Field(description="Cells that keep the value, ascending")
+    best_moves: list[int] = Field(description="Cells that keep the value (win, draw or loss), ascending")
+    preferred_moves: list[int] = Field(
+        description="The best moves with the best remoteness (value first, then remoteness: win fastest,"
+        " lose slowest), ascending; what the perfect player and the perfect line choose from"
+    )
     moves: list[MoveOut] = Field(description="Every legal move, best first")
     line: list[int] = Field(description="A principal variation: the cells of perfect play to the end")
     winner: Literal["X", "O"] | None = Field(
@@ -49,7 +53,10 @@ class BatchResult(BaseModel):
     board: str = Field(description="The normalised text form")
     value: Literal[-1, 0, 1] = Field(description="+1 win, 0 draw, -1 loss for the side to move")
     remoteness: int = Field(ge=0)
-    best_move: int | None = Field(description="One best move (fastest win, slowest loss, lowest cell); null if over")
+    best_move: int | None = Field(
+        description="One preferred move, as `ttt-lookup best` gives (value, then remoteness: fastest win,"
+        " slowest loss; lowest cell on ties); null if over"
+    )
 
 
 class BatchOut(BaseModel):
@@ -63,7 +70,9 @@ class VariantOut(BaseModel):
     k: int = Field(description="How many in a row win (or lose, in misère)")
     misere: bool
     cells: int
-    meta: dict[str, str] = Field(description="The database's meta table (digest, positions, built_at, ...)")
+    meta: dict[str, str | int] = Field(
+        description="The database's meta table (digest, positions, built_at, ...): whole numbers as numbers"
+    )
     stats: dict[str, Any] = Field(description="What `ttt-lookup stats --json` prints")
 
 

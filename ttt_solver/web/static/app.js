@@ -1,194 +1,239 @@
-// The explorer's state and controls: a game (a start board and the cells played since), kept
-// in the URL so that a link restores it; every position comes from the JSON API.
+// The explorer's controls: every action (a move, undo, redo, a jump, Back and Forward, a new
+// game, a typed position, the computer's reply) changes the game one at a time, redraws the page
+// and records the game in the address and in the browser's history.
+import { ApiError, byBoard, byMoves, fetchVariants } from "./api.js";
+import { renderBoard } from "./board.js";
+import { renderChart } from "./chart.js";
 import {
-  describeMistakes, positionInWords, preferred, renderBoard, renderChart, renderMoves,
-} from "./view.js";
+  address, advance, computerToMove, current, findVariant, forwardTo, isLegal, newGame, snapshot, state,
+} from "./game.js";
+import { renderLine, renderMoves, renderPlayed } from "./lists.js";
+import { emptyBoard, preferred } from "./rules.js";
+import { describeMistakes, hintInWords, positionInWords, rulesInWords } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
-const state = {
-  variants: new Map(), // name -> {name, rows, cols, cells, ...}
-  variant: "3x3",
-  start: null, // the start board text
-  moves: [], // cells played from the start
-  redo: [],
-  positions: [], // the analysis after 0, 1, ... moves
-  mode: "none", // which side the computer plays, or "none"
-  skill: 1,
-  token: 0, // bumps on every new game, so late answers of an old one are dropped
-};
-const cache = new Map();
+const NOTICE_MS = 4000;
+const REPLY_MS = 250;
 
-class ApiError extends Error {}
-
-async function fetchPosition(variant, query) {
-  const key = `${variant}?${query}`;
-  if (cache.has(key)) return cache.get(key);
-  const response = await fetch(`/api/v1/${encodeURIComponent(variant)}?${query}`);
-  const body = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
-  if (!response.ok) throw new ApiError(body.error || `HTTP ${response.status}`);
-  cache.set(key, body);
-  return body;
+// One action at a time: each waits for the one before, so answers never interleave.
+let queue = Promise.resolve();
+function act(job) {
+  queue = queue.then(job).catch((error) => {
+    showError(error instanceof ApiError ? error.message : `Something went wrong: ${error.message}`);
+  });
+  return queue;
 }
-
-const byBoard = (variant, board) => fetchPosition(variant, `board=${encodeURIComponent(board)}`);
 
 function showError(message) {
   $("error").textContent = message;
   $("error").hidden = !message;
 }
 
-function current() {
-  return state.positions[state.positions.length - 1];
+let noticeTimer = 0;
+function showNotice(message) {
+  clearTimeout(noticeTimer);
+  $("notice").textContent = message;
+  if (message) noticeTimer = setTimeout(() => showNotice(""), NOTICE_MS);
 }
 
-function place(position, cell) {
-  const board = position.board;
-  return board.slice(0, cell) + position.to_move + board.slice(cell + 1);
+function writeAddress(how) {
+  const url = address();
+  if (how === "push" && url !== location.pathname + location.search) history.pushState(snapshot(), "", url);
+  else history.replaceState(snapshot(), "", url);
 }
 
-function writeUrl() {
-  const q = new URLSearchParams({ variant: state.variant });
-  const empty = ".".repeat(state.variants.get(state.variant)?.cells ?? 9);
-  if (state.start && state.start !== empty) q.set("board", state.start);
-  if (state.moves.length) q.set("moves", state.moves.join(","));
-  if (state.mode !== "none") q.set("play", state.mode);
-  if (state.skill !== 1) q.set("skill", String(state.skill));
-  history.replaceState(null, "", `${location.pathname}?${q}`);
+function showHint() {
+  const board = $("board");
+  const cell = board.contains(document.activeElement) ? document.activeElement : board.querySelector(".cell:hover");
+  $("detail").textContent = cell ? cell.getAttribute("aria-label") : hintInWords();
 }
 
-function render() {
-  const variant = state.variants.get(state.variant);
+// Redraw everything. Keyboard focus stays where it was unless a redraw removed its element:
+// then it goes to `focus` (a cell) or to the same cell or step as before.
+function render(focus) {
+  const variant = state.variant;
   const position = current();
-  if (!variant || !position) return;
-  const last = state.moves.length ? state.moves[state.moves.length - 1] : -1;
-  renderBoard($("board"), position, variant, last, (cell) => humanPlays(cell));
-  renderMoves($("moves"), position, variant, (cell) => humanPlays(cell));
-  renderChart($("chart"), state.positions, state.moves, variant);
-  $("mistakes").textContent = describeMistakes(state.positions, state.moves) || "No move has thrown value away.";
-  $("status").textContent = positionInWords(position);
-  $("undo").disabled = !state.moves.length;
-  $("redo").disabled = !state.redo.length;
-  writeUrl();
+  const active = document.activeElement;
+  const cellBefore = $("board").contains(active) ? Number(active.dataset.cell) : undefined;
+  const stepBefore = $("played").contains(active) ? active.dataset.ply : undefined;
+  const rebuilt = ["board", "moves", "line", "played"].some((id) => $(id).contains(active));
+  const idle = !active || active === document.body;
+  const last = state.ply ? state.line[state.ply - 1] : -1;
+  const play = (cell) => humanPlays([cell]);
+  renderBoard($("board"), position, variant, last, play);
+  renderMoves($("moves"), position, variant, play);
+  renderLine($("line"), position, (n) => humanPlays(current().line.slice(0, n)));
+  renderPlayed($("played"), state, jump);
+  const shown = state.positions.slice(0, state.ply + 1);
+  renderChart($("chart"), shown, state.line.slice(0, state.ply), variant);
+  $("mistakes").textContent = describeMistakes(shown, state.line) || "No move has thrown value away.";
+  $("status").textContent = positionInWords(position, variant);
+  $("rules").textContent = rulesInWords(variant);
+  $("rules").classList.toggle("misere", variant.misere);
+  $("variant").value = variant.name;
+  $("undo").disabled = state.ply === 0;
+  $("redo").disabled = state.ply >= state.line.length;
+  $("new").title = state.start === emptyBoard(variant) ? "New game (n)" : `New game from ${state.start} (n)`;
+  if ($("position") !== document.activeElement) {
+    $("position").value = position.board;
+    $("position").removeAttribute("aria-invalid");
+  }
+  if (stepBefore !== undefined) {
+    $("played").querySelector(`[data-ply="${stepBefore}"]`)?.focus();
+  } else if (rebuilt || (idle && focus !== undefined)) {
+    const target = focus ?? cellBefore ?? (last >= 0 ? last : position.moves[0]?.cell ?? 0);
+    $("board").querySelector(`[data-cell="${target}"]`)?.focus();
+  }
+  showHint();
 }
 
-async function push(cell) {
-  const position = current();
-  if (!position || !position.moves.some((m) => m.cell === cell)) return false;
-  const token = state.token;
-  const next = await byBoard(state.variant, place(position, cell));
-  if (token !== state.token || current() !== position) return false;
-  state.moves.push(cell);
-  state.positions.push(next);
-  return true;
+// Show the state: redraw, record it in the address (a new history entry, or in place) and let
+// the computer reply if it is to move. Transient notices end here.
+function commit(how, { focus, error = "" } = {}) {
+  state.token++;
+  if (error !== null) showError(error);
+  showNotice("");
+  render(focus);
+  writeAddress(how);
+  if (computerToMove()) {
+    const token = state.token;
+    setTimeout(() => act(() => token === state.token && computerReplies()), REPLY_MS);
+  }
 }
 
-function computerToMove() {
-  const position = current();
-  return position && state.mode === position.to_move && position.moves.length > 0;
-}
-
-// perfect:P — a perfect move (uniform among the fastest wins / slowest losses) with chance P,
-// otherwise a uniformly random legal move.
-function computerChoice(position) {
-  const perfect = preferred(position);
-  const pool = Math.random() < state.skill ? perfect : position.moves;
-  return pool[Math.floor(Math.random() * pool.length)].cell;
-}
-
+// perfect:P — a preferred move (uniform among them) with chance P, otherwise any legal move.
 async function computerReplies() {
-  const token = state.token;
-  await new Promise((resolve) => setTimeout(resolve, 250));
-  if (token !== state.token || !computerToMove()) return;
-  if (await push(computerChoice(current()))) render();
+  if (!computerToMove()) return;
+  const position = current();
+  const pool = Math.random() < state.skill ? preferred(position) : position.moves;
+  await advance([pool[Math.floor(Math.random() * pool.length)].cell]);
+  commit("replace", { error: null }); // one history entry for a move and its reply
 }
 
-async function humanPlays(cell) {
-  if (computerToMove()) return;
-  try {
-    if (!(await push(cell))) return;
-    state.redo = [];
-    showError("");
-    render();
-    if (computerToMove()) await computerReplies();
-  } catch (error) {
-    showError(error.message);
-  }
+function humanPlays(cells) {
+  return act(async () => {
+    if (!cells.length || computerToMove() || !isLegal(current(), cells[0])) return;
+    await advance(cells);
+    commit("push", { focus: cells[cells.length - 1] });
+  });
 }
 
-async function undo() {
-  if (!state.moves.length) return;
-  state.token++;
-  do {
-    state.redo.push(state.moves.pop());
-    state.positions.pop();
-  } while (state.moves.length && computerToMove());
-  render();
-}
-
-async function redo() {
-  if (!state.redo.length) return;
-  state.token++;
-  try {
+function undo() {
+  return act(async () => {
+    if (state.ply === 0) return;
+    let undone;
     do {
-      const cell = state.redo.pop();
-      if (!(await push(cell))) break;
-    } while (state.redo.length && computerToMove());
-    render();
-  } catch (error) {
-    showError(error.message);
-  }
+      state.ply--;
+      undone = state.line[state.ply];
+    } while (state.ply > 0 && computerToMove());
+    commit("push", { focus: undone });
+  });
 }
 
-// A new game from `start` (null: the empty board), replaying `moves` on it.
-async function load(variantName, start, moves) {
-  state.token++;
-  const token = state.token;
-  state.variant = variantName;
-  state.redo = [];
-  state.moves = [];
-  state.positions = [];
-  $("variant").value = variantName;
-  const variant = state.variants.get(variantName);
-  try {
-    if (!variant) {
-      await fetchPosition(variantName, "board="); // the API says why
-      throw new ApiError(`variant '${variantName}' is not served here`);
+function redo() {
+  return act(async () => {
+    if (state.ply >= state.line.length) return;
+    await forwardTo(state.ply + 1);
+    commit("push", { focus: state.line[state.ply - 1] });
+  });
+}
+
+function jump(ply) {
+  return act(async () => {
+    await forwardTo(ply);
+    commit("push");
+  });
+}
+
+function restart(variant, start) {
+  return act(async () => {
+    newGame(variant, await byBoard(variant.name, start ?? emptyBoard(variant)));
+    commit("push");
+  });
+}
+
+function setUp(text) {
+  return act(async () => {
+    const input = $("position");
+    let first;
+    try {
+      first = await byBoard(state.variant.name, text.trim());
+    } catch (error) {
+      input.setAttribute("aria-invalid", "true");
+      throw error;
     }
-    state.start = start ?? ".".repeat(variant.cells);
-    if (start === null && moves.length) {
-      await fetchPosition(variantName, `moves=${moves.join(",")}`); // the API's message if illegal
-    }
-    const first = await byBoard(variantName, state.start);
-    if (token !== state.token) return;
-    state.positions = [first];
-    for (const cell of moves) {
-      if (!(await push(cell))) throw new ApiError(`move ${cell} is not legal on ${current().board}`);
-    }
-    showError("");
-  } catch (error) {
-    if (token !== state.token) return;
-    showError(error.message);
-    if (!state.positions.length && variant) {
-      state.start = ".".repeat(variant.cells);
-      state.positions = [await byBoard(variantName, state.start)];
-      state.moves = [];
-    } else if (!variant) {
-      return;
-    }
-  }
-  render();
-  if (computerToMove()) await computerReplies();
+    input.removeAttribute("aria-invalid");
+    newGame(state.variant, first);
+    input.value = first.board;
+    commit("push");
+  });
 }
 
 function parseMoves(text) {
-  if (!text) return [];
-  return text.split(",").filter((part) => part.trim() !== "").map((part) => Number(part));
+  return text.split(",").filter((part) => part.trim() !== "").map((part) => part.trim());
+}
+
+function readSettings(mode, skill) {
+  state.mode = ["X", "O"].includes(mode) ? mode : "none";
+  const number = Number(skill ?? "1");
+  state.skill = Number.isFinite(number) ? Math.min(1, Math.max(0, number)) : 1;
+  $("mode").value = state.mode;
+  $("skill").value = String(state.skill);
+}
+
+// The game the address describes, or as much of it as is legal: an unknown variant falls back
+// to a served one, an illegal start board to the empty board, illegal moves to the legal ones
+// before them; the API's message says what was wrong.
+async function fromAddress(how) {
+  const q = new URLSearchParams(location.search);
+  readSettings(q.get("play"), q.get("skill"));
+  const problems = [];
+  const name = q.get("variant") ?? "3x3";
+  let variant = findVariant(name);
+  if (!variant) {
+    const served = state.variants.map((v) => v.name).join(", ");
+    problems.push(`variant '${name}' is not served here; served: ${served}`); // as the API says it
+    variant = findVariant("3x3") ?? state.variants[0];
+  }
+  const board = q.get("board");
+  let first = null;
+  if (board !== null && !problems.length) {
+    try {
+      first = await byBoard(variant.name, board);
+    } catch (error) {
+      problems.push(error.message);
+    }
+  }
+  newGame(variant, first ?? (await byBoard(variant.name, emptyBoard(variant))));
+  const moves = q.get("moves");
+  if (moves && !problems.length) {
+    if (board === null) await byMoves(variant.name, moves).catch((e) => problems.push(e.message));
+    for (const text of parseMoves(moves)) {
+      const cell = Number(text);
+      if (!Number.isInteger(cell) || !isLegal(current(), cell)) {
+        if (!problems.length) problems.push(`move ${text} is not legal on '${current().board}'`);
+        break;
+      }
+      await advance([cell]);
+    }
+  }
+  commit(how, { error: problems.join(" ") });
+}
+
+async function fromHistory(entry) {
+  const variant = entry && findVariant(entry.variant);
+  if (!variant) return fromAddress("replace");
+  readSettings(entry.mode, entry.skill);
+  newGame(variant, await byBoard(variant.name, entry.start));
+  state.line = entry.line;
+  await forwardTo(entry.ply);
+  commit("replace");
 }
 
 function moveFocus(event) {
   const cells = [...$("board").querySelectorAll(".cell")];
   const at = cells.indexOf(document.activeElement);
-  const cols = state.variants.get(state.variant)?.cols ?? 3;
+  const cols = state.variant?.cols ?? 3;
   const step = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -cols, ArrowDown: cols }[event.key];
   if (at < 0 || step === undefined) return;
   const target = cells[at + step];
@@ -201,60 +246,62 @@ function moveFocus(event) {
 function shortcuts(event) {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   if (["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement?.tagName)) return;
-  const action = { u: undo, r: redo, n: () => load(state.variant, null, []) }[event.key];
-  if (action) {
+  const action = { u: undo, r: redo, n: () => restart(state.variant, state.start) }[event.key];
+  if (action && state.variant) {
     event.preventDefault();
     action();
   }
 }
 
-function showDetail(event) {
-  const cell = event.target.closest?.(".cell");
-  if (cell) $("detail").textContent = cell.getAttribute("aria-label");
-}
-
-async function main() {
-  const response = await fetch("/api/v1/variants");
-  const listed = (await response.json()).variants;
-  for (const variant of listed) {
-    state.variants.set(variant.name, variant);
-    $("variant").append(new Option(`${variant.name} (${variant.cells} cells)`, variant.name));
-  }
-  const q = new URLSearchParams(location.search);
-  state.mode = ["X", "O"].includes(q.get("play")) ? q.get("play") : "none";
-  const skill = Number(q.get("skill") ?? "1");
-  state.skill = Number.isFinite(skill) ? Math.min(1, Math.max(0, skill)) : 1;
-  $("mode").value = state.mode;
-  $("skill").value = String(state.skill);
-
-  $("variant").addEventListener("change", (e) => load(e.target.value, null, []));
-  $("mode").addEventListener("change", (e) => {
-    state.mode = e.target.value;
-    render();
-    if (computerToMove()) computerReplies();
-  });
-  $("skill").addEventListener("change", (e) => {
-    const value = Number(e.target.value);
-    state.skill = Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 1;
-    e.target.value = String(state.skill);
-    render();
-  });
+function listen() {
+  $("variant").addEventListener("change", (e) => restart(findVariant(e.target.value), null));
+  $("mode").addEventListener("change", (e) =>
+    act(() => {
+      state.mode = e.target.value;
+      commit("replace", { error: null });
+    }));
+  $("skill").addEventListener("change", (e) =>
+    act(() => {
+      readSettings(state.mode, e.target.value);
+      commit("replace", { error: null });
+    }));
   $("undo").addEventListener("click", undo);
   $("redo").addEventListener("click", redo);
-  $("new").addEventListener("click", () => load(state.variant, null, []));
+  $("new").addEventListener("click", () => restart(state.variant, state.start));
+  $("clear").addEventListener("click", () => restart(state.variant, null));
   $("share").addEventListener("click", async () => {
     try {
       await navigator.clipboard.writeText(location.href);
-      $("detail").textContent = "Link copied: it restores this variant and position.";
+      showNotice("Link copied: it restores this variant and position.");
     } catch {
-      $("detail").textContent = `Link: ${location.href}`;
+      showNotice(`Link: ${location.href}`);
     }
   });
-  $("board").addEventListener("keydown", moveFocus);
-  $("board").addEventListener("mouseover", showDetail);
-  $("board").addEventListener("focusin", showDetail);
+  $("position-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    setUp($("position").value);
+  });
+  const board = $("board");
+  board.addEventListener("keydown", moveFocus);
+  board.addEventListener("mouseover", (e) => {
+    const cell = e.target.closest?.(".cell");
+    if (cell) $("detail").textContent = cell.getAttribute("aria-label");
+  });
+  board.addEventListener("mouseleave", showHint);
+  board.addEventListener("focusin", showHint);
+  board.addEventListener("focusout", () => setTimeout(showHint));
   document.addEventListener("keydown", shortcuts);
-  await load(q.get("variant") || "3x3", q.get("board"), parseMoves(q.get("moves")));
+  window.addEventListener("popstate", (e) => act(() => fromHistory(e.state)));
+}
+
+async function main() {
+  state.variants = await fetchVariants();
+  for (const variant of state.variants) {
+    $("variant").append(new Option(`${variant.name} (${variant.cells} cells)`, variant.name));
+  }
+  listen();
+  $("detail").textContent = hintInWords();
+  await act(() => fromAddress("replace"));
 }
 
 main().catch((error) => showError(`The explorer could not start: ${error.message}`));

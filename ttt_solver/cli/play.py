@@ -1,0 +1,168 @@
+"""``play``: a game against the database in the terminal, with hints, take-backs and new games.
+
+The keys are shown in every prompt: a cell number moves, ``h`` shows the best and preferred
+moves (the vocabulary of ``analyze``), ``u`` takes back your last move and the computer's
+reply, ``q`` (or the end of the input) quits. A finished game offers ``r`` (play again), ``u``
+and ``q``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from ..game import board as rules
+from ..game.variant import Variant
+from .lookup import move_sets
+from .options import database_options, load_oracle
+from .output import grid
+from .values import SEED, Number, OneOf
+
+if TYPE_CHECKING:
+    from ..lookup.oracle import Oracle
+
+UNDO, AGAIN = "undo", "again"
+
+
+@click.command()
+@database_options
+@click.option(
+    "--as",
+    "side",
+    type=OneOf(["X", "O"], case_sensitive=False),
+    default="X",
+    show_default=True,
+    help="The side you play (X moves first).",
+)
+@click.option(
+    "--skill",
+    type=Number(0, 1),
+    default=1.0,
+    show_default=True,
+    help="Chance that the computer plays a perfect move rather than a random one.",
+)
+@click.option("--seed", type=SEED, help="Seed the computer's choices, for a repeatable game.")
+def play(side: str, skill: float, seed: int | None, variant: Variant, db: str | None) -> None:
+    """Play a game against the perfect opponent in the terminal (h hint, u undo, q quit).
+
+    Type a free cell's number to move, h for a hint (the best and the preferred moves), u to
+    take back your last move (and the computer's reply), q to quit. When the game is over,
+    r plays again, u takes your last move back, q quits.
+
+    \b
+    Example:
+        ttt-lookup play
+        ttt-lookup play --as O --skill 0.7 --seed 1
+    """
+    import random
+
+    oracle = load_oracle(db, variant)
+    rng = random.Random(seed)
+    you = side.upper()
+    click.echo(f"You are {you}; the computer plays {'perfectly' if skill == 1 else f'with skill {skill:g}'}.")
+    history = [rules.EMPTY * variant.cells]  # every board of the game so far, the empty one first
+    while True:
+        board = history[-1]
+        action: str | int | None
+        if rules.terminal_value(board, variant) is not None:
+            action = _game_over(history, you, variant)
+        elif rules.to_move(board) == you:
+            click.echo("\n" + grid([m if m != rules.EMPTY else str(i) for i, m in enumerate(board)], variant))
+            action = _ask_move(oracle, board)
+        else:
+            cell = _computer_move(oracle, board, skill, rng)
+            click.echo(f"The computer plays {cell}.")
+            history.append(rules.play(board, cell, variant))
+            continue
+        if action is None:
+            if rules.terminal_value(board, variant) is None:
+                click.echo("You quit.")
+            return
+        if action == AGAIN:
+            click.echo("\nA new game.")
+            history = history[:1]
+        elif action == UNDO:
+            _take_back(history, you)
+        else:
+            history.append(rules.play(board, int(action), variant))
+
+
+def _game_over(history: list[str], you: str, variant: Variant) -> str | None:
+    """Show the end of the game and its moves; then AGAIN, UNDO or None (quit)."""
+    board = history[-1]
+    click.echo("\n" + grid(list(board), variant))
+    won = rules.winner(board, variant)
+    click.echo("A draw." if won is None else "You win!" if won == you else "The computer wins.")
+    click.echo(f"The game: {' '.join(_moves(history))}")
+    while True:
+        answer = _prompt("Game over (r play again, u undo, q quit)")
+        if answer in (None, "q", "quit"):
+            return None
+        if answer in ("r", "again"):
+            return AGAIN
+        if answer in ("u", "undo"):
+            return UNDO
+        click.echo(f"{answer!r} is not one of r, u or q.")
+
+
+def _ask_move(oracle: Oracle, board: str) -> str | int | None:
+    """The human's move, UNDO or None (quit), asking again until it is one; h shows a hint."""
+    free = rules.legal_moves(board, oracle.variant)
+    keys = f"a free cell 0-{oracle.variant.cells - 1}; h hint, u undo, q quit"
+    while True:
+        answer = _prompt(f"Your move ({keys})")
+        if answer in (None, "q", "quit"):
+            return None
+        if answer in ("h", "hint"):
+            click.echo("\n".join(move_sets(oracle.probe(board))))
+            continue
+        if answer in ("u", "undo"):
+            return UNDO
+        cell = rules.cell_number(answer)
+        if cell in free:
+            return cell
+        click.echo(f"{answer!r} is not a free cell; choose one of {' '.join(map(str, free))} (h hint, u undo, q quit).")
+
+
+def _prompt(text: str) -> str | None:
+    """What the player typed, trimmed and in lower case; None when the input ended (Ctrl-D, or
+    the end of a piped file), which is as good as q."""
+    try:
+        return str(click.prompt(text)).strip().lower()
+    except click.Abort as stop:
+        if not isinstance(stop.__context__, EOFError):
+            raise  # Ctrl-C: aborted
+        click.echo()
+        return None
+
+
+def _take_back(history: list[str], you: str) -> None:
+    """Back to your turn before your last move (so the computer's reply goes too)."""
+    turns = [i for i in range(len(history) - 1) if rules.to_move(history[i]) == you]
+    if not turns:
+        click.echo("Nothing to undo: you have not moved yet.")
+        return
+    del history[turns[-1] + 1 :]
+    click.echo("Took back your last move.")
+
+
+def _moves(history: list[str]) -> list[str]:
+    """The moves of the game as ``X4 O0 X8 ...``."""
+    return [
+        f"{after[cell]}{cell}"
+        for before, after in itertools.pairwise(history)
+        for cell in range(len(after))
+        if before[cell] != after[cell]
+    ]
+
+
+def _computer_move(oracle: Oracle, board: str, skill: float, rng: Any) -> int:
+    """A perfect (preferred) move with probability ``skill``, otherwise a random legal one."""
+    if rng.random() < skill:
+        return oracle.best_move(board, rng)
+    return int(rng.choice(rules.legal_moves(board, oracle.variant)))
+
+
+COMMANDS = [play]

@@ -1,0 +1,131 @@
+"""Option values: the types that check them, and the one wording of a bad value.
+
+Every bad value reads the same, whoever finds it (a type here, a callback, the library):
+``invalid WHAT 'VALUE': what was expected``, where WHAT is the option (``--games``) or the kind
+of value (``board``, ``variant``, ``agent``); one ``Error:`` line and exit code 2. The types
+below are click's, with their messages (``Invalid value for '--games': 0 is not in the range
+1<=x<=10000000.``) said that way instead; click still shows their ranges in ``--help``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import click
+
+
+class BadValue(click.BadParameter):
+    """A value an option cannot take: ``invalid --games '0': expected a whole number from 1 to 10``."""
+
+    def __init__(
+        self, value: Any, expected: str, param: click.Parameter | None = None, ctx: click.Context | None = None
+    ) -> None:
+        super().__init__(expected, ctx=ctx, param=param)
+        self.value = value
+
+    def format_message(self) -> str:
+        return f"invalid {option_name(self.param)} {shown(self.value)}: {self.message}"
+
+
+def option_name(param: click.Parameter | None) -> str:
+    """How a message names a parameter: its long option (``--games``), or an argument's name."""
+    if param is None:
+        return "value"
+    if isinstance(param, click.Option):
+        return max(param.opts, key=len)
+    return (param.human_readable_name or param.name or "value").lower()
+
+
+def shown(value: Any) -> str:
+    """A value as a message quotes it: its text in quotes, cut short when long."""
+    text = repr(value if isinstance(value, str) else str(value))
+    return text if len(text) <= 42 else text[:38] + "...'"
+
+
+def _bounds(low: float | None, high: float | None, number: str, fmt: str) -> str:
+    if low is not None and high is not None:
+        return f"expected {number} from {low:{fmt}} to {high:{fmt}}"
+    if low is not None:
+        return f"expected {number} of at least {low:{fmt}}"
+    return f"expected {number}" if high is None else f"expected {number} of at most {high:{fmt}}"
+
+
+class Whole(click.IntRange):
+    """A whole number in a range (click's ``IntRange``)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter:
+            raise BadValue(value, _bounds(self.min, self.max, "a whole number", ","), param, ctx) from None
+
+
+class Number(click.FloatRange):
+    """A number in a range (click's ``FloatRange``), never NaN (which passes any range check)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            number = super().convert(value, param, ctx)
+        except click.BadParameter:
+            number = math.nan
+        if math.isnan(number):
+            raise BadValue(value, _bounds(self.min, self.max, "a number", "g"), param, ctx)
+        return number
+
+
+class OneOf(click.Choice):  # type: ignore[type-arg]
+    """One of a few words (click's ``Choice``), said as ``expected X or O``."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter:
+            words = [str(choice) for choice in self.choices]
+            listed = " or ".join([", ".join(words[:-1]), words[-1]] if len(words) > 1 else words)
+            raise BadValue(value, f"expected {listed}", param, ctx) from None
+
+
+class FileName(click.Path):
+    """A file to write (click's ``Path`` with ``dir_okay=False``): a folder is refused in our words."""
+
+    def __init__(self) -> None:
+        super().__init__(dir_okay=False)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter:
+            raise BadValue(value, "that is a folder; expected a file name, e.g. chart.png", param, ctx) from None
+
+
+SEED = Whole(0, 2**63 - 1)  # what every seed option takes (numpy's generators need >= 0)
+
+
+_SIZE = re.compile(r"(\d+)\s*([kmgt]?)(i?b)?", re.IGNORECASE)
+
+
+class Size(click.ParamType):  # type: ignore[type-arg]
+    """A number of bytes: ``65536``, ``64K``, ``64M``, ``1G`` (powers of 1,024), at least ``minimum``."""
+
+    name = "SIZE"
+
+    def __init__(self, minimum: int = 0) -> None:
+        self.minimum = minimum
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, int):
+            return value
+        found = _SIZE.fullmatch(str(value).strip())
+        size = (
+            -1
+            if found is None
+            else int(found.group(1)) << {"": 0, "k": 10, "m": 20, "g": 30, "t": 40}[found.group(2).lower()]
+        )
+        if size < self.minimum:
+            least = f" of at least {self.minimum >> 10}K" if self.minimum else ""
+            raise BadValue(
+                value, f"expected a size in bytes{least}, or a number with K, M, G or T (e.g. 64M)", param, ctx
+            )
+        return size
