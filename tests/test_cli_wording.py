@@ -41,6 +41,10 @@ BAD_VALUES = {
     "--port": ("65536", "invalid --port '65536': expected a whole number from 0 to 65,535"),
     "--time-limit": ("nan", "invalid --time-limit 'nan': expected a number of at least 0.1"),
     "--cache-size": ("-1", "invalid --cache-size '-1': expected a size in bytes, or a number with K, M, G or T"),
+    "--memory": (
+        "1K",
+        "invalid --memory '1K': expected a size in bytes of at least 64K, or a number with K, M, G or T",
+    ),
     "--cors-origin": ("example.org", "invalid --cors-origin 'example.org': expected scheme://host[:port]"),
     "--plot": ("chart.txt", "invalid --plot 'chart.txt': the name must end in .png, "),
     "--variant": ("3x3k4", "invalid variant '3x3k4': on a 3x3 board k must be 3, not 4"),
@@ -160,14 +164,16 @@ def test_the_k_message_says_what_that_board_allows():
     for rows in range(1, MAX_CELLS + 1):
         for cols in range(1, MAX_CELLS // rows + 1):
             allowed = set()
-            for k in range(20):
+            for k in range(MAX_CELLS + 2):
                 try:
                     Variant(rows, cols, k)
                     allowed.add(k)
                 except InvalidVariantError as error:
                     message = str(error)
                     assert "from 3 to 3" not in message and "from 3 to 4" not in message, message
-                    assert allowed_in(message) == {n for n in range(20) if 3 <= n <= max(rows, cols)}, message
+                    assert allowed_in(message) == {n for n in range(MAX_CELLS + 2) if 3 <= n <= max(rows, cols)}, (
+                        message
+                    )
                     assert f"{rows}x{cols} board" in message and (f"not {k}" in message or "too small" in message)
             assert allowed == set(range(3, max(rows, cols) + 1))
 

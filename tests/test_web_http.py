@@ -113,7 +113,7 @@ def test_meta_numbers_are_numbers(client, served):
     (listed,) = client.get("/api/v1/variants").json()["variants"]
     meta = listed["meta"]
     assert meta["positions"] == 765 and meta["legal_positions"] == 5478 and meta["moves"] == 2270
-    assert meta["moves_stored"] == 1 and meta["schema_version"] == 2
+    assert meta["moves_stored"] == 1 and meta["schema_version"] == 3
     assert meta["digest"] == served["3x3"].meta["digest"] and isinstance(meta["generator_version"], str)
     assert {key: str(value) for key, value in meta.items()} == served["3x3"].meta
 

@@ -12,6 +12,7 @@ import sqlite3
 import time
 
 import pytest
+from damage import set_number
 
 pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient
@@ -52,7 +53,7 @@ def until(client, url: str, done, right: dict, method: str = "GET", seconds: flo
 def test_damage_in_place_is_an_error_naming_the_rebuild_and_a_rebuild_is_served(client, database, db_path):
     right = client.get(BOARD).json()
     with sqlite3.connect(database) as conn:  # every position after two moves now claims a wrong remoteness
-        conn.execute("UPDATE positions SET remoteness = remoteness + 1 WHERE ply = 2")
+        conn.execute(f"UPDATE positions SET {set_number('remoteness', 'remoteness + 1')} WHERE ply = 2")
     conn.close()
     damaged = until(client, BOARD, lambda r: r.status_code != 200, right)
     assert damaged.status_code == 503 and set(damaged.json()) == {"error"}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from ..game.variant import Variant
@@ -82,7 +84,7 @@ def verify(variant: Variant, db: str | None, quiet: bool, memory: int | None, fm
 
     target = Target.parse(resolve_database(db, variant))
     with Reader(target, variant.name) as reader, bars() as shown:
-        steps = None if quiet else shown.step
+        steps = shown.step if not quiet and sys.stderr.isatty() else None  # else the stage lines say it
         report = verify_source(DatabaseRows(reader, variant), memory, steps, progress_lines(quiet))
     if fmt == "json":
         echo_json(report.to_dict())

@@ -418,6 +418,10 @@ class Reader:
         ``meta`` says of it; empty when moves are not stored)."""
         return self._query(f"SELECT {', '.join(MOVE_COLUMNS)} FROM moves ORDER BY code, cell")
 
+    def has_moves(self) -> bool:
+        """Whether the ``moves`` table holds any row."""
+        return bool(self._query("SELECT EXISTS (SELECT 1 FROM moves)")[0][0])
+
     def packed_index(self) -> dict[str, tuple[str, int]]:
         """``{name: (dtype, parts)}`` of the packed arrays (ValueError if the parts of an array
         are not numbered 0, 1, ... or name two dtypes)."""
