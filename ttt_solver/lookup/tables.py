@@ -81,14 +81,15 @@ class Places:
         g = found.geometry
         self.tiers = found
         self.n, self.hi = g.n, g.high_cells
-        width = len(g.digits[0]) + 1
-        self.width = width
         self.starts = np.concatenate([[0], np.cumsum(found.sizes)]).astype(np.int64)
         self.size = int(self.starts[-1])  # one more byte after it: the place of no board
-        # base[ply * width + high]: where the tier's boards with this high half begin.
+        # base[ply * width + high]: where the tier's boards with this high half begin; one more
+        # column, the place of no board, for a taken cell's "child" (:data:`Tiers.taken_high`).
         base = found.offsets + self.starts[:-1, None]
-        self.base = np.append(base.ravel(), self.size).astype(np.int64)  # the last: a full board's child
+        self.width = width = base.shape[1] + 1
+        self.base = np.concatenate([base, np.full((len(base), 1), self.size)], axis=1).ravel()
         self.rank_low = found.rank_low
+        self.rank_low_padded = found.rank_low_padded  # a taken cell of the low half: past every place
         self.pieces = (
             np.count_nonzero(g.digits[0] != 1, axis=1).astype(np.int64),
             np.count_nonzero(g.digits[1] != 1, axis=1).astype(np.int64),
@@ -235,30 +236,38 @@ class BatchTables:
         return found
 
     def _move_scores(self, part: np.ndarray, ply: np.ndarray, high: np.ndarray, low: np.ndarray) -> np.ndarray:
-        """(cells, N): each move's score for the mover (:data:`NO_MOVE` where the cell is taken)."""
-        from ..solver.tiers import _steps
-
-        places, g = self.places, self.places.tiers.geometry
+        """(cells, N): each move's score for the mover (:data:`NO_MOVE` where the cell is taken:
+        its "child" is the place of no board)."""
+        places = self.places
+        g = places.tiers.geometry
         move_score = byte_tables().move_score
-        x_moves = (ply % 2) == 0
+        high_steps, low_steps = _both_steps(places.tiers)
+        parity = ply % 2
+        high_key = parity * len(g.digits[0]) + high
+        low_key = parity * len(g.digits[1]) + low
         child_base = np.minimum(ply + 1, self.variant.cells) * places.width  # a full board has no child
         low_rank = np.take(places.rank_low, low)
         high_base = np.take(places.base, child_base + high)
-        scores = np.full((self.variant.cells, len(part)), NO_MOVE, dtype=np.uint8)
-        steps = (_steps(g, 0), _steps(g, 1))
+        scores = np.empty((self.variant.cells, len(part)), dtype=np.uint8)
         for cell in range(self.variant.cells):
-            empty = part[:, cell] == 0
-            if not empty.any():
-                continue
             if cell < g.high_cells:
-                child = np.where(x_moves, steps[0][0][cell][high], steps[1][0][cell][high])
-                where = np.take(places.base, child_base + child, mode="clip") + low_rank
+                where = np.take(places.base, child_base + np.take(high_steps[cell], high_key))
+                where += low_rank
             else:
-                child = np.where(x_moves, steps[0][1][cell - g.high_cells][low], steps[1][1][cell - g.high_cells][low])
-                where = high_base + np.take(places.tiers.rank_low_padded, child)
-            found = np.take(self.results, np.where(empty, where, places.size), mode="clip")
-            scores[cell] = np.take(move_score, found)
+                where = np.take(places.rank_low_padded, np.take(low_steps[cell - g.high_cells], low_key))
+                where += high_base
+            np.take(move_score, np.take(self.results, where, mode="clip"), out=scores[cell])
         return scores
+
+
+@cache
+def _both_steps(found: Tiers) -> tuple[np.ndarray, np.ndarray]:
+    """The tables of :meth:`Tiers.steps` for X to move and then for O, side by side: a board's
+    row is its half code, plus the half's size when O is to move."""
+    from ..solver.tiers import _steps
+
+    even, odd = _steps(found.geometry, 0), _steps(found.geometry, 1)
+    return np.concatenate([even[0], odd[0]], axis=1), np.concatenate([even[1], odd[1]], axis=1)
 
 
 def spread_rows(
