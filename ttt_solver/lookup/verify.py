@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from .rows import DatabaseRows
 
 READ_ROWS = 1 << 20  # positions rows read at a time
+HELD_ROWS = 1 << 22  # most rows held at once to check a moves table against
 
 
 def verify_source(
@@ -114,10 +115,11 @@ class _Tiers:
         return Solved(*(np.memmap(self._file(ply, name), dtype=dtype, mode="r", shape=(n,)) for name, dtype in COLUMNS))
 
     def everything(self) -> Solved | None:
-        """Every row in code order, when they are in memory (small tables)."""
-        if self.folder is not None:
+        """Every row in code order, when there are few enough to hold at once (a table of up to
+        :data:`ttt_solver.build.MOVES_STORED_LIMIT` moves belongs to one)."""
+        if sum(self.counts) > HELD_ROWS:
             return None
-        rows = Solved.concatenate([part for parts in self.parts.values() for part in parts])
+        rows = Solved.concatenate([self.rows(ply) for ply in range(self.variant.cells + 1)])
         return rows.take(np.argsort(rows.code, kind="stable"))
 
     def _file(self, ply: int, name: str) -> str:
