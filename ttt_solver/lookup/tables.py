@@ -86,7 +86,7 @@ class Places:
         # base[ply * width + high]: where the tier's boards with this high half begin; one more
         # column, the place of no board, for a taken cell's "child" (:data:`Tiers.taken_high`).
         base = found.offsets + self.starts[:-1, None]
-        self.width = width = base.shape[1] + 1
+        self.width = base.shape[1] + 1
         self.base = np.concatenate([base, np.full((len(base), 1), self.size)], axis=1).ravel()
         self.rank_low = found.rank_low
         self.rank_low_padded = found.rank_low_padded  # a taken cell of the low half: past every place
