@@ -62,7 +62,7 @@ def run(command: list[str], scratch: Path | None = None, kill_after: float | Non
             err = process.communicate(timeout=kill_after)[1]
         except subprocess.TimeoutExpired:
             for child in subprocess.run(
-                ["pgrep", "-P", str(process.pid)], capture_output=True, text=True
+                ["pgrep", "-P", str(process.pid)], capture_output=True, text=True, check=False
             ).stdout.split():
                 os.kill(int(child), signal.SIGKILL)  # the build, not GNU time
             err = process.communicate()[1]
