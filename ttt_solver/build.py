@@ -40,7 +40,8 @@ Writing = Callable[[int, int], None]  # (position rows just written, all positio
 MOVES_STORED_LIMIT = 250_000
 """Most move rows a database stores (3x3: 2,270; 3x4: 148,906; 4x4: 6,460,008). Above it the
 moves table would dominate the file and the build; the position rows' move counts and the
-children's rows answer the same questions. Never stored above 16 cells."""
+children's rows answer the same questions. Never stored above :data:`MOVES_CELLS` cells."""
+MOVES_CELLS = 16
 
 
 @dataclass(frozen=True)
@@ -164,8 +165,10 @@ def _write(
     from .store.writer import FileWriter, file_errors, install, write_server
 
     total = len(solved)
+    if store_moves and variant.cells > MOVES_CELLS:
+        raise ValueError(f"a moves table of {variant.name} would hold billions of rows: it is never stored")
     if store_moves is None:
-        store_moves = variant.cells <= 16 and move_count(solved, variant) <= MOVES_STORED_LIMIT
+        store_moves = variant.cells <= MOVES_CELLS and move_count(solved, variant) <= MOVES_STORED_LIMIT
     moves = move_count(solved, variant) if store_moves else 0
     arrays = packed_arrays(solved)
     legal = int(np.asarray(solved.orbit).sum(dtype=np.int64))

@@ -67,13 +67,6 @@ def bars() -> Iterator[Bars]:
         found.close()
 
 
-@contextmanager
-def writing_bar() -> Iterator[Callable[[int, int], None]]:
-    """A ``writing(rows, total)`` callback for a build: a bar of the position rows written."""
-    with bars() as found:
-        yield found.sized("writing rows")
-
-
 def quiet_option(f: Callable[..., Any]) -> Callable[..., Any]:
     """``-q/--quiet``: no progress lines on stderr (the command gets ``quiet``)."""
     return click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")(f)

@@ -10,12 +10,9 @@ from .target import Target
 
 SCHEMA_VERSION = "3"
 GENERATOR = "ttt-solver"
-POSITION_COLUMNS = (
-    "code", "board", "ply", "to_move", "value", "remoteness", "best_moves", "wins", "draws", "losses", "orbit", "winner",
-)  # fmt: skip
 MOVE_COLUMNS = ("code", "cell", "value", "remoteness")
 # Our tables, in the order a server's locks are taken (by the rebuild's swap and by a reader's
 # snapshot): the same order everywhere, so that neither waits for the other while holding a lock.
 TABLE_NAMES = ("positions", "moves", "packed", "meta")
 
-__all__ = ["GENERATOR", "MOVE_COLUMNS", "POSITION_COLUMNS", "SCHEMA_VERSION", "TABLE_NAMES", "Target"]
+__all__ = ["GENERATOR", "MOVE_COLUMNS", "SCHEMA_VERSION", "TABLE_NAMES", "Target"]
