@@ -100,11 +100,20 @@ class Places:
         matrix[self.hi :, 1] = weights[self.hi :]
         matrix[:, 2] = 1  # X's marks less O's
         self.matrix = matrix
-        self.half_empty = (int(matrix[:, 0].sum()), int(matrix[:, 1].sum()))  # the half codes of empty halves
+        # The half codes of the empty halves, added after the product (digits are the array's
+        # numbers plus one).
+        self.empty_halves = (int(matrix[:, 0].sum()), int(matrix[:, 1].sum()))
+        # One gather for the low half's rank and pieces, one for where its tier's boards with
+        # this high half begin: base[(pieces of the high half + pieces of the low) * width + high].
+        pieces_high = self.pieces[0]
+        self.low_info = (self.rank_low << 8) | self.pieces[1]
+        lows = np.arange(g.low_cells + 1)[:, None]
+        highs = np.arange(len(pieces_high))[None, :]
+        self.by_low_pieces = np.take(self.base, (pieces_high[None, :] + lows) * self.width + highs).ravel()
 
-    def locate(self, part: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(place, ply, high, low) of each +1/-1/0 board; the place is :attr:`size` (no board)
-        where the piece counts are impossible."""
+    def locate(self, part: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(place, high half, low half) of each +1/-1/0 board; the place is :attr:`size` (no
+        board) where the piece counts are impossible."""
         found = np.empty((len(part), 3), dtype=np.float32)
         floats = part.astype(np.float32)
         whole = len(part) - len(part) % _BLAS_ROWS
@@ -112,16 +121,20 @@ class Places:
             found[:whole] = (floats[:whole].reshape(-1, _BLAS_ROWS, self.n) @ self.matrix).reshape(-1, 3)
         found[whole:] = floats[whole:] @ self.matrix
         halves = found.astype(np.int64)
-        high = halves[:, 0] + self.half_empty[0]
-        low = halves[:, 1] + self.half_empty[1]
-        ply = np.take(self.pieces[0], high)
-        ply += np.take(self.pieces[1], low)
-        place = np.take(self.base, ply * self.width + high)
-        place += np.take(self.rank_low, low)
-        counted = (halves[:, 2] == 0) | (halves[:, 2] == 1)
+        high = halves[:, 0] + self.empty_halves[0]  # a column at a time: an add over rows of 3 is slow
+        low = halves[:, 1] + self.empty_halves[1]
+        info = np.take(self.low_info, low)
+        place = np.take(self.by_low_pieces, (info & 255) * len(self.pieces[0]) + high)
+        place += info >> 8
+        counted = (halves[:, 2] & ~1) == 0  # X has as many marks as O, or one more
         if not counted.all():
             place[~counted] = self.size
-        return place, ply, high, low
+        return place, high, low
+
+    def plies(self, high: np.ndarray, low: np.ndarray) -> np.ndarray:
+        ply: np.ndarray = np.take(self.pieces[0], high)
+        ply += np.take(self.pieces[1], low)
+        return ply
 
 
 class BatchTables:
@@ -132,6 +145,8 @@ class BatchTables:
         self.places = Places(tiers(variant))
         self.results = results  # uint8, places.size + 1 (the last: no board)
         self.preferred = preferred  # uint16 per place, or None
+        # The value of each place (up to 16 cells, as the preferred moves): values() gathers once.
+        self.value_table = None if preferred is None else np.take(_VALUE_OF, results)
 
     @classmethod
     def build(cls, arrays: Arrays, location: str, hint: str) -> BatchTables:
@@ -164,6 +179,11 @@ class BatchTables:
             for start in range(first, last, _CHUNK):
                 part = self._checked(array, start, min(start + _CHUNK, last))
                 place = self.places.locate(part)[0]
+                if translate is _VALUE_OF and self.value_table is not None:  # one gather, not two
+                    found = np.take(self.value_table, place, out=out[start : start + len(part)])
+                    if (found == NO_VALUE).any():
+                        self._raise_if_illegal(np.take(self.results, place), part, start)
+                    continue
                 found = np.take(self.results, place)
                 self._raise_if_illegal(found, part, start)
                 np.take(translate, found, out=out[start : start + len(part)])
@@ -216,8 +236,9 @@ class BatchTables:
             raise InvalidBoardError(f"invalid boards: row {start + row} ({text!r}) is illegal: {reason}")
 
     def _best(self, part: np.ndarray, start: int, draws: np.ndarray | None) -> np.ndarray:
-        place, ply, high, low = self.places.locate(part)
+        place, high, low = self.places.locate(part)
         self._raise_if_illegal(np.take(self.results, place), part, start)
+        ply = self.places.plies(high, low)
         if self.preferred is not None:
             masks = np.take(self.preferred, place)
             lowest, count, kth = bit_tables()
