@@ -97,7 +97,6 @@ def verify(variant: Variant, db: str | None, memory: int | None, fmt: str) -> No
     from ..store import Target
     from ..store.reader import Reader
     from .options import resolve_database
-
     from .progress import bars
 
     target = Target.parse(resolve_database(db, variant))
