@@ -87,7 +87,7 @@ def build(
     in bytes (default: what the machine can spare, at most 8 GiB).
     """
     from .solver.scratch import locked, open_scratch
-    from .solver.solve import SOLVER_VERSION, default_memory, merge_scratch, solve_scratch
+    from .solver.solve import SOLVER_VERSION, default_memory, in_memory, merge_scratch, solve_scratch, solve_tables
     from .store.writer import check_target
 
     started = time.perf_counter()
@@ -101,6 +101,8 @@ def build(
         if waited and progress:
             progress(f"{variant}: waited for another build of {where}")
         scratch = open_scratch(folder, variant, {"solver": SOLVER_VERSION, "generator_version": __version__})
+        if tables is None and in_memory(variant, memory):
+            tables = solve_tables(variant, progress, memory)  # seconds at most: nothing to resume
         if tables is None:
             solve_scratch(scratch, memory, progress, steps)
             solved = merge_scratch(scratch, memory, steps)

@@ -92,6 +92,16 @@ def default_memory() -> int:
     return min(MEMORY_CAP, available * 3 // 4)
 
 
+IN_MEMORY_BOARDS = 1 << 22  # boards in all tiers (3x4: 0.3 million; 4x4: 14 million)
+
+
+def in_memory(variant: Variant, memory: int) -> bool:
+    """Whether a build solves ``variant`` in memory, with nothing to resume: a small variant
+    (seconds at most) whose every tier fits a quarter of the budget."""
+    boards = int(tiers(variant).sizes.sum())
+    return boards <= IN_MEMORY_BOARDS and boards * BYTES_PER_BOARD <= memory // 4
+
+
 def chunk_boards(variant: Variant, memory: int) -> int:
     """Boards per chunk under a budget of ``memory`` bytes, once the widest two tiers' result
     bytes are set aside."""
