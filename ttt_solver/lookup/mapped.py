@@ -80,7 +80,8 @@ def mapped_tables(source: DatabaseRows) -> BatchTables:
     """The batch tables of ``source``, memory-mapped from the cache (spread there first from
     the mapped arrays if missing)."""
     from ..solver.tiers import tiers
-    from .tables import BatchTables, Places, spread_rows
+    from .places import Places
+    from .tables import BatchTables, spread_rows
 
     arrays = mapped_arrays(source)
     folder = _folder(source)
@@ -95,14 +96,11 @@ def mapped_tables(source: DatabaseRows) -> BatchTables:
         step = 1 << 22
         for start in range(0, len(arrays.code), step):
             part = slice(start, start + step)
-            spread_rows(
-                source.variant, places, arrays.code[part], result_bytes(arrays.value[part], arrays.remoteness[part]),
-                results,
-            )  # fmt: skip
+            spread_rows(places, arrays.code[part], result_bytes(arrays.value[part], arrays.remoteness[part]), results)
         results.flush()
         del results
         os.replace(partial, path)
-    return BatchTables(source.variant, np.memmap(path, dtype=np.uint8, mode="r"), None)
+    return BatchTables(source.variant, places, np.memmap(path, dtype=np.uint8, mode="r"))
 
 
 def _install(partial: str, folder: str) -> None:

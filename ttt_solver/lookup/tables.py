@@ -1,15 +1,14 @@
 """The tables behind the batch lookups: whole arrays of boards answered with no Python loop
-per board and no table over every code.
+per board.
 
-Every legal board has a place in its tier (:mod:`ttt_solver.solver.tiers`): its rank among
-the boards with the same piece counts. :class:`BatchTables` holds one result byte per board
-of every tier ((value + 1) * 32 + remoteness; 255 where no legal board has that place: 14 MB
-for 4x4 and 741 MB for 4x5, against 43 million and 3.5 billion codes), filled from the
-canonical rows by writing each row to every image of its board. A board given as an array
-(+1 X, -1 O, 0 empty) finds its place from its two half codes (one small matrix product) and
-three small tables. The best move is the preferred move of lowest cell: read from a table of
-preferred-move masks by place where that table is small (up to 16 cells: 28 MB for 4x4), else
-found from the result bytes of the board's children, a gather per empty cell.
+Each legal board has a place (:mod:`ttt_solver.lookup.places`: its code up to 16 cells, its
+rank in its tier above). :class:`BatchTables` holds, by place, one result byte ((value + 1) *
+32 + remoteness; 255 where no legal board is), and up to 16 cells the value in two bits (10.8
+MB for 4x4, so that ``values`` reads a table that stays in the CPU caches) and the preferred
+moves as a mask (86 MB for 4x4). They are filled from the canonical rows by writing each row
+to the place of every image of its board. The best move is the preferred move of lowest cell:
+read from the mask where there is one, else found from the result bytes of the board's
+children, a gather per cell (741 MB of result bytes for 4x5, and nothing else).
 
 Building the tables from rows in memory proves the whole table against the rules first
 (:func:`ttt_solver.lookup.retrograde.prove_arrays`), which also yields the preferred moves;
@@ -28,14 +27,11 @@ from ..errors import InvalidBoardError
 from ..game import board as rules
 from ..game.values import NO_MOVE, NO_POSITION, REMOTENESS_BITS, byte_tables, result_bytes
 from ..game.variant import Variant
-from ..solver.tiers import Tiers, tiers
+from ..solver.tiers import Tiers
 from .arrays import Arrays
+from .places import Codes, Places, index_of
 
 _CHUNK = 16384  # boards per pass: keeps the working set in the CPU cache
-# Rows per BLAS call. OpenBLAS splits a bigger matrix product over its own threads, which then
-# queue behind each other when two of our threads multiply at once.
-_BLAS_ROWS = 512
-PREFERRED_CELLS = 16  # up to this many cells the preferred masks are a table (uint16)
 NO_VALUE = np.int8(-128)  # the value table's mark of a place no legal board has
 _VALUE_OF = np.where(np.arange(256) == NO_POSITION, NO_VALUE, np.arange(256) // (1 << REMOTENESS_BITS) - 1).astype(
     np.int8
@@ -74,79 +70,18 @@ def bit_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return kth[:, 0].copy(), count, kth
 
 
-class Places:
-    """Where each board of a variant sits among the result bytes: small tables over half codes."""
-
-    def __init__(self, found: Tiers) -> None:
-        g = found.geometry
-        self.tiers = found
-        self.n, self.hi = g.n, g.high_cells
-        self.starts = np.concatenate([[0], np.cumsum(found.sizes)]).astype(np.int64)
-        self.size = int(self.starts[-1])  # one more byte after it: the place of no board
-        # base[ply * width + high]: where the tier's boards with this high half begin; one more
-        # column, the place of no board, for a taken cell's "child" (:data:`Tiers.taken_high`).
-        base = found.offsets + self.starts[:-1, None]
-        self.width = base.shape[1] + 1
-        self.base = np.concatenate([base, np.full((len(base), 1), self.size)], axis=1).ravel()
-        self.rank_low = found.rank_low
-        self.rank_low_padded = found.rank_low_padded  # a taken cell of the low half: past every place
-        self.pieces = (
-            np.count_nonzero(g.digits[0] != 1, axis=1).astype(np.int64),
-            np.count_nonzero(g.digits[1] != 1, axis=1).astype(np.int64),
-        )
-        weights = g.weights.astype(np.float64)
-        matrix = np.zeros((self.n, 3), dtype=np.float32)
-        matrix[: self.hi, 0] = weights[: self.hi] // g.base
-        matrix[self.hi :, 1] = weights[self.hi :]
-        matrix[:, 2] = 1  # X's marks less O's
-        self.matrix = matrix
-        # The half codes of the empty halves, added after the product (digits are the array's
-        # numbers plus one).
-        self.empty_halves = (int(matrix[:, 0].sum()), int(matrix[:, 1].sum()))
-        # One gather for the low half's rank and pieces, one for where its tier's boards with
-        # this high half begin: base[(pieces of the high half + pieces of the low) * width + high].
-        pieces_high = self.pieces[0]
-        self.low_info = (self.rank_low << 8) | self.pieces[1]
-        lows = np.arange(g.low_cells + 1)[:, None]
-        highs = np.arange(len(pieces_high))[None, :]
-        self.by_low_pieces = np.take(self.base, (pieces_high[None, :] + lows) * self.width + highs).ravel()
-
-    def locate(self, part: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(place, high half, low half) of each +1/-1/0 board; the place is :attr:`size` (no
-        board) where the piece counts are impossible."""
-        found = np.empty((len(part), 3), dtype=np.float32)
-        floats = part.astype(np.float32)
-        whole = len(part) - len(part) % _BLAS_ROWS
-        if whole:
-            found[:whole] = (floats[:whole].reshape(-1, _BLAS_ROWS, self.n) @ self.matrix).reshape(-1, 3)
-        found[whole:] = floats[whole:] @ self.matrix
-        halves = found.astype(np.int64)
-        high = halves[:, 0] + self.empty_halves[0]  # a column at a time: an add over rows of 3 is slow
-        low = halves[:, 1] + self.empty_halves[1]
-        info = np.take(self.low_info, low)
-        place = np.take(self.by_low_pieces, (info & 255) * len(self.pieces[0]) + high)
-        place += info >> 8
-        counted = (halves[:, 2] & ~1) == 0  # X has as many marks as O, or one more
-        if not counted.all():
-            place[~counted] = self.size
-        return place, high, low
-
-    def plies(self, high: np.ndarray, low: np.ndarray) -> np.ndarray:
-        ply: np.ndarray = np.take(self.pieces[0], high)
-        ply += np.take(self.pieces[1], low)
-        return ply
-
-
 class BatchTables:
-    """The result byte (and, up to 16 cells, the preferred moves) of every legal board."""
+    """The answers of every legal board by place (see the module docstring)."""
 
-    def __init__(self, variant: Variant, results: np.ndarray, preferred: np.ndarray | None) -> None:
+    def __init__(
+        self, variant: Variant, index: Codes | Places, results: np.ndarray, preferred: np.ndarray | None = None
+    ) -> None:
         self.variant = variant
-        self.places = Places(tiers(variant))
-        self.results = results  # uint8, places.size + 1 (the last: no board)
-        self.preferred = preferred  # uint16 per place, or None
-        # The value of each place (up to 16 cells, as the preferred moves): values() gathers once.
-        self.value_table = None if preferred is None else np.take(_VALUE_OF, results)
+        self.index = index
+        self.results = results  # uint8 per place, and one more at the end: no position
+        self.preferred = preferred  # uint16 preferred-move masks per place (Codes only), or None
+        # Up to 16 cells, the value of every place in two bits (0: no position, else value + 2).
+        self.values_packed = None if preferred is None else _two_bit_values(results)
 
     @classmethod
     def build(cls, arrays: Arrays, location: str, hint: str) -> BatchTables:
@@ -157,16 +92,16 @@ class BatchTables:
         variant = arrays.variant
         proof = prove_arrays(arrays, Report(variant.name, location, hint))
         proof.report.raise_for_contradictions()
-        places = Places(tiers(variant))
-        results = np.full(places.size + 1, NO_POSITION, dtype=np.uint8)
-        preferred = np.zeros(places.size + 1, dtype=np.uint16) if variant.cells <= PREFERRED_CELLS else None
-        spread_rows(variant, places, arrays.code, result_bytes(arrays.value, arrays.remoteness), results)
-        if preferred is not None:
-            spread_rows(variant, places, arrays.code, proof.preferred, preferred, permute=True)
-        for table in (results, preferred):
-            if table is not None:
-                table.flags.writeable = False
-        return cls(variant, results, preferred)
+        index = index_of(variant)
+        results = np.full(index.size + 1, NO_POSITION, dtype=np.uint8)
+        spread_rows(index, arrays.code, result_bytes(arrays.value, arrays.remoteness), results)
+        preferred = None
+        if isinstance(index, Codes):
+            preferred = np.zeros(index.size + 1, dtype=np.uint16)
+            spread_rows(index, arrays.code, proof.preferred, preferred, permute=True)
+            preferred.flags.writeable = False
+        results.flags.writeable = False
+        return cls(variant, index, results, preferred)
 
     # -- lookups --------------------------------------------------------------------------
     def lookup(self, boards: Any, translate: np.ndarray) -> np.ndarray:
@@ -174,15 +109,19 @@ class BatchTables:
         bad or illegal row."""
         array = checked_boards(boards, self.variant.cells)
         out = np.empty(len(array), dtype=translate.dtype)
+        packed = self.values_packed if translate is _VALUE_OF else None
 
         def fill(first: int, last: int) -> None:
             for start in range(first, last, _CHUNK):
                 part = self._checked(array, start, min(start + _CHUNK, last))
-                place = self.places.locate(part)[0]
-                if translate is _VALUE_OF and self.value_table is not None:  # one gather, not two
-                    found = np.take(self.value_table, place, out=out[start : start + len(part)])
-                    if (found == NO_VALUE).any():
+                place = self.index.locate(part)
+                if packed is not None:  # two bits a place: a table that stays in the caches
+                    two = np.take(packed, place >> 2)
+                    two >>= ((place & 3) << 1).astype(np.uint8)
+                    two &= 3
+                    if not two.all():
                         self._raise_if_illegal(np.take(self.results, place), part, start)
+                    np.subtract(two, 2, out=out[start : start + len(part)], casting="unsafe")
                     continue
                 found = np.take(self.results, place)
                 self._raise_if_illegal(found, part, start)
@@ -201,7 +140,10 @@ class BatchTables:
         """The lowest preferred cell of each board (uniform among them with ``rng``), -1 if over."""
         array = checked_boards(boards, self.variant.cells)
         out = np.empty(len(array), dtype=np.int8)
-        draws = None if rng is None else _uniform(rng, len(array))
+        draws = None
+        if rng is not None:
+            self.values(array)  # a bad board is reported before a bad rng, as without one
+            draws = _uniform(rng, len(array))
 
         def fill(first: int, last: int) -> None:
             for start in range(first, last, _CHUNK):
@@ -216,7 +158,7 @@ class BatchTables:
         """uint16 preferred-move masks of legal (N, cells) boards, in their own numbering (up to
         16 cells)."""
         assert self.preferred is not None
-        return np.take(self.preferred, self.places.locate(boards)[0])
+        return np.take(self.preferred, self.index.locate(boards))
 
     # -- internals ------------------------------------------------------------------------
     def _checked(self, array: np.ndarray, start: int, stop: int) -> np.ndarray:
@@ -236,15 +178,17 @@ class BatchTables:
             raise InvalidBoardError(f"invalid boards: row {start + row} ({text!r}) is illegal: {reason}")
 
     def _best(self, part: np.ndarray, start: int, draws: np.ndarray | None) -> np.ndarray:
-        place, high, low = self.places.locate(part)
-        self._raise_if_illegal(np.take(self.results, place), part, start)
-        ply = self.places.plies(high, low)
         if self.preferred is not None:
+            place = self.index.locate(part)
+            self._raise_if_illegal(np.take(self.results, place), part, start)
             masks = np.take(self.preferred, place)
             lowest, count, kth = bit_tables()
             chosen: np.ndarray = lowest[masks] if draws is None else kth[masks, (draws * count[masks]).astype(np.intp)]
             return chosen
-        scores = self._move_scores(part, ply, high, low)
+        assert isinstance(self.index, Places)
+        place, high, low = self.index.locate_halves(part)
+        self._raise_if_illegal(np.take(self.results, place), part, start)
+        scores = self._move_scores(part, self.index.plies(high, low), high, low)
         top = scores.min(axis=0)
         if draws is None:
             best = np.argmax(scores == top, axis=0).astype(np.int8)
@@ -259,7 +203,8 @@ class BatchTables:
     def _move_scores(self, part: np.ndarray, ply: np.ndarray, high: np.ndarray, low: np.ndarray) -> np.ndarray:
         """(cells, N): each move's score for the mover (:data:`NO_MOVE` where the cell is taken:
         its "child" is the place of no board)."""
-        places = self.places
+        places = self.index
+        assert isinstance(places, Places)
         g = places.tiers.geometry
         move_score = byte_tables().move_score
         high_steps, low_steps = _both_steps(places.tiers)
@@ -292,18 +237,11 @@ def _both_steps(found: Tiers) -> tuple[np.ndarray, np.ndarray]:
 
 
 def spread_rows(
-    variant: Variant, places: Places, codes: np.ndarray, values: np.ndarray, out: np.ndarray, permute: bool = False
+    index: Codes | Places, codes: np.ndarray, values: np.ndarray, out: np.ndarray, permute: bool = False
 ) -> None:
     """Write each canonical row's ``values`` to the place of every image of its board
     (``permute``: the values are cell masks, renumbered for each image)."""
-    g = places.tiers.geometry
-    high, low = np.divmod(np.asarray(codes, dtype=np.int64), np.int64(g.base))
-    ply = np.take(places.pieces[0], high) + np.take(places.pieces[1], low)
-    (high_high, high_low), (low_high, low_low) = g.image_halves
-    for s, perm in enumerate(variant.symmetries):
-        image_high = np.take(high_high[s], high) + np.take(low_high[s], low)
-        image_low = np.take(high_low[s], high) + np.take(low_low[s], low)
-        place = np.take(places.base, ply * places.width + image_high) + np.take(places.rank_low, image_low)
+    for place, perm in zip(index.images(codes), index.variant.symmetries):
         out[place] = _permuted_masks(values, perm) if permute else values
 
 
@@ -315,6 +253,17 @@ def _permuted_masks(masks: np.ndarray, perm: tuple[int, ...]) -> np.ndarray:
     for i, source in enumerate(perm):
         out |= ((wide >> np.uint32(source)) & np.uint32(1)) << np.uint32(i)
     return out
+
+
+def _two_bit_values(results: np.ndarray) -> np.ndarray:
+    """Four places to a byte, two bits each: 0 no position, else value + 2."""
+    state = np.where(results == NO_POSITION, 0, results // (1 << REMOTENESS_BITS) + 1).astype(np.uint8)
+    packed = np.zeros(len(state) // 4 + 1, dtype=np.uint8)
+    for k in range(4):
+        part = state[k::4]
+        packed[: len(part)] |= part << np.uint8(2 * k)
+    packed.flags.writeable = False
+    return packed
 
 
 def _uniform(rng: Any, size: int) -> np.ndarray:

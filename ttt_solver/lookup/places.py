@@ -1,0 +1,144 @@
+"""Where a board's answer sits in the batch tables: an index for every legal board, from the
+board as an array (+1 X, -1 O, 0 empty), with no Python loop per board.
+
+Two indexes, one interface (``size``, ``locate``, ``spread``), chosen once by the board's size
+(:func:`index_of`):
+
+- :class:`Codes`, up to :data:`DENSE_CELLS` cells: the board's code itself, one small matrix
+  product away (43 million places for 4x4: every code, most of them no legal board);
+- :class:`Places`, above it: the board's place among the boards of its tier
+  (:mod:`ttt_solver.solver.tiers`), from its two half codes and three small tables (741 million
+  places for 4x5, against 3.5 billion codes).
+
+A place where no legal board is (an impossible code, impossible piece counts) reads the
+tables' last entry, :attr:`size`: no position.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from ..game import codec
+from ..game.variant import Variant
+from ..solver.tiers import Tiers, tiers
+
+DENSE_CELLS = 16  # up to this many cells the index is the code: a table per code is 43 MB of bytes for 4x4
+# Rows per BLAS call. OpenBLAS splits a bigger matrix product over its own threads, which then
+# queue behind each other when two of our threads multiply at once.
+_BLAS_ROWS = 512
+
+
+def _halves(part: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """``part @ matrix`` as int64, a stack of small products at a time (float32: exact, every
+    partial sum is a half code of at most 10 cells or a count of marks)."""
+    found = np.empty((len(part), matrix.shape[1]), dtype=np.float32)
+    floats = part.astype(np.float32)
+    whole = len(part) - len(part) % _BLAS_ROWS
+    if whole:
+        found[:whole] = (floats[:whole].reshape(-1, _BLAS_ROWS, part.shape[1]) @ matrix).reshape(-1, matrix.shape[1])
+    found[whole:] = floats[whole:] @ matrix
+    return found.astype(np.int64)
+
+
+def _half_matrix(g: codec.Geometry, counts: bool) -> tuple[np.ndarray, tuple[int, int]]:
+    """The matrix that gives a board's two half codes (and X's marks less O's, with
+    ``counts``), and the half codes of empty halves (added after: digits are numbers plus one)."""
+    weights = g.weights.astype(np.float64)
+    matrix = np.zeros((g.n, 3 if counts else 2), dtype=np.float32)
+    matrix[: g.high_cells, 0] = weights[: g.high_cells] // g.base
+    matrix[g.high_cells :, 1] = weights[g.high_cells :]
+    if counts:
+        matrix[:, 2] = 1
+    return matrix, (int(matrix[:, 0].sum()), int(matrix[:, 1].sum()))
+
+
+class Codes:
+    """The code of each board is its place (up to :data:`DENSE_CELLS` cells)."""
+
+    def __init__(self, variant: Variant) -> None:
+        self.variant = variant
+        self.geometry = g = codec.geometry(variant)
+        self.size = 3**variant.cells
+        self.matrix, self.empty_halves = _half_matrix(g, counts=False)
+
+    def locate(self, part: np.ndarray) -> np.ndarray:
+        halves = _halves(part, self.matrix)
+        code: np.ndarray = (halves[:, 0] + self.empty_halves[0]) * self.geometry.base
+        code += halves[:, 1]
+        code += self.empty_halves[1]
+        return code
+
+    def images(self, codes: np.ndarray) -> Iterator[np.ndarray]:
+        """The place of each symmetry's image of each code, a symmetry at a time."""
+        yield from codec.image_codes(np.asarray(codes, dtype=np.int64), self.variant)
+
+
+class Places:
+    """The place of each board among the boards of its tier: small tables over half codes."""
+
+    def __init__(self, found: Tiers) -> None:
+        g = found.geometry
+        self.tiers = found
+        self.n, self.hi = g.n, g.high_cells
+        self.starts = np.concatenate([[0], np.cumsum(found.sizes)]).astype(np.int64)
+        self.size = int(self.starts[-1])  # one more byte after it: the place of no board
+        # base[ply * width + high]: where the tier's boards with this high half begin; one more
+        # column, the place of no board, for a taken cell's "child" (:data:`Tiers.taken_high`).
+        base = found.offsets + self.starts[:-1, None]
+        self.width = base.shape[1] + 1
+        self.base = np.concatenate([base, np.full((len(base), 1), self.size)], axis=1).ravel()
+        self.rank_low = found.rank_low
+        self.rank_low_padded = found.rank_low_padded  # a taken cell of the low half: past every place
+        self.pieces = (
+            np.count_nonzero(g.digits[0] != 1, axis=1).astype(np.int64),
+            np.count_nonzero(g.digits[1] != 1, axis=1).astype(np.int64),
+        )
+        self.variant = found.variant
+        self.matrix, self.empty_halves = _half_matrix(g, counts=True)
+        # One gather for the low half's rank and pieces, one for where its tier's boards with
+        # this high half begin: base[(pieces of the high half + pieces of the low) * width + high].
+        pieces_high = self.pieces[0]
+        self.low_info = (self.rank_low << 8) | self.pieces[1]
+        lows = np.arange(g.low_cells + 1)[:, None]
+        highs = np.arange(len(pieces_high))[None, :]
+        self.by_low_pieces = np.take(self.base, (pieces_high[None, :] + lows) * self.width + highs).ravel()
+
+    def locate(self, part: np.ndarray) -> np.ndarray:
+        return self.locate_halves(part)[0]
+
+    def locate_halves(self, part: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(place, high half, low half) of each +1/-1/0 board; the place is :attr:`size` (no
+        board) where the piece counts are impossible."""
+        halves = _halves(part, self.matrix)
+        high = halves[:, 0] + self.empty_halves[0]  # a column at a time: an add over rows of 3 is slow
+        low = halves[:, 1] + self.empty_halves[1]
+        info = np.take(self.low_info, low)
+        place: np.ndarray = np.take(self.by_low_pieces, (info & 255) * len(self.pieces[0]) + high)
+        place += info >> 8
+        counted = (halves[:, 2] & ~1) == 0  # X has as many marks as O, or one more
+        if not counted.all():
+            place[~counted] = self.size
+        return place, high, low
+
+    def plies(self, high: np.ndarray, low: np.ndarray) -> np.ndarray:
+        ply: np.ndarray = np.take(self.pieces[0], high)
+        ply += np.take(self.pieces[1], low)
+        return ply
+
+    def images(self, codes: np.ndarray) -> Iterator[np.ndarray]:
+        """The place of each symmetry's image of each (canonical) code, a symmetry at a time."""
+        g = self.tiers.geometry
+        high, low = np.divmod(np.asarray(codes, dtype=np.int64), np.int64(g.base))
+        ply = np.take(self.pieces[0], high) + np.take(self.pieces[1], low)
+        (high_high, high_low), (low_high, low_low) = g.image_halves
+        for s in range(len(high_high)):
+            image_high = np.take(high_high[s], high) + np.take(low_high[s], low)
+            image_low = np.take(high_low[s], high) + np.take(low_low[s], low)
+            yield np.take(self.base, ply * self.width + image_high) + np.take(self.rank_low, image_low)
+
+
+def index_of(variant: Variant) -> Codes | Places:
+    """The index of a variant's batch tables (see the module docstring)."""
+    return Codes(variant) if variant.cells <= DENSE_CELLS else Places(tiers(variant))
