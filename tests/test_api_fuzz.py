@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from ttt_solver.errors import GameOverError, InvalidArgumentError, InvalidBoardError, InvalidVariantError, TTTError
 from ttt_solver.game import board as rules
 from ttt_solver.game.board import Board
-from ttt_solver.game.variant import Variant
+from ttt_solver.game.variant import MAX_CELLS, Variant
 from ttt_solver.lookup.oracle import Oracle
 
 VARIANTS = ("3x3", "3x3-misere", "2x3")
@@ -284,7 +284,7 @@ def board_calls(draw: st.DrawFn) -> tuple[Any, ...]:
 
 
 variant_texts = st.one_of(
-    st.sampled_from(["3x3", "4x4k3", "3x3-misere", " 4X4 ", "1x16", "16x1", "17x1", "4x5", "0x3", "3x3k2", "3x3k4"]),
+    st.sampled_from(["3x3", "4x4k3", "3x3-misere", " 4X4 ", "1x16", "16x1", "17x1", "4x5", "21x1", "5x5", "0x3", "3x3k2", "3x3k4"]),
     st.tuples(st.integers(0, 20), st.integers(0, 20), st.integers(-1, 20), st.booleans()).map(
         lambda p: f"{p[0]}x{p[1]}{f'k{p[2]}' if p[2] >= 0 else ''}{'-misere' if p[3] else ''}"
     ),
@@ -565,7 +565,7 @@ def check_variant(how: str, value: Any) -> None:
         variant = Variant.parse(value) if how == "parse" else Variant(*value)
     except InvalidVariantError:
         return
-    assert 1 <= variant.cells <= 16 and 3 <= variant.k <= max(variant.rows, variant.cols)
+    assert 1 <= variant.cells <= MAX_CELLS and 3 <= variant.k <= max(variant.rows, variant.cols)
     assert all(type(part) is int for part in (variant.rows, variant.cols, variant.k)) and type(variant.misere) is bool
     assert Variant.parse(variant.name) == variant and eval(repr(variant), {"Variant": Variant}) == variant
     if how == "parse":
