@@ -61,11 +61,26 @@ class Codes:
         self.variant = variant
         self.geometry = g = codec.geometry(variant)
         self.size = 3**variant.cells
-        self.matrix, self.empty_halves = _half_matrix(g, counts=False)
+        # One product gives the code while float32 holds it exactly (up to 15 cells), else two
+        # give the halves.
+        self.whole = self.size < 1 << 24
+        if self.whole:
+            self.weights = g.weights.astype(np.float32)
+            self.empty = np.int32(codec.offset(variant.cells))
+        else:
+            self.matrix, self.empty_halves = _half_matrix(g, counts=False)
 
     def locate(self, part: np.ndarray) -> np.ndarray:
+        if self.whole:  # stacks of matrix-vector products straight into int32 codes
+            code: np.ndarray = np.empty(len(part), dtype=np.int32)
+            floats = part.astype(np.float32)
+            whole = len(part) - len(part) % _BLAS_ROWS
+            code[:whole] = (floats[:whole].reshape(-1, _BLAS_ROWS, part.shape[1]) @ self.weights).ravel()
+            code[whole:] = floats[whole:] @ self.weights
+            code += self.empty
+            return code
         halves = _halves(part, self.matrix)
-        code: np.ndarray = (halves[:, 0] + self.empty_halves[0]) * self.geometry.base
+        code = (halves[:, 0] + self.empty_halves[0]) * self.geometry.base
         code += halves[:, 1]
         code += self.empty_halves[1]
         return code

@@ -80,8 +80,13 @@ class BatchTables:
         self.index = index
         self.results = results  # uint8 per place, and one more at the end: no position
         self.preferred = preferred  # uint16 preferred-move masks per place (Codes only), or None
-        # Up to 16 cells, the value of every place in two bits (0: no position, else value + 2).
-        self.values_packed = None if preferred is None else _two_bit_values(results)
+        # Up to 16 cells a table of values by place: a byte each up to 15 cells (14 MB at most),
+        # two bits each (0: no position, else value + 2) for 16, so that it stays in the caches.
+        self.value_bytes = self.values_packed = None
+        if preferred is not None and len(results) <= 1 << 24:
+            self.value_bytes = np.take(_VALUE_OF, results)
+        elif preferred is not None:
+            self.values_packed = _two_bit_values(results)
 
     @classmethod
     def build(cls, arrays: Arrays, location: str, hint: str) -> BatchTables:
@@ -115,6 +120,11 @@ class BatchTables:
             for start in range(first, last, _CHUNK):
                 part = self._checked(array, start, min(start + _CHUNK, last))
                 place = self.index.locate(part)
+                if translate is _VALUE_OF and self.value_bytes is not None:
+                    found = np.take(self.value_bytes, place, out=out[start : start + len(part)])
+                    if (found == NO_VALUE).any():
+                        self._raise_if_illegal(np.take(self.results, place), part, start)
+                    continue
                 if packed is not None:  # two bits a place: a table that stays in the caches
                     two = np.take(packed, place >> 2)
                     two >>= ((place & 3) << 1).astype(np.uint8)
