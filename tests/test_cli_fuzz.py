@@ -118,12 +118,15 @@ def world(tmp_path_factory: pytest.TempPathFactory, variant_db: Callable[[str], 
         "{new}": str(root / "new.sqlite"),
         "{tmp}": str(root),
     }
-    import uvicorn
-
     before = _listing(CHECKOUT_DATA)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("ttt_solver.paths.data_folder", lambda: str(data))
-        patch.setattr(uvicorn, "run", lambda *args, **kwargs: None)  # serve: parse and open, never listen
+        try:
+            import uvicorn
+        except ImportError:  # without the [web] extra, serve says so in one Error: line
+            pass
+        else:
+            patch.setattr(uvicorn, "run", lambda *args, **kwargs: None)  # serve: parse and open, never listen
         patch.chdir(work)
         patch.delenv("TTT_DB", raising=False)
         yield World(root, paths, CliRunner(env={"TTT_DB": None, "NO_COLOR": None, "TERM": "dumb"}))
