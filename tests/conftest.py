@@ -4,39 +4,35 @@ written once for every test process of the same code (3x3, 4x4, and any other th
 
 - ``solved(name)``: the variant's solved tables (in memory, solved once per process).
 - ``variant_db(name)``, ``db_path`` (3x3), ``db_4x4``: read-only database files (copy one to
-  tamper with it). They are built by ``build()`` into a cache folder keyed by a digest of the
-  package's code (and numpy's and SQLite's versions), under a lock per variant, so xdist's
-  workers, later runs and the source-distribution test share them: ``$TTT_TEST_DATABASES/<key>/``
-  when that variable is set, else ``.pytest_cache/d/ttt-databases/<key>/`` (a folder of the
-  run's ``run_folder`` with ``-p no:cacheprovider``). A file whose bytes changed since it
-  was written is rebuilt; folders of other keys unused for a day are removed.
+  tamper with it). ``build()`` writes them into a folder keyed by a digest of the package's
+  code (and numpy's and SQLite's versions; tests/sharing.py), under a lock per variant, so
+  xdist's workers, later runs and the source-distribution test share them:
+  ``$TTT_TEST_DATABASES/<key>/`` when that variable is set, else
+  ``.pytest_cache/d/ttt-databases/<key>/`` (``run_folder``'s with ``-p no:cacheprovider``). A
+  file whose bytes changed since it was written is rebuilt; keys unused for a day are removed.
 - ``run_folder``: a temporary folder shared by the xdist workers of one run; ``made_once(name,
   make)``: a folder in it that the first worker to ask fills (the source distribution).
 - ``eager_4x4``, ``lazy_4x4``: the 4x4 database's ``Oracle``, in memory and lazy.
 - ``pg_cluster``, ``pg_url``: a throwaway PostgreSQL server per process, a new database on it.
 
-Markers (pyproject.toml): ``fuzz`` (the 10,000-example runs, ``@FUZZ`` of fuzzing.py) and
-``sdist`` (tests run from the built source distribution) are long and run first, so that
-parallel workers (``-n 2``) finish together; ``slow`` builds a big variant.
+Hypothesis runs without deadlines here (profile ``ttt-solver``). Markers (pyproject.toml):
+``fuzz`` (the 10,000-example runs, ``@FUZZ`` of fuzzing.py) and ``sdist`` (tests run from the
+built source distribution) are long and start first, so that parallel workers (``-n 2``)
+finish together; ``slow`` builds a big variant.
 """
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
+import functools
 import os
-import shutil
-import sqlite3
-import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-import numpy
 import pytest
+import sharing
+from hypothesis import HealthCheck, settings
 from pg_cluster import Cluster, unavailable
 
-import ttt_solver
 from ttt_solver import Oracle
 from ttt_solver.build import build
 from ttt_solver.solve import Tables, solve_tables
@@ -44,7 +40,11 @@ from ttt_solver.variant import Variant
 
 ROOT = Path(__file__).resolve().parent.parent
 LONG_RUNS = ("sdist", "fuzz")  # started first, in this order
-UNUSED_KEYS_KEPT = 24 * 3600  # seconds
+
+# On a loaded machine (two workers on two shared cores) an example may take seconds: no property
+# test fails for time. Each test keeps its number of examples; settings given on a test still win.
+settings.register_profile("ttt-solver", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ttt-solver")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -69,14 +69,6 @@ def solved() -> Callable[[str], Tables]:
     return get
 
 
-@contextmanager
-def locked(path: Path) -> Iterator[None]:
-    """Hold an exclusive lock on ``path`` (made if missing): one xdist worker at a time."""
-    with path.open("a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
-
-
 @pytest.fixture(scope="session")
 def run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A temporary folder shared by every xdist worker of this run (the session's own without xdist)."""
@@ -88,33 +80,7 @@ def run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def made_once(run_folder: Path) -> Callable[[str, Callable[[Path], None]], Path]:
     """``made_once("sdist", make)``: the folder ``name`` of ``run_folder``, filled by ``make(folder)``
     in the first worker of the run that asks (the others wait for it, then share it)."""
-
-    def get(name: str, make: Callable[[Path], None]) -> Path:
-        folder = run_folder / name
-        with locked(run_folder / f"{name}.lock"):
-            if not (run_folder / f"{name}.made").exists():
-                shutil.rmtree(folder, ignore_errors=True)
-                folder.mkdir()
-                make(folder)
-                (run_folder / f"{name}.made").touch()
-        return folder
-
-    return get
-
-
-def code_key() -> str:
-    """What the databases' bytes depend on: the package's code, numpy's and SQLite's versions."""
-    digest = hashlib.sha256(f"{numpy.__version__} {sqlite3.sqlite_version}".encode())
-    package = Path(ttt_solver.__file__).resolve().parent
-    for path in sorted(package.rglob("*")):
-        if path.suffix in (".py", ".sql") and "__pycache__" not in path.parts:
-            digest.update(f"\0{path.relative_to(package).as_posix()}\0".encode() + path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-def file_digest(path: Path) -> str:
-    with path.open("rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
+    return functools.partial(sharing.folder_made_once, run_folder)
 
 
 @pytest.fixture(scope="session")
@@ -126,33 +92,19 @@ def database_cache(request: pytest.FixtureRequest, run_folder: Path) -> Path:
         root = request.config.cache.mkdir("ttt-databases")
     else:
         root = run_folder / "ttt-databases"
-    folder = root / code_key()
-    folder.mkdir(parents=True, exist_ok=True)
-    os.utime(folder)
-    for other in root.iterdir():
-        if other != folder and other.is_dir() and time.time() - other.stat().st_mtime > UNUSED_KEYS_KEPT:
-            shutil.rmtree(other, ignore_errors=True)
-    return folder
+    return sharing.keyed_folder(root, sharing.code_key())
 
 
 @pytest.fixture(scope="session")
 def variant_db(database_cache: Path, solved: Callable[[str], Tables]) -> Callable[[str], Path]:
     """``variant_db("3x4k3")``: that variant's database, built once for this code (read-only:
     copy it to tamper with it)."""
-    checked: dict[str, Path] = {}
 
+    @functools.cache
     def get(name: str) -> Path:
-        if name not in checked:
-            path = database_cache / f"{name}.sqlite"
-            stamp = database_cache / f"{name}.sha256"
-            with locked(database_cache / f"{name}.lock"):  # another worker may be building it
-                if not (path.exists() and stamp.exists() and stamp.read_text() == file_digest(path)):
-                    stamp.unlink(missing_ok=True)
-                    path.unlink(missing_ok=True)
-                    build(path, Variant.parse(name), tables=solved(name))
-                    stamp.write_text(file_digest(path))
-            checked[name] = path
-        return checked[name]
+        return sharing.made_once(
+            database_cache, f"{name}.sqlite", lambda path: build(path, Variant.parse(name), tables=solved(name))
+        )
 
     return get
 
