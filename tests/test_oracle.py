@@ -13,7 +13,6 @@ import reference
 from ttt_solver import Oracle, codec, paths
 from ttt_solver import board as rules
 from ttt_solver.board import Board
-from ttt_solver.build import build
 from ttt_solver.errors import DatabaseError, GameOverError, InvalidBoardError
 from ttt_solver.solver import rank, solve
 from ttt_solver.variant import STANDARD
@@ -22,10 +21,8 @@ LEGAL = rules.all_boards()
 
 
 @pytest.fixture(scope="module")
-def oracle(tmp_path_factory) -> Oracle:
-    path = tmp_path_factory.mktemp("db") / "ttt.sqlite"
-    build(path)
-    return Oracle.load(path)
+def oracle(db_path) -> Oracle:
+    return Oracle.load(db_path)
 
 
 def test_every_legal_board_against_an_independent_minimax(oracle):

@@ -15,11 +15,11 @@ from pathlib import Path
 import psycopg
 import pytest
 from click.testing import CliRunner
-from ttt_solver.queries import available, get
 
 from ttt_solver import Oracle
 from ttt_solver.build import build
 from ttt_solver.cli import cli
+from ttt_solver.queries import available, get
 from ttt_solver.solve import Tables
 from ttt_solver.store.reader import Reader
 from ttt_solver.variant import Variant

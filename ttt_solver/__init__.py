@@ -42,8 +42,6 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from types import ModuleType
-
     from .board import Board as Board
     from .errors import BuildError as BuildError
     from .errors import DatabaseError as DatabaseError
@@ -55,10 +53,6 @@ if TYPE_CHECKING:
     from .lookup.oracle import Oracle as Oracle
     from .variant import STANDARD as STANDARD
     from .variant import Variant as Variant
-
-    # The named SQL questions install from queries/ as ttt_solver.queries (setuptools
-    # package-dir), a mapping type checkers cannot follow in a source tree.
-    queries: ModuleType
 
 
 if not TYPE_CHECKING:  # hidden from type checkers, or any misspelt import would pass as Any
