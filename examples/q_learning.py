@@ -15,11 +15,14 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ttt_solver.envs import TicTacToeEnv
 from ttt_solver.errors import install_hint
+
+if TYPE_CHECKING:  # imported in main(): --help works without the [rl] extra
+    from ttt_solver.envs import TicTacToeEnv
 
 
 class QLearner:
@@ -82,6 +85,11 @@ def main(argv: list[str] | None = None) -> int:
             f"Error: --plot needs matplotlib, from the [plot] extra: {install_hint('plot', 'matplotlib')}",
             file=sys.stderr,
         )
+        return 1
+    try:
+        from ttt_solver.envs import TicTacToeEnv
+    except ImportError:
+        print(f"Error: this example needs the [rl] extra: {install_hint('rl', 'gymnasium')}", file=sys.stderr)
         return 1
 
     train_env = TicTacToeEnv(args.opponent)

@@ -1,13 +1,36 @@
-"""Shared fixtures: each variant solved once per test session, and one database per variant
-written from that solution (3x3, 4x4, and any other through ``variant_db``)."""
+"""Shared fixtures: each variant solved once per test process, and one database per variant
+written once for every test process of the same code (3x3, 4x4, and any other through
+``variant_db``).
+
+- ``solved(name)``: the variant's solved tables (in memory, solved once per process).
+- ``variant_db(name)``, ``db_path`` (3x3), ``db_4x4``: read-only database files (copy one to
+  tamper with it). ``build()`` writes them into a folder keyed by a digest of the package's
+  code (and numpy's and SQLite's versions; tests/sharing.py), under a lock per variant, so
+  xdist's workers, later runs and the source-distribution test share them:
+  ``$TTT_TEST_DATABASES/<key>/`` when that variable is set, else
+  ``.pytest_cache/d/ttt-databases/<key>/`` (``run_folder``'s with ``-p no:cacheprovider``). A
+  file whose bytes changed since it was written is rebuilt; keys unused for a day are removed.
+- ``run_folder``: a temporary folder shared by the xdist workers of one run; ``made_once(name,
+  make)``: a folder in it that the first worker to ask fills (the source distribution).
+- ``eager_4x4``, ``lazy_4x4``: the 4x4 database's ``Oracle``, in memory and lazy.
+- ``pg_cluster``, ``pg_url``: a throwaway PostgreSQL server per process, a new database on it.
+
+Hypothesis runs without deadlines here (profile ``ttt-solver``). Markers (pyproject.toml):
+``fuzz`` (the 10,000-example runs, ``@FUZZ`` of fuzzing.py) and ``sdist`` (tests run from the
+built source distribution) are long and start first, so that parallel workers (``-n 2``)
+finish together; ``slow`` builds a big variant.
+"""
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import sharing
+from hypothesis import HealthCheck, settings
 from pg_cluster import Cluster, unavailable
 
 from ttt_solver import Oracle
@@ -16,11 +39,26 @@ from ttt_solver.game.variant import Variant
 from ttt_solver.solver.solve import Tables, solve_tables
 
 ROOT = Path(__file__).resolve().parent.parent
+LONG_RUNS = ("sdist", "fuzz")  # started first, in this order
+
+# On a loaded machine (two workers on two shared cores) an example may take seconds: no property
+# test fails for time. Each test keeps its number of examples; settings given on a test still win.
+settings.register_profile("ttt-solver", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ttt-solver")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long runs first (a stable sort: the rest keeps its order)."""
+
+    def rank(item: pytest.Item) -> int:
+        return next((i for i, name in enumerate(LONG_RUNS) if item.get_closest_marker(name)), len(LONG_RUNS))
+
+    items.sort(key=rank)
 
 
 @pytest.fixture(scope="session")
 def solved() -> Callable[[str], Tables]:
-    """``solved("4x4")``: that variant's solved tables, solved once in the session."""
+    """``solved("4x4")``: that variant's solved tables, solved once in the process."""
     found: dict[str, Tables] = {}
 
     def get(name: str) -> Tables:
@@ -32,17 +70,41 @@ def solved() -> Callable[[str], Tables]:
 
 
 @pytest.fixture(scope="session")
-def variant_db(tmp_path_factory: pytest.TempPathFactory, solved: Callable[[str], Tables]) -> Callable[[str], Path]:
-    """``variant_db("3x4k3")``: that variant's database, written once in the session (read-only:
-    copy it to tamper with it)."""
-    built: dict[str, Path] = {}
+def run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A temporary folder shared by every xdist worker of this run (the session's own without xdist)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
+
+@pytest.fixture(scope="session")
+def made_once(run_folder: Path) -> Callable[[str, Callable[[Path], None]], Path]:
+    """``made_once("sdist", make)``: the folder ``name`` of ``run_folder``, filled by ``make(folder)``
+    in the first worker of the run that asks (the others wait for it, then share it)."""
+    return functools.partial(sharing.folder_made_once, run_folder)
+
+
+@pytest.fixture(scope="session")
+def database_cache(request: pytest.FixtureRequest, run_folder: Path) -> Path:
+    """The folder of this code's cached databases (see the module's docstring)."""
+    if os.environ.get("TTT_TEST_DATABASES"):
+        root = Path(os.environ["TTT_TEST_DATABASES"])
+    elif getattr(request.config, "cache", None) is not None:  # absent with -p no:cacheprovider
+        root = request.config.cache.mkdir("ttt-databases")
+    else:
+        root = run_folder / "ttt-databases"
+    return sharing.keyed_folder(root, sharing.code_key())
+
+
+@pytest.fixture(scope="session")
+def variant_db(database_cache: Path, solved: Callable[[str], Tables]) -> Callable[[str], Path]:
+    """``variant_db("3x4k3")``: that variant's database, built once for this code (read-only:
+    copy it to tamper with it)."""
+
+    @functools.cache
     def get(name: str) -> Path:
-        if name not in built:
-            path = tmp_path_factory.mktemp("variant") / f"{name}.sqlite"
-            build(path, Variant.parse(name), tables=solved(name))
-            built[name] = path
-        return built[name]
+        return sharing.made_once(
+            database_cache, f"{name}.sqlite", lambda path: build(path, Variant.parse(name), tables=solved(name))
+        )
 
     return get
 
@@ -55,7 +117,7 @@ def db_path(variant_db: Callable[[str], Path]) -> Path:
 
 @pytest.fixture(scope="session")
 def db_4x4(variant_db: Callable[[str], Path]) -> Path:
-    """The 4x4 database (solved and written once, about 5 s)."""
+    """The 4x4 database (solved and written once, about 3 s)."""
     return variant_db("4x4")
 
 

@@ -284,7 +284,9 @@ def board_calls(draw: st.DrawFn) -> tuple[Any, ...]:
 
 
 variant_texts = st.one_of(
-    st.sampled_from(["3x3", "4x4k3", "3x3-misere", " 4X4 ", "1x16", "16x1", "17x1", "4x5", "21x1", "5x5", "0x3", "3x3k2", "3x3k4"]),
+    st.sampled_from(
+        ["3x3", "4x4k3", "3x3-misere", " 4X4 ", "1x16", "16x1", "17x1", "4x5", "21x1", "5x5", "0x3", "3x3k2", "3x3k4"]
+    ),
     st.tuples(st.integers(0, 20), st.integers(0, 20), st.integers(-1, 20), st.booleans()).map(
         lambda p: f"{p[0]}x{p[1]}{f'k{p[2]}' if p[2] >= 0 else ''}{'-misere' if p[3] else ''}"
     ),

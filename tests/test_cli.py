@@ -663,21 +663,6 @@ print(" ".join(name for name in heavy if name in sys.modules))
     assert done.stdout.split() == []
 
 
-def test_every_package_is_listed_for_installation():
-    """A non-editable install ships only the packages pyproject lists (ttt-lookup needs ttt_solver.cli)."""
-    import tomllib
-
-    root = README.parent
-    config = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
-    on_disk = {
-        ".".join(path.parent.relative_to(root).parts)
-        for path in (root / "ttt_solver").rglob("__init__.py")
-        if "__pycache__" not in path.parts
-    }
-    assert on_disk | {"ttt_solver.queries"} <= set(config["packages"])
-    assert config["package-dir"]["ttt_solver.queries"] == "queries"
-
-
 json_data = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4),

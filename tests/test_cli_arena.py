@@ -8,17 +8,14 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from ttt_solver.build import build
 from ttt_solver.cli import cli
 
 QUICK = "random,think1,perfect"
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory) -> str:
-    path = tmp_path_factory.mktemp("arena") / "ttt.sqlite"
-    build(path)
-    return str(path)
+def db(db_path) -> str:
+    return str(db_path)
 
 
 def run(*args: str):

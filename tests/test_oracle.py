@@ -11,7 +11,6 @@ import pytest
 import reference
 
 from ttt_solver import Oracle, paths
-from ttt_solver.build import build
 from ttt_solver.errors import DatabaseError, GameOverError, InvalidBoardError
 from ttt_solver.game import board as rules
 from ttt_solver.game import codec
@@ -23,10 +22,8 @@ LEGAL = rules.all_boards()
 
 
 @pytest.fixture(scope="module")
-def oracle(tmp_path_factory) -> Oracle:
-    path = tmp_path_factory.mktemp("db") / "ttt.sqlite"
-    build(path)
-    return Oracle.load(path)
+def oracle(db_path) -> Oracle:
+    return Oracle.load(db_path)
 
 
 def test_every_legal_board_against_an_independent_minimax(oracle):

@@ -15,13 +15,13 @@ from pathlib import Path
 import psycopg
 import pytest
 from click.testing import CliRunner
-from ttt_solver.queries import available, get
 
 from ttt_solver import Oracle
 from ttt_solver.build import build
 from ttt_solver.cli import cli
 from ttt_solver.game.variant import Variant
 from ttt_solver.lookup.verify import verify_source
+from ttt_solver.queries import available, get
 from ttt_solver.solver.solve import Tables
 from ttt_solver.store.reader import Reader
 

@@ -101,10 +101,12 @@ def matches(expected: list[str], actual: list[str]) -> bool:
 
 
 def test_the_test_set_up_command_is_the_one_ci_runs():
-    readme = re.search(r"pip install -e '(\.\[[^\]]*\])' \\\n", README)
-    ci = re.search(r"pip install --quiet -e '(\.\[[^\]]*\])'", (ROOT / ".ci" / "run").read_text(encoding="utf-8"))
+    run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    readme = re.search(r"pip install -e '(\.\[[^\]]*\])' \\\n.*&& (python -m pytest [^\n]*)\n", README)
+    ci = re.search(r"pip install --quiet -e '(\.\[[^\]]*\])'", run)
     assert readme is not None and ci is not None
     assert readme[1] == ci[1]
+    assert re.search(rf"^{re.escape(readme[2])}$", run, re.MULTILINE), readme[2]  # the same test command
 
 
 def test_the_readme_examples_exist_and_show_their_help():

@@ -42,8 +42,6 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from types import ModuleType
-
     from .errors import BuildError as BuildError
     from .errors import DatabaseError as DatabaseError
     from .errors import GameOverError as GameOverError
@@ -55,10 +53,6 @@ if TYPE_CHECKING:
     from .game.variant import STANDARD as STANDARD
     from .game.variant import Variant as Variant
     from .lookup.oracle import Oracle as Oracle
-
-    # The named SQL questions install from queries/ as ttt_solver.queries (setuptools
-    # package-dir), a mapping type checkers cannot follow in a source tree.
-    queries: ModuleType
 
 
 if not TYPE_CHECKING:  # hidden from type checkers, or any misspelt import would pass as Any

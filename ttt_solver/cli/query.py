@@ -1,4 +1,4 @@
-"""``query``: run a named SQL question from ``queries/`` on a read-only connection."""
+"""``query``: run a named SQL question from ``ttt_solver/queries/`` on a read-only connection."""
 
 from __future__ import annotations
 
