@@ -25,7 +25,7 @@ from browser_support import (  # noqa: F401 - the *_fixture names are fixtures
 
 from ttt_solver import Oracle
 from ttt_solver.game import board as rules
-from ttt_solver.game.variant import Variant
+from ttt_solver.game.variant import MAX_CELLS, Variant
 
 pytest.importorskip("fastapi")
 pytest.importorskip("playwright.sync_api")
@@ -295,11 +295,10 @@ def test_a_mouse_screen_is_told_to_hover_and_click(page, base_url):
 def test_the_pages_lines_are_the_variants_lines(page, base_url):
     """The page finds completed lines itself: its lines must be the library's, on every shape."""
     shapes = []
-    for rows in range(1, 17):
-        for cols in range(1, 17 // rows + 1):
+    for rows in range(1, MAX_CELLS + 1):
+        for cols in range(1, MAX_CELLS // rows + 1):
             for k in range(3, max(rows, cols) + 1):
-                if rows * cols <= 16:
-                    shapes.append(Variant(rows, cols, k))
+                shapes.append(Variant(rows, cols, k))
     assert len(shapes) > 30
     page.goto(f"{base_url}/?variant=3x3")
     wait_for_ply(page, 0)
