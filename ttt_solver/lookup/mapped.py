@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import os
 import shutil
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,6 +28,32 @@ if TYPE_CHECKING:
 
 EAGER_ROWS = 1 << 24
 """Most canonical rows an eager load reads into memory (4x4: 1.2 million; 4x5: 170 million)."""
+
+
+def is_big(source: DatabaseRows) -> bool:
+    """Whether a database has more canonical rows than an eager load reads into memory."""
+    count = source.meta.get("positions", "0")
+    return count.isdigit() and int(count) > EAGER_ROWS
+
+
+def cached(source: DatabaseRows, name: str, make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """``make()``, kept as JSON in the database's cache folder (made once per content digest)."""
+    import json
+
+    path = os.path.join(_folder(source), name)
+    try:
+        with open(path) as file:
+            found: dict[str, Any] = json.load(file)
+            return found
+    except (OSError, ValueError):
+        pass
+    made = make()
+    os.makedirs(_folder(source), exist_ok=True)
+    partial = f"{path}.{os.getpid()}.part"
+    with open(partial, "w") as file:
+        json.dump(made, file)
+    os.replace(partial, path)
+    return made
 
 
 def cache_folder() -> str:

@@ -149,10 +149,9 @@ class Oracle:
         """Whether the database has more canonical rows than an eager load reads into memory
         (:data:`ttt_solver.lookup.mapped.EAGER_ROWS`): then single lookups go through the file
         and whole-table work reads memory-mapped arrays."""
-        from .mapped import EAGER_ROWS
+        from .mapped import is_big
 
-        count = self.meta.get("positions", "0")
-        return count.isdigit() and int(count) > EAGER_ROWS
+        return isinstance(self.source, DatabaseRows) and is_big(self.source)
 
     @property
     def exhaustive(self) -> bool:

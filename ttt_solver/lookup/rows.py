@@ -88,9 +88,9 @@ class DatabaseRows:
         try:
             return unpack(self.reader.packed(), self.variant, self.meta)
         except ValueError as why:
-            raise self._damaged(str(why)) from None
+            raise self.damaged(str(why)) from None
 
-    def _damaged(self, why: str) -> DatabaseError:
+    def damaged(self, why: str) -> DatabaseError:
         return DatabaseError(f"database {self.location!r} is damaged ({why}); {self.rebuild_hint()}")
 
     def rebuild_hint(self) -> str:

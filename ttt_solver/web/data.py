@@ -137,7 +137,8 @@ def open_variant(
     tables are built now (which checks the packed arrays' digest and proves the whole table),
     unless ``reuse`` (an earlier opening) holds them for the same content digest. ``progress``
     hears of the slow part before it starts."""
-    from ..lookup.stats import compute
+    from ..lookup.rows import DatabaseRows
+    from ..lookup.stats import stats_of
 
     name = str(database)
     variant = variant or variant_of(name)
@@ -155,7 +156,8 @@ def open_variant(
             batch = Oracle.load(name, variant, eager=False)
             try:
                 batch.batch_tables()
-                stats = compute(batch.arrays()).to_dict()
+                assert isinstance(batch.source, DatabaseRows)
+                stats = stats_of(batch.source).to_dict()
             finally:
                 batch.close()  # the tables are in memory: its file is not read again
             if batch.meta.get("digest") != digest:
