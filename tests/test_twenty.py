@@ -131,9 +131,9 @@ def test_the_empty_board(name, oracles):
 
 @pytest.mark.parametrize("name", ["4x5k3", "5x4k3"])
 def test_the_k3_win_is_found_by_a_shallow_search(name):
+    game = load_game(name)  # skips without OpenSpiel
     from open_spiel.python.algorithms.minimax import alpha_beta_search
 
-    game = load_game(name)
     assert alpha_beta_search(game, maximum_depth=5, value_function=lambda state: 0.0)[0] == 1.0
 
 
@@ -192,10 +192,10 @@ def searched(game: Any, state: Any) -> tuple[int, int]:
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_sampled_positions_agree_with_openspiel(name, oracles):
+    oracle = oracles(name)
+    game = load_game(name)  # skips without OpenSpiel
     from ttt_solver.openspiel import board_of
 
-    oracle = oracles(name)
-    game = load_game(name)
     rng = random.Random(SEED)
     print(f"\n{name} against {GAMES[name]}: ply, positions, wins/draws/losses, OpenSpiel mean and max s")
     for ply in PLIES[name]:

@@ -96,13 +96,16 @@ def build(
     if tables is not None and tables.variant != variant:
         raise ValueError(f"tables of {tables.variant} given to build {variant}")
     memory = memory or default_memory()
+    if tables is None and in_memory(variant, memory):
+        tables = solve_tables(variant, progress, memory)  # seconds at most: nothing to resume
+    if tables is not None and where.file is None:  # nothing to keep in a folder: one transaction
+        report = _write(where, variant, tables.solved, None, force, store_moves, progress, _rows_step(steps, writing))
+        return BuildReport(*report, time.perf_counter() - started)
     folder = _scratch_folder(where, variant)
     with _scratch_errors(where), locked(folder) as waited:
         if waited and progress:
             progress(f"{variant}: waited for another build of {where}")
         scratch = open_scratch(folder, variant, {"solver": SOLVER_VERSION, "generator_version": __version__})
-        if tables is None and in_memory(variant, memory):
-            tables = solve_tables(variant, progress, memory)  # seconds at most: nothing to resume
         if tables is None:
             solve_scratch(scratch, memory, progress, steps)
             solved = merge_scratch(scratch, memory, steps)
@@ -154,7 +157,7 @@ def _write(
     where: Target,
     variant: Variant,
     solved: Solved,
-    file: str,
+    file: str | None,
     force: bool,
     store_moves: bool | None,
     progress: Progress | None,
@@ -195,6 +198,7 @@ def _write(
             write_server(where, variant, position_blocks(solved), move_blocks, packed_parts(arrays), meta, force,
                          None if written is None else lambda rows: written(rows, total))  # fmt: skip
         else:
+            assert file is not None
             with file_errors(where):
                 _write_file(FileWriter(file, variant), solved, move_blocks, arrays, meta, written)
             install(file, where)
