@@ -21,13 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..game import codec
 from ..game.variant import Variant
-from ..solver.passes import Solved, new_tier, solve_chunk, spread
+from ..solver.passes import Positions, Solved, new_tier, positions, solve_chunk, spread
 from ..solver.solve import Steps, chunk_boards, default_memory
 from ..solver.tiers import Tiers, tiers
 from .report import Report
@@ -73,7 +74,7 @@ def prove_tiers(
         size = found.size(ply)
         for start in range(0, size, chunk):
             stop = min(size, start + chunk)
-            expected = solve_chunk(found, ply, start, stop, below)
+            expected = solve_chunk(found, ply, start, stop, below, _positions(found, ply, start, stop, size))
             low = _code_at(found, ply, start)
             high = _code_at(found, ply, stop) if stop < size else None
             first = int(np.searchsorted(stored.code, low))
@@ -95,6 +96,20 @@ def prove_tiers(
             wrong[name] == 0,
             f"{label} of every row from its children" if name != "orbit" else "every orbit as the symmetries make it",
         )
+
+
+def _positions(found: Tiers, ply: int, start: int, stop: int, size: int) -> Positions | None:
+    """The positions of a chunk of a small tier, computed once (a variant's eager loads and
+    tests prove many tables of it); None for a big tier (solve_chunk computes them)."""
+    return _small_positions(found, ply, start, stop) if size <= SMALL_TIER else None
+
+
+SMALL_TIER = 1 << 16
+
+
+@lru_cache(maxsize=256)
+def _small_positions(found: Tiers, ply: int, start: int, stop: int) -> Positions:
+    return positions(found, ply, start, stop)
 
 
 def _code_at(found: Tiers, ply: int, rank: int) -> int:

@@ -60,9 +60,19 @@ class Solved(NamedTuple):
         return cls(*(np.concatenate(columns) for columns in zip(*parts)))
 
 
-def solve_chunk(tiers: Tiers, ply: int, start: int, stop: int, below: np.ndarray | None) -> Solved:
-    """The canonical legal positions among ranks ``start`` to ``stop`` of tier ``ply``, solved.
-    ``below``: the result byte of every board of tier ``ply + 1`` by rank (None for the last tier)."""
+class Positions(NamedTuple):
+    """The canonical legal positions of a chunk as the rules see them, before any solving."""
+
+    high: np.ndarray  # int64 half codes
+    low: np.ndarray
+    orbit: np.ndarray  # int8
+    terminal: np.ndarray  # int8: the value of a finished game, codec.PLAYING while play goes on
+    live: np.ndarray  # the indices of the positions where play goes on
+
+
+def positions(tiers: Tiers, ply: int, start: int, stop: int) -> Positions:
+    """The canonical legal positions among ranks ``start`` to ``stop`` of tier ``ply`` (they do
+    not depend on any result: a proof of many tables of one small variant computes them once)."""
     variant = tiers.variant
     high, low = tiers.boards(ply, start, stop)
     high, low, orbit = _canonical(tiers, high, low)
@@ -71,9 +81,19 @@ def solve_chunk(tiers: Tiers, ply: int, start: int, stop: int, below: np.ndarray
     o_bits = np.take(g.o_lines[0], high) & np.take(g.o_lines[1], low)
     legal = codec.lines_legal(x_bits, o_bits, ply % 2 == 1, variant)
     high, low, orbit, x_bits, o_bits = high[legal], low[legal], orbit[legal], x_bits[legal], o_bits[legal]
+    terminal = codec._terminal(x_bits, o_bits, ply == variant.cells, variant)
+    return Positions(high, low, orbit, terminal, np.flatnonzero(terminal == codec.PLAYING))
+
+
+def solve_chunk(
+    tiers: Tiers, ply: int, start: int, stop: int, below: np.ndarray | None, found: Positions | None = None
+) -> Solved:
+    """The canonical legal positions among ranks ``start`` to ``stop`` of tier ``ply``, solved.
+    ``below``: the result byte of every board of tier ``ply + 1`` by rank (None for the last
+    tier); ``found``: the chunk's :func:`positions`, if they are at hand."""
+    high, low, orbit, terminal, live = found if found is not None else positions(tiers, ply, start, stop)
     count = len(high)
-    value = codec._terminal(x_bits, o_bits, ply == variant.cells, variant)
-    live = np.flatnonzero(value == codec.PLAYING)
+    value = terminal.copy()
     remoteness = np.zeros(count, dtype=np.int8)
     masks = [np.zeros(count, dtype=np.uint32) for _ in range(2)]
     counts = [np.zeros(count, dtype=np.uint8) for _ in range(3)]
@@ -81,9 +101,9 @@ def solve_chunk(tiers: Tiers, ply: int, start: int, stop: int, below: np.ndarray
         assert below is not None, "a live position in the last tier"
         backed = back_up(_move_scores(tiers, ply, high[live], low[live], below))
         value[live], remoteness[live] = backed.value, backed.remoteness
-        for column, found in zip((*masks, *counts), backed[2:]):
-            column[live] = found  # type: ignore[index]
-    code = high * g.base + low
+        for column, solved in zip((*masks, *counts), backed[2:]):
+            column[live] = solved  # type: ignore[index]
+    code = high * tiers.geometry.base + low
     return Solved(code, value, remoteness, masks[0], masks[1], orbit, *counts)
 
 
