@@ -189,24 +189,28 @@ class Oracle:
         """One preferred move (see :meth:`preferred_moves`): keeps the value, then wins fastest
         or loses slowest; ties by ``rng``."""
         found = self._positions.get(board) if board.__class__ is str else None
-        choices = (found or self._probe_slow(board)).preferred
-        if len(choices) == 1:
-            return choices[0]
-        if not choices:
-            raise GameOverError(f"no move on {str(board)!r}: the game is over")
-        if rng is None:
-            return choices[0]
-        return choices[_pick(rng, len(choices))]
+        return _choose((found or self._probe_slow(board)).preferred, board, rng)
 
     def line(self, board: BoardLike, rng: Any = None) -> list[int]:
         """A principal variation: the cells of perfect play from ``board`` to the end."""
         position = self.probe(board)
         cells = []
         while position.preferred:
-            cell = self.best_move(position.board, rng)
+            cell = _choose(position.preferred, position.board, rng)
             cells.append(cell)
-            position = self.probe(rules.play(position.board, cell, self.variant))
+            position = self._step(rules.play(position.board, cell, self.variant))
         return cells
+
+    def _step(self, text: str) -> Position:
+        """A position of a line: from the file, its row proved against its children's rows
+        (each row of the line is so proved, the first with its children too, by :meth:`probe`:
+        a line of 20 plies reads some hundreds of rows, not thousands)."""
+        found = self._positions.get(text)
+        if found is not None:
+            return found
+        if self._arrays is not None:
+            return self._probe_slow(text)
+        return resolve(text, self.variant, self.source.fetch, self.location, self.source.rebuild_hint, True, False)
 
     # -- non-raising forms ----------------------------------------------------------------
     def get_value(self, board: BoardLike, default: T = None) -> int | T:  # type: ignore[assignment]
@@ -336,6 +340,17 @@ class Oracle:
 
     def __repr__(self) -> str:
         return f"Oracle(variant={self.variant.name!r}, source={self.location!r})"
+
+
+def _choose(choices: tuple[int, ...], board: object, rng: Any) -> int:
+    """One of a position's preferred cells: the lowest, or by ``rng``."""
+    if len(choices) == 1:
+        return choices[0]
+    if not choices:
+        raise GameOverError(f"no move on {str(board)!r}: the game is over")
+    if rng is None:
+        return choices[0]
+    return choices[_pick(rng, len(choices))]
 
 
 def _pick(rng: Any, count: int) -> int:

@@ -121,13 +121,16 @@ def contradiction(row: Row, expected: Outcome) -> str | None:
     return None
 
 
-def resolve(text: str, variant: Variant, fetch: Fetch, location: str, hint: Callable[[], str], prove: bool) -> Position:
-    """The answer for a normalised legal board; with ``prove``, checked one ply down.
+def resolve(
+    text: str, variant: Variant, fetch: Fetch, location: str, hint: Callable[[], str], prove: bool, children: bool = True
+) -> Position:
+    """The answer for a normalised legal board; with ``prove``, checked one ply down: its row
+    and, with ``children``, each child's row (the moves it shows) against the rows below them.
     ``hint()`` says how to rebuild the database (called only for an error message)."""
     code, perm = codec.canonical(text, variant)
     here = node(code, variant)
     wanted = {code, *(child for _cell, child in here.children)}
-    if prove:
+    if prove and children:
         wanted.update(grandchild for _cell, child in here.children for _c, grandchild in node(child, variant).children)
     rows = fetch(wanted)
     missing = sorted(wanted - rows.keys())
@@ -136,7 +139,7 @@ def resolve(text: str, variant: Variant, fetch: Fetch, location: str, hint: Call
         raise DatabaseError(f"database {location!r} has no row for board {board!r}: it is incomplete; {hint()}")
     row = rows[code]
     if prove:
-        for checked in (code, *dict.fromkeys(child for _cell, child in here.children)):
+        for checked in (code, *dict.fromkeys(child for _cell, child in here.children if children)):
             below = node(checked, variant)
             wrong = contradiction(rows[checked], implied(below, rows))
             if wrong is not None:
