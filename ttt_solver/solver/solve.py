@@ -239,6 +239,15 @@ def _merge(
 
 
 def _between(part: Solved, low: int | None, high: int | None) -> Solved:
+    """The rows of a tier with codes from ``low`` to ``high``, read from its files (not through
+    its memory maps, whose pages would count against the process until the merge ends)."""
     start = 0 if low is None else int(np.searchsorted(part.code, low))
     stop = len(part) if high is None else int(np.searchsorted(part.code, high))
-    return Solved(*(np.asarray(column[start:stop]) for column in part))
+    return Solved(*(_read(column, start, stop) for column in part))
+
+
+def _read(column: np.ndarray, start: int, stop: int) -> np.ndarray:
+    if isinstance(column, np.memmap) and column.filename is not None:
+        offset = column.offset + start * column.itemsize
+        return np.fromfile(column.filename, dtype=column.dtype, count=stop - start, offset=offset)
+    return np.asarray(column[start:stop])
