@@ -29,6 +29,7 @@ import numpy as np
 from ..game import codec
 from ..game.variant import Variant
 from ..solver.passes import Positions, Solved, new_tier, positions, solve_chunk, spread
+from ..solver.scratch import read_slice
 from ..solver.solve import Steps, chunk_boards, default_memory
 from ..solver.tiers import Tiers, tiers
 from .report import Report
@@ -79,7 +80,7 @@ def prove_tiers(
             high = _code_at(found, ply, stop) if stop < size else None
             first = int(np.searchsorted(stored.code, low))
             last = len(stored.code) if high is None else int(np.searchsorted(stored.code, high))
-            got = Solved(*(np.asarray(column[first:last]) for column in stored))
+            got = Solved(*(read_slice(column, first, last) for column in stored))
             sound = _compare(variant, expected, got, report, counts, wrong)
             spread(found, ply, got.take(sound), out)
             if preferred is not None:

@@ -110,6 +110,15 @@ class TierSink:
                 file.close()
 
 
+def read_slice(column: np.ndarray, start: int, stop: int) -> np.ndarray:
+    """``column[start:stop]`` as an array in memory; a memory-mapped column's slice is read
+    from its file, so that its pages do not stay mapped (counted against the process) once used."""
+    if isinstance(column, np.memmap) and column.filename is not None:
+        offset = column.offset + start * column.itemsize
+        return np.fromfile(column.filename, dtype=column.dtype, count=stop - start, offset=offset)
+    return np.asarray(column[start:stop])
+
+
 def _column(path: str, dtype: str, count: int) -> np.ndarray:
     if count == 0:
         return np.zeros(0, dtype=dtype)

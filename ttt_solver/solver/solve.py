@@ -23,7 +23,7 @@ import numpy as np
 
 from ..game.variant import Variant
 from .passes import COLUMNS, Solved, new_tier, solve_chunk, spread
-from .scratch import Scratch, _sync, _write_json
+from .scratch import Scratch, _sync, _write_json, read_slice
 from .tiers import Tiers, tiers
 
 Note = Callable[[str], None]  # one line about the run
@@ -243,11 +243,4 @@ def _between(part: Solved, low: int | None, high: int | None) -> Solved:
     its memory maps, whose pages would count against the process until the merge ends)."""
     start = 0 if low is None else int(np.searchsorted(part.code, low))
     stop = len(part) if high is None else int(np.searchsorted(part.code, high))
-    return Solved(*(_read(column, start, stop) for column in part))
-
-
-def _read(column: np.ndarray, start: int, stop: int) -> np.ndarray:
-    if isinstance(column, np.memmap) and column.filename is not None:
-        offset = column.offset + start * column.itemsize
-        return np.fromfile(column.filename, dtype=column.dtype, count=stop - start, offset=offset)
-    return np.asarray(column[start:stop])
+    return Solved(*(read_slice(column, start, stop) for column in part))
