@@ -16,7 +16,7 @@ written once for every test process of the same code (3x3, 4x4, and any other th
 - ``pg_cluster``, ``pg_url``: a throwaway PostgreSQL server per process, a new database on it.
 
 Hypothesis runs without deadlines here (profile ``ttt-solver``). Markers (pyproject.toml):
-``fuzz`` (the 10,000-example runs, ``@FUZZ`` of fuzzing.py) and ``sdist`` (tests run from the
+``fuzz`` (the 5,000-example runs, ``@FUZZ`` of fuzzing.py) and ``sdist`` (tests run from the
 built source distribution) are long and start first, so that parallel workers (``-n 2``)
 finish together; ``slow`` builds a big variant.
 """
@@ -45,6 +45,19 @@ LONG_RUNS = ("sdist", "fuzz")  # started first, in this order
 # test fails for time. Each test keeps its number of examples; settings given on a test still win.
 settings.register_profile("ttt-solver", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ttt-solver")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _cache_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """What the lookups cache (a big database's arrays, a query's passed check) goes to a folder
+    of the test session, never to the user's ``~/.cache``."""
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
+    yield
+    if before is None:
+        del os.environ["XDG_CACHE_HOME"]
+    else:
+        os.environ["XDG_CACHE_HOME"] = before
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -1,9 +1,25 @@
-"""SQL that changes one number of a ``positions`` row: the numbers live packed in ``data``
-(the readable columns are generated from it and cannot be written)."""
+"""How the damage tests make their files: a copy of a database changed by SQL statements, and
+the SQL that changes one number of a ``positions`` row (the numbers live packed in ``data``;
+the readable columns are generated from it and cannot be written)."""
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
 from ttt_solver.store.content import BEST_SHIFT, DATA_FIELDS
+
+
+def copy_with(db: Path, folder: Path, *statements: str) -> Path:
+    """``db`` copied into ``folder`` (as ``copy.sqlite``), then each statement run on the copy."""
+    copy = folder / "copy.sqlite"
+    shutil.copyfile(db, copy)
+    with closing(sqlite3.connect(copy)) as conn, conn:
+        for statement in statements:
+            conn.execute(statement)
+    return copy
 
 
 def set_number(name: str, value: str) -> str:

@@ -4,13 +4,14 @@ started first so that parallel workers finish together; ``-m "not fuzz"`` leaves
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-EXAMPLES = 10_000
+EXAMPLES = int(os.environ.get("TTT_FUZZ_EXAMPLES", "5000"))  # more for a longer campaign
 SETTINGS = settings(
     max_examples=EXAMPLES,
     deadline=None,

@@ -268,7 +268,7 @@ def test_refuses_to_overwrite_a_foreign_file_unless_forced(tmp_path):
 def test_bad_targets_give_one_clear_error(tmp_path, setup):
     if setup == "directory":
         target = tmp_path
-        message = "it is a directory"
+        message = "it is a folder, not a file"
     else:
         (tmp_path / "file").write_text("x")
         target = tmp_path / "file" / "ttt.sqlite"
@@ -288,7 +288,7 @@ def test_the_build_command_prints_a_summary(tmp_path):
 @pytest.mark.parametrize(
     "args, message, code",
     [
-        (["--db", "{tmp}"], "Error: cannot build database at '{tmp}': it is a directory", 1),
+        (["--db", "{tmp}"], "Error: cannot build database at '{tmp}': it is a folder, not a file", 1),
         (["--db", "sqlite://"], "Error: invalid database 'sqlite://': a SQLite URL must name a file", 2),
         (["--variant", "3y3"], "Error: invalid variant '3y3'", 2),
     ],

@@ -113,7 +113,8 @@ def test_killing_a_build_at_random_moments_keeps_the_old_database_and_the_next_r
     before = digest(target)
     rng = random.Random(20_261_125)
     for sig in (signal.SIGKILL, signal.SIGTERM):
-        for anchor in anchors(rng):
+        # Every moment for SIGKILL; for SIGTERM (also caught by the test below) every other one.
+        for anchor in anchors(rng)[:: 1 if sig == signal.SIGKILL else 2]:
             before = check_after(target, before, sig, kill_build(target, name, sig, anchor), name)
     resumed = (scratch_of(target) / "manifest.json").exists()
     process = run_build(target, name)

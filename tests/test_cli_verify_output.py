@@ -15,6 +15,7 @@ from damage import set_number
 from ttt_solver.cli import cli
 
 STAGES = [
+    "checking the file, its meta table and its tables",
     "reading the positions table",
     "proving {rows} rows against the rules and their children's rows",
     "checking the generated columns, then the packed arrays and their digest",

@@ -113,3 +113,31 @@ def test_a_scratch_folder_of_another_variant_or_version_is_not_reused(tmp_path):
     with locked(str(folder)):
         scratch = open_scratch(str(folder), Variant.parse("3x3-misere"), {"solver": "other"})
         assert not any(scratch.finished(p) for p in range(10))
+
+
+def test_a_removal_stopped_half_way_leaves_a_folder_no_build_resumes_from(tmp_path, monkeypatch):
+    """The build renames its database into place, then removes the folder; killed during the
+    removal, it leaves some tiers and not others. The manifest goes first, so the next build
+    starts afresh instead of resuming over missing tiers."""
+    import shutil
+
+    variant = Variant.parse("3x3")
+    folder = tmp_path / "scratch"
+    scratch, _merged = solve_streaming(variant, folder)
+
+    def killed_half_way(path: str, ignore_errors: bool = False) -> None:
+        for name in sorted(os.listdir(path))[::2]:  # some of it gone, then the kill
+            target = os.path.join(path, name)
+            shutil.rmtree(target) if os.path.isdir(target) else os.remove(target)
+        raise Stop("killed")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(shutil, "rmtree", killed_half_way)
+        with pytest.raises(Stop):
+            scratch.remove()
+    assert "manifest.json" not in os.listdir(folder) and any(n.startswith("tier-") for n in os.listdir(folder))
+    with locked(str(folder)):
+        again = open_scratch(str(folder), variant, {"solver": "test"})
+        assert not any(again.finished(p) for p in range(variant.cells + 1))
+    _scratch, merged = solve_streaming(variant, folder)
+    assert all(np.array_equal(np.asarray(a), b) for a, b in zip(merged, solve_tables(variant).solved))

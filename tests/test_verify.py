@@ -182,7 +182,7 @@ EDGE = "board = '........X'"  # a canonical ply-1 row
     [
         (
             ["DELETE FROM positions WHERE code = (SELECT min(code) FROM positions WHERE ply = 2)"],
-            "rows in positions, as meta says",
+            "rows in positions as meta says",
         ),
         (
             [
@@ -198,16 +198,19 @@ EDGE = "board = '........X'"  # a canonical ply-1 row
             [f"UPDATE positions SET {set_number('best', '((data >> 26) | 1) - ((data >> 26) & 1)')} WHERE {EDGE}"],
             "best moves not what",
         ),
-        (["UPDATE meta SET value = 'ab' WHERE key = 'digest'"], "the content digest matches the packed arrays"),
+        (["UPDATE meta SET value = 'ab' WHERE key = 'digest'"], "packed arrays: the content digest is"),
         (["UPDATE packed SET data = x'00' WHERE name = 'value'"], "packed arrays:"),
         (["UPDATE packed SET part = 3 WHERE name = 'orbit'"], "packed arrays:"),
         (["UPDATE moves SET remoteness = 3 WHERE code = (SELECT min(code) FROM moves)"], "moves rows differ"),
-        (["UPDATE meta SET value = '0' WHERE key = 'moves_stored'", "UPDATE moves SET value = -value"], "as meta says"),
+        (
+            ["UPDATE meta SET value = '0' WHERE key = 'moves_stored'", "UPDATE moves SET value = -value"],
+            "meta says no moves are stored",
+        ),
         (
             ["UPDATE meta SET value = '0' WHERE key = 'moves_stored'", "UPDATE moves SET value = -value"],
             "moves rows differ",
         ),
-        (["DELETE FROM moves"], "no moves rows, as meta says"),
+        (["DELETE FROM moves"], "0 rows in moves as meta says"),
         (["ALTER TABLE positions DROP COLUMN winner"], "the positions table and its generated columns"),
         # The repro: a code pushed out of range (3**9 + ...), and any value in data.
         (["UPDATE positions SET code = code + 1000000 WHERE board = '....O...X'"], "a code out of range"),

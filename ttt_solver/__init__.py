@@ -24,6 +24,7 @@ _LAZY = {
     "InvalidTargetError": "errors",
     "DatabaseError": "errors",
     "BuildError": "errors",
+    "NotEnoughMemoryError": "errors",
 }
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "InvalidBoardError",
     "InvalidTargetError",
     "InvalidVariantError",
+    "NotEnoughMemoryError",
     "Oracle",
     "TTTError",
     "Variant",
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
     from .errors import InvalidBoardError as InvalidBoardError
     from .errors import InvalidTargetError as InvalidTargetError
     from .errors import InvalidVariantError as InvalidVariantError
+    from .errors import NotEnoughMemoryError as NotEnoughMemoryError
     from .errors import TTTError as TTTError
     from .game.board import Board as Board
     from .game.variant import STANDARD as STANDARD

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .game.variant import STANDARD, Variant
+from .memory import memory_is_an_error
 from .paths import data_folder, default_database
 from .store import GENERATOR, SCHEMA_VERSION, Target
 
@@ -66,6 +67,7 @@ class BuildReport:
         )
 
 
+@memory_is_an_error("build the database (the old one is kept)")
 def build(
     target: str | Path | None = None,
     variant: Variant = STANDARD,
@@ -134,8 +136,10 @@ def _scratch_folder(where: Target, variant: Variant) -> str:
     """Beside a file target; for a server, in the data folder, named for the URL."""
     from .solver.scratch import scratch_path
 
-    if where.file is not None:
-        return scratch_path(where.file)
+    if where.path is not None:  # beside the file a symbolic link points to: renamed over it at the end
+        from .store.writer import destination
+
+        return scratch_path(str(destination(where.path)))
     named = hashlib.sha256(where.url.encode()).hexdigest()[:16]
     return os.path.join(data_folder(), f".{variant.name}.{named}.solving")
 

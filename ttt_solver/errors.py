@@ -38,6 +38,12 @@ class BuildError(TTTError):
     """The database could not be built at the requested target."""
 
 
+class NotEnoughMemoryError(TTTError, MemoryError):
+    """The process ran out of memory, or of address space under a limit such as ``ulimit -v``
+    (a MemoryError too, so code that catches MemoryError still catches it; see
+    :mod:`ttt_solver.memory`)."""
+
+
 class InvalidAgentError(TTTError, ValueError):
     """An agent spec (``random``, ``nstep:3``, ``perfect:0.5``, ...) that names no agent."""
 

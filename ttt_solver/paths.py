@@ -19,6 +19,26 @@ if TYPE_CHECKING:
 _CHECKOUT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 
+def file_name(path: object, what: str = "path") -> str:
+    """``path`` (text or a path object) as text the file system can name; else an
+    InvalidTargetError naming what is wrong: not text, a NUL character, or a character the
+    file system's encoding cannot write (a lone surrogate that did not come from its bytes)."""
+    from .errors import InvalidTargetError
+
+    text = os.fspath(path) if isinstance(path, os.PathLike) else path
+    if not isinstance(text, str):
+        raise InvalidTargetError(f"invalid {what} {text!r}: give a file path as text")
+    if "\0" in text:
+        raise InvalidTargetError(f"invalid {what} {text!r}: a path cannot hold a NUL character")
+    try:
+        os.fsencode(text)
+    except UnicodeEncodeError as error:
+        raise InvalidTargetError(
+            f"invalid {what} {text!r}: the file system cannot name its character {text[error.start]!r}"
+        ) from None
+    return text
+
+
 def data_folder() -> str:
     """Where default databases go, as a string (see :func:`data_directory`)."""
     if all(os.path.isfile(os.path.join(_CHECKOUT, name)) for name in ("build_db.py", "pyproject.toml")):

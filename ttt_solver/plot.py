@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import MissingExtraError, install_hint
+from .memory import out_of_memory
+from .paths import file_name
 
 if TYPE_CHECKING:
     from .players.tournament import Tournament
@@ -29,7 +31,9 @@ def require() -> Any:
     """The pyplot module (non-interactive backend); raise MissingExtraError naming the extra."""
     try:
         import matplotlib
-    except ImportError:
+    except ImportError as error:
+        if out_of_memory(error):  # installed, but no room to load it: reported as such
+            raise
         raise MissingExtraError(f"drawing a chart needs matplotlib, from the [plot] extra: {INSTALL_HINT}") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -48,6 +52,7 @@ def wilson(share: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 def draw(tournament: Tournament, path: str | Path, seed: int | None = None) -> Path:
     """Write the chart to ``path`` (the format follows the suffix: .png, .svg, .pdf, ...)."""
+    target = Path(file_name(path, "chart file"))
     plt = require()
     names = [s.agent for s in tournament.standings()][::-1]  # best at the top
     figure, (results, accuracy) = plt.subplots(
@@ -57,7 +62,6 @@ def draw(tournament: Tournament, path: str | Path, seed: int | None = None) -> P
     _accuracy(accuracy, tournament, names)
     figure.suptitle(title(tournament, seed), fontsize=11)
     figure.tight_layout()
-    target = Path(path)
     figure.savefig(target, dpi=120)
     plt.close(figure)
     return target

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .paths import file_name
 from .plot import DRAW, LOSS, WIN, require
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ def compact(n: int) -> str:
 
 def draw(counts: dict[tuple[int, int, int], int], variant: str, path: str | Path) -> Path:
     """Write the chart of ``count(...)`` to ``path`` (.png, .svg, .pdf, ...)."""
+    target = Path(file_name(path, "chart file"))
     plt = require()
     import numpy as np
     from matplotlib import colormaps
@@ -81,7 +83,6 @@ def draw(counts: dict[tuple[int, int, int], int], variant: str, path: str | Path
         axes.set_title(f"{label}: boards by ply and remoteness", fontsize=10)
     figure.suptitle(f"{variant}: the {sum(counts.values()):,} legal boards under perfect play", fontsize=12)
     figure.tight_layout()
-    target = Path(path)
     figure.savefig(target, dpi=110)
     plt.close(figure)
     return target

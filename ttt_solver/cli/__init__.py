@@ -251,6 +251,9 @@ def main(argv: list[str] | None = None, prog_name: str = "ttt-lookup") -> None:
     """
     import gc
 
+    from ..memory import guard_command_line
+
+    guard_command_line()
     gc.freeze()
     try:
         cli(argv, prog_name=prog_name)

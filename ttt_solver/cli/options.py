@@ -17,6 +17,7 @@ import click
 from ..errors import BuildError, DatabaseError, InvalidVariantError, TTTError
 from ..game import board as rules
 from ..game.variant import STANDARD, Variant
+from ..memory import out_of_memory
 from .values import BadValue, FileName
 
 if TYPE_CHECKING:
@@ -48,16 +49,20 @@ def translate_errors() -> Iterator[None]:
     where that happens)."""
     try:
         yield
-    except (DatabaseError, BuildError) as error:
-        raise CLIFailure(str(error)) from None
-    except TTTError as error:
-        raise CLIError(str(error)) from None
-    except MemoryError:  # numpy's, SQLite's or Python's, anywhere in any command
-        ctx = click.get_current_context(silent=True)
-        command = " ".join(filter(None, (ctx.command_path, ctx.invoked_subcommand))) if ctx else "the command"
-        raise CLIFailure(
-            f"not enough memory to run {command!r}: free some memory, or raise this process's memory limit"
-        ) from None
+    except Exception as error:
+        # Running out of memory: numpy's, SQLite's or Python's MemoryError, anywhere in any
+        # command, or a C extension (numpy, SQLAlchemy, uvicorn's) that could not be loaded.
+        if out_of_memory(error):
+            ctx = click.get_current_context(silent=True)
+            command = " ".join(filter(None, (ctx.command_path, ctx.invoked_subcommand))) if ctx else "the command"
+            raise CLIFailure(
+                f"not enough memory to run {command!r}: free some memory, or raise this process's memory limit"
+            ) from None
+        if isinstance(error, DatabaseError | BuildError):
+            raise CLIFailure(str(error)) from None
+        if isinstance(error, TTTError):
+            raise CLIError(str(error)) from None
+        raise
 
 
 CHART_FORMATS = ("png", "svg", "pdf", "jpg", "jpeg", "webp", "tif", "tiff", "eps", "ps")

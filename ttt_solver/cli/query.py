@@ -29,8 +29,9 @@ def _parse_params(pairs: tuple[str, ...]) -> dict[str, str]:
 def query(name: str | None, params: tuple[str, ...], list_: bool, variant: Variant, db: str | None, fmt: str) -> None:
     """Run a named SQL query on the database (see --list).
 
-    Queries read the tables as they are; `ttt-lookup verify` is the whole-table check
-    that proves them.
+    The database is checked first (SQLite's own check of the file, the meta table,
+    every table equal to the digest-checked packed arrays); `ttt-lookup verify` is the
+    whole-table proof against the rules.
 
     \b
     Example:
@@ -50,12 +51,7 @@ def query(name: str | None, params: tuple[str, ...], list_: bool, variant: Varia
     named = queries.get(name)
     named.check_variant(variant.name)
     bound = named.bind(_parse_params(params))
-    from ..store import Target
-    from ..store.reader import Reader
-
-    # Opening checks the meta table: a foreign, outdated or mismatched database fails here.
-    with Reader(Target.parse(resolve_database(db, variant)), variant.name) as reader:
-        columns, rows = reader.query(named.sql, bound)
+    columns, rows = queries.answer(named, resolve_database(db, variant), variant, bound)
     echo_rows(columns, rows, fmt)
 
 

@@ -12,6 +12,7 @@ import click
 
 from ..errors import MissingExtraError, install_hint
 from ..game.variant import Variant
+from ..memory import out_of_memory, reserve_threads
 from .options import CLIError, CLIFailure
 from .values import Number, Size, Whole, shown
 
@@ -88,6 +89,8 @@ def serve(
         from ..web.cors import origin_error
         from ..web.server import ListenError, Server, listen
     except ImportError as error:
+        if out_of_memory(error):  # installed, but no room to load it: reported as such
+            raise
         needed = error.name or "FastAPI"
         raise MissingExtraError(
             f"serve needs {needed} from the [web] extra: {install_hint('web', WEB_PACKAGES)}"
@@ -105,6 +108,7 @@ def serve(
         raise CLIFailure(str(error)) from None
     try:
         served = open_all(list(databases), variant, progress=_say)
+        reserve_threads()  # libuv (uvicorn's loop) aborts the process when its pool thread cannot start
         names = ", ".join(served)
         app = create_app(served, time_limit=time_limit, cache_bytes=cache_size, cors_origins=cors_origins)
         server = Server(app, sock, access_log=access_log, on_ready=lambda url: _say(f"{names} on {url} (Ctrl-C stops)"))

@@ -21,6 +21,7 @@ from ..errors import GameOverError, InvalidBoardError, InvalidVariantError
 from ..game import board as rules
 from ..game import codec
 from ..game.variant import STANDARD, Variant
+from ..memory import memory_is_an_error
 from .proof import Move, Position, Row, resolve
 from .rows import DatabaseRows
 
@@ -64,6 +65,7 @@ class Oracle:
 
     # -- construction ---------------------------------------------------------------------
     @classmethod
+    @memory_is_an_error("load the database")
     def load(
         cls,
         db: str | Path | None = None,

@@ -122,7 +122,13 @@ def contradiction(row: Row, expected: Outcome) -> str | None:
 
 
 def resolve(
-    text: str, variant: Variant, fetch: Fetch, location: str, hint: Callable[[], str], prove: bool, children: bool = True
+    text: str,
+    variant: Variant,
+    fetch: Fetch,
+    location: str,
+    hint: Callable[[], str],
+    prove: bool,
+    children: bool = True,
 ) -> Position:
     """The answer for a normalised legal board; with ``prove``, checked one ply down: its row
     and, with ``children``, each child's row (the moves it shows) against the rows below them.

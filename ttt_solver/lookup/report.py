@@ -68,10 +68,10 @@ class Report:
         else:
             self.passed(passed)
 
-    def raise_for_contradictions(self) -> None:
+    def raise_for_contradictions(self, failing: str = "fails verification") -> None:
         if not self.ok:
             raise DatabaseError(
-                f"database {self.location!r} fails verification: {self.contradictions[0]}"
+                f"database {self.location!r} {failing}: {self.contradictions[0]}"
                 f"{f' (and {self.found - 1:,} more)' if self.found > 1 else ''}; {self.hint}"
             )
 

@@ -1,7 +1,8 @@
 """``ttt-lookup verify``: a database proved whole, in streaming passes within a memory budget.
 
-1. The meta table, the schema (the generated columns of ``positions`` must be the ones this
-   version makes), and whatever tables exist, whatever ``meta`` says of them.
+1. SQLite's own integrity check of the file; the meta table (every key present and well
+   formed); the schema (the generated columns of ``positions`` must be the ones this version
+   makes); and whatever tables exist, whatever ``meta`` says of them.
 2. ``positions`` is read in code order, a block at a time: every ``data`` must unpack to
    numbers in range; each row goes to its tier (held in memory, or in a temporary folder
    when the budget is small).
@@ -11,11 +12,14 @@
 5. The ``moves`` table, where there is one, against the children's rows.
 
 Every contradiction is reported (the first ones with example boards), never a traceback.
+:func:`check_stored` is all of that but the proof of big tables: what a named query checks
+before it answers.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 import zlib
@@ -28,6 +32,7 @@ from ..game import codec
 from ..solver.passes import COLUMNS, Solved
 from ..solver.solve import Steps, default_memory
 from ..store.content import BEST_SHIFT, DATA_FIELDS, PACKED, data_limit, digest_stream, unpack_blob
+from ..store.reader import shown
 from .report import Report
 from .retrograde import plies, prove_tiers, report_outside
 
@@ -37,6 +42,7 @@ if TYPE_CHECKING:
 
 READ_ROWS = 1 << 20  # positions rows read at a time
 HELD_ROWS = 1 << 22  # most rows held at once to check a moves table against
+WHOLE_CHECK_ROWS = 100_000  # most positions rows SQLite's own check covers (3x4k3's 28,275: 0.15 s)
 
 
 def verify_source(
@@ -50,31 +56,75 @@ def verify_source(
     work as it goes (a progress bar), ``progress`` of each stage as it starts."""
     report = Report(source.variant.name, source.location, source.rebuild_hint(), progress=progress)
     with source.reader.snapshot():
-        return _verify(source, memory or default_memory(), steps, report)
+        return _verify(source, memory or default_memory(), steps, report, prove=True)
 
 
-def _verify(source: DatabaseRows, memory: int, steps: Steps | None, report: Report) -> Report:
+def check_stored(source: DatabaseRows) -> Report:
+    """What a named query checks before it answers: everything :func:`verify_source` checks
+    but the proof against the rules, which is made only where an in-memory load makes it too
+    (up to :data:`~ttt_solver.lookup.oracle.SMALL_ROWS` rows: 3x3 in milliseconds). So a query
+    answers only from tables equal to the digest-checked packed arrays that ``Oracle.load()``
+    accepts. A bigger SQLite file (4x4: 2 s; 20 cells: minutes) is checked once per state of
+    the file (its inode, size and change times: any write changes them), the passed check
+    remembered in the cache folder of :mod:`.mapped`. Call it inside
+    ``source.reader.snapshot()``, with the query, so that both read the same state of a server
+    database."""
+    from .mapped import cached
+    from .oracle import SMALL_ROWS
+
+    report = Report(source.variant.name, source.location, source.rebuild_hint())
+    count = int(source.meta["positions"]) if source.meta.get("positions", "").isdigit() else 0
+    file = source.reader.target.file
+    if file is None or count <= SMALL_ROWS:
+        return _verify(source, default_memory(), None, report, prove=count <= SMALL_ROWS)
+    state = os.stat(file)
+    name = f"checked-{state.st_dev}-{state.st_ino}-{state.st_size}-{state.st_mtime_ns}-{state.st_ctime_ns}.json"
+    if cached(source, name, lambda: {"ok": _verify(source, default_memory(), None, report, prove=False).ok})["ok"]:
+        return report  # passed now, or before on this very file
+    if not report.found:  # failed before: say what fails now
+        _verify(source, default_memory(), None, report, prove=False)
+    return report
+
+
+def _verify(source: DatabaseRows, memory: int, steps: Steps | None, report: Report, *, prove: bool) -> Report:
     variant = source.variant
     meta = source.meta
     reader = source.reader
-    # Every row goes to its tier: in memory when the rows fit a quarter of the budget.
+    report.stage("checking the file, its meta table and its tables")
+    # SQLite's check of a big positions table would cost more than the proof: its rows are read
+    # whole, in code order, below, and every lookup's proof checks the rows it finds by key.
     count = int(meta["positions"]) if meta.get("positions", "").isdigit() else 0
+    whole = count <= WHOLE_CHECK_ROWS
+    problem = reader.integrity_problem(whole)
+    report.check(
+        problem is None, f"SQLite's integrity check{'' if whole else ' of all but positions'}: {problem or 'ok'}"
+    )
+    _check_meta(meta, report)
+    tables = reader.tables()
+    for name in ("positions", "packed"):
+        if name not in tables:
+            report.failed(f"there is no {name} table")
+    if "positions" not in tables:
+        return report
+    # Every row goes to its tier: in memory when the rows fit a quarter of the budget.
     folder = None if count * 32 <= memory // 4 else tempfile.mkdtemp(prefix="ttt-verify-")
     try:
         tiers = _Tiers(variant, folder)
         report.stage(f"reading the positions table{'' if folder is None else ' into ' + folder}")
         read = _read_positions(reader, variant, report, tiers, meta, steps)
-        report.check(str(read.rows) == meta.get("positions"), f"{read.rows:,} rows in positions, as meta says")
+        report.check(str(read.rows) == meta.get("positions"), f"{read.rows:,} rows in positions as meta says")
         legal = int(read.orbits)
         report.check(
-            str(legal) == meta.get("legal_positions"), f"the orbits sum to {legal:,} legal positions, as meta says"
+            str(legal) == meta.get("legal_positions"), f"the orbits sum to {legal:,} legal positions as meta says"
         )
-        report.stage(f"proving {read.rows:,} rows against the rules and their children's rows")
-        prove_tiers(variant, tiers.rows, report, memory, steps)
+        if prove:
+            report.stage(f"proving {read.rows:,} rows against the rules and their children's rows")
+            prove_tiers(variant, tiers.rows, report, memory, steps)
         report.stage("checking the generated columns, then the packed arrays and their digest")
         _check_schema(reader, variant, report)
-        _check_packed(source, variant, tiers, report, steps)
-        _check_moves(source, variant, tiers, report)
+        if "packed" in tables:
+            _check_packed(source, variant, tiers, report, steps)
+        _check_moves(source, variant, tiers, report, "moves" in tables)
     finally:
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
@@ -166,16 +216,46 @@ def _read_positions(
     if bad:
         codes = np.concatenate(bad)
         report.bad.update(codes[:1000].tolist())
-        shown = ", ".join(f"code {c}: {_shown(d)}" for c, d in sorted(reader.stored_data(codes[:3].tolist()).items()))
-        report.failed(f"a data value that is no packing of a row's numbers ({shown})", count=len(codes))
+        listed = ", ".join(f"code {c}: {shown(d)}" for c, d in sorted(reader.stored_data(codes[:3].tolist()).items()))
+        report.failed(f"a data value that is no packing of a row's numbers ({listed})", count=len(codes))
     else:
         report.passed("every row's data unpacks to numbers in range")
     return read
 
 
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 24 else text[:21] + "..."
+_VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+!_-]*")
+
+
+def _check_meta(meta: dict[str, str], report: Report) -> None:
+    """Every key the builder writes, and no other, each well formed (the counts and the digest
+    are compared with the tables where those are read)."""
+    from datetime import datetime
+
+    from ..store import META_KEYS
+
+    found = report.found
+    for key in META_KEYS:
+        if key not in meta:
+            report.failed(f"meta has no {key!r}")
+    for key in meta:
+        if key not in META_KEYS:
+            report.failed(f"meta holds {shown(key)}, a key ttt-solver never writes")
+    for key in ("positions", "legal_positions", "moves"):
+        if key in meta and not (meta[key].isascii() and meta[key].isdigit()):
+            report.failed(f"meta.{key} is {shown(meta[key])}, not a count")
+    if meta.get("moves_stored", "0") not in ("0", "1"):
+        report.failed(f"meta.moves_stored is {shown(meta['moves_stored'])}, not 0 or 1")
+    for key in ("generator_version", "solver_version"):
+        if key in meta and not _VERSION.fullmatch(meta[key]):
+            report.failed(f"meta.{key} is {shown(meta[key])}, not a version")
+    try:
+        built = datetime.fromisoformat(meta.get("built_at", ""))
+    except ValueError:
+        built = None
+    if "built_at" in meta and (built is None or built.tzinfo is None):
+        report.failed(f"meta.built_at is {shown(meta['built_at'])}, not a time with its zone")
+    if report.found == found:
+        report.passed(f"meta holds its {len(META_KEYS)} keys, each well formed")
 
 
 def _unpack(code: np.ndarray, data: np.ndarray) -> Solved:
@@ -229,7 +309,11 @@ def _check_packed(source: DatabaseRows, variant: Variant, tiers: _Tiers, report:
     except (zlib.error, ValueError) as why:
         report.failed(f"packed arrays: {why}")
         return
-    report.check(found == source.meta.get("digest"), "the content digest matches the packed arrays")
+    said = source.meta.get("digest", "")
+    if found == said:
+        report.passed(f"the content digest {found[:12]}... matches the packed arrays")
+    else:
+        report.failed(f"packed arrays: the content digest is {found[:12]}..., meta says {shown(said[:12])}")
 
 
 def _part(reader: Any, name: str, part: int) -> bytes:
@@ -273,18 +357,21 @@ def _packed_equal_table(reader: Any, variant: Variant, tiers: _Tiers, parts: int
     return taken == [len(rows[p].code) for p in range(variant.cells + 1)]
 
 
-def _check_moves(source: DatabaseRows, variant: Variant, tiers: _Tiers, report: Report) -> None:
-    """The ``moves`` table against the children's rows, whatever ``meta`` says of it; and
-    ``meta`` against what is there."""
+def _check_moves(source: DatabaseRows, variant: Variant, tiers: _Tiers, report: Report, table: bool) -> None:
+    """The ``moves`` table (``table``: there is one) against the children's rows, whatever
+    ``meta`` says of it; and ``meta`` against what is there."""
     said, count = source.meta.get("moves_stored"), source.meta.get("moves")
-    if said == "1" or source.reader.has_moves():
+    if table and (said == "1" or source.reader.has_moves()):
         report.stage("checking the moves table")
-    stored = source.reader.moves()
-    if not stored:
-        report.check(said == "0" and count == "0", "no moves rows, as meta says")
+    stored = source.reader.moves() if table else []
+    report.check(str(len(stored)) == count, f"{len(stored):,} rows in moves as meta says")
+    if said == "1" and not table:
+        report.failed("meta says the moves are stored, but there is no moves table")
+    elif said == "0" and stored:
+        report.failed(f"meta says no moves are stored, but the moves table has {len(stored):,} rows")
+    if not stored and said != "1":
+        report.passed("no moves stored (moves are derived from the children)")
         return
-    report.check(said == "1", f"a moves table of {len(stored):,} rows, as meta says")
-    report.check(str(len(stored)) == count, f"{len(stored):,} rows in moves, as meta says")
     everything = tiers.everything()
     if everything is None:
         report.failed("a moves table in a database too big to hold one")
@@ -305,15 +392,20 @@ def compare_moves(stored: list[tuple[Any, ...]], rows: Solved, variant: Variant,
     if len(stored) != len(expected):
         report.failed(f"the moves table has {len(stored):,} rows, the children imply {len(expected):,}")
         return
+    # Exactly integers: numpy would read a real 0.5 as 0, and a text "1" as 1.
+    if any(number.__class__ is not int for row in stored for number in row):
+        report.failed("the moves table holds a value that is not an integer")
+        return
     try:
         got = np.array(stored, dtype=np.int64).reshape(len(stored), 4)
-    except (TypeError, ValueError, OverflowError):
-        report.failed("the moves table holds a value that is not a number")
+    except (ValueError, OverflowError):
+        report.failed("the moves table holds an integer out of range")
         return
     bad = (got != expected).any(axis=1)
     if bad.any():
-        report.failed(
-            "moves rows differ from the children's rows", codec.decode_texts(got[bad][:3, 0], variant), int(bad.sum())
-        )
+        codes = got[bad][:3, 0]
+        outside = (codes < 0) | (codes >= 3**variant.cells)  # a damaged code: no board to show
+        listed = codes.astype(str).tolist() if outside.any() else codec.decode_texts(codes, variant)
+        report.failed("moves rows differ from the children's rows", listed, int(bad.sum()))
     else:
         report.passed("every moves row equals its child's row")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import TTTError
+from ..game.variant import Variant
 
 _PARAM_LINE = re.compile(r"--\s*param\s+(\w+)\s*(?:=\s*(.*?))?\s*(?:\((int|real|text)\))?\s*:\s*(.*)")
 _VARIANTS_LINE = re.compile(r"--\s*variants:\s*(.*)")
@@ -113,6 +114,28 @@ class NamedQuery:
         return {
             name: p.parse(given[name], self.name) if name in given else p.default for name, p in self.params.items()
         }
+
+
+def answer(named: NamedQuery, db: str, variant: Variant, bound: dict[str, Any]) -> tuple[list[str], list[Any]]:
+    """The columns and rows of a named query on the database ``db`` of ``variant``, with the
+    parameters ``bound`` (:meth:`NamedQuery.bind`).
+
+    Before the statement runs, the database is checked as far as a query can afford
+    (:func:`ttt_solver.lookup.verify.check_stored`: SQLite's own check of the file, the meta table,
+    every table equal to the digest-checked packed arrays; not the proof against the rules,
+    which is ``ttt-lookup verify``), in the same read of a server database as the statement:
+    damage is a DatabaseError with the command that rebuilds the database, never rows read
+    from it."""
+    from ..lookup.rows import DatabaseRows
+    from ..lookup.verify import check_stored
+    from ..store import Target
+    from ..store.reader import Reader
+
+    named.check_variant(variant.name)
+    # Opening checks the meta table: a foreign, outdated or mismatched database fails here.
+    with Reader(Target.parse(db), variant.name) as reader, reader.snapshot():
+        check_stored(DatabaseRows(reader, variant)).raise_for_contradictions("is damaged, so no query answers from it")
+        return reader.query(named.sql, bound)
 
 
 def coerce(text: str) -> Any:

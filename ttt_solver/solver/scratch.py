@@ -87,6 +87,10 @@ class Scratch:
         return os.path.join(self.path, name)
 
     def remove(self) -> None:
+        """The manifest first, synced: a removal stopped half-way leaves a folder that no build
+        resumes from (the next one clears it), never a manifest over missing tiers."""
+        _remove(os.path.join(self.path, "manifest.json"))
+        _sync(self.path)
         shutil.rmtree(self.path, ignore_errors=True)
 
 

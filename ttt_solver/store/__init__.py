@@ -11,8 +11,13 @@ from .target import Target
 SCHEMA_VERSION = "3"
 GENERATOR = "ttt-solver"
 MOVE_COLUMNS = ("code", "cell", "value", "remoteness")
+# What the meta table holds, every key always (``ttt-lookup verify`` reports a missing or unknown one).
+META_KEYS = (
+    "generator", "generator_version", "schema_version", "solver_version", "variant",
+    "positions", "legal_positions", "moves", "moves_stored", "digest", "built_at",
+)  # fmt: skip
 # Our tables, in the order a server's locks are taken (by the rebuild's swap and by a reader's
 # snapshot): the same order everywhere, so that neither waits for the other while holding a lock.
 TABLE_NAMES = ("positions", "moves", "packed", "meta")
 
-__all__ = ["GENERATOR", "MOVE_COLUMNS", "SCHEMA_VERSION", "TABLE_NAMES", "Target"]
+__all__ = ["GENERATOR", "META_KEYS", "MOVE_COLUMNS", "SCHEMA_VERSION", "TABLE_NAMES", "Target"]

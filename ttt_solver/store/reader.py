@@ -18,7 +18,7 @@ from typing import Any, Self
 
 from ..errors import DatabaseError
 from . import GENERATOR, MOVE_COLUMNS, SCHEMA_VERSION, TABLE_NAMES
-from .target import Target
+from .target import Target, file_kind
 
 Row = tuple[Any, ...]
 _IN_CHUNK = 500  # codes per "WHERE code IN (...)"
@@ -103,12 +103,27 @@ def server_error(error: BaseException) -> str | None:
     return f"{found} ({detail.splitlines()[0]})" if detail else found
 
 
+# What a statement on a SQLite file raises when the file is at fault. The second: Python's
+# sqlite3 fails to decode SQLite's own message when it quotes a damaged schema's bytes.
+SQLITE_ERRORS = (sqlite3.Error, UnicodeDecodeError)
+
+
+def sqlite_message(error: BaseException) -> str:
+    """The message of one of :data:`SQLITE_ERRORS`, short (Python's sqlite3 quotes the whole
+    text it could not decode: megabytes for a column read whole), undecodable bytes replaced."""
+    if isinstance(error, UnicodeDecodeError) and isinstance(error.object, bytes):
+        text = error.object.decode("utf-8", "replace")
+    else:
+        text = str(error)
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
 def _unreachable(error: BaseException) -> bool:
     """A server that is down or a connection that failed (not a problem of the data)."""
     return type(error).__name__ in ("OperationalError", "InterfaceError")
 
 
-def _shown(value: object) -> str:
+def shown(value: object) -> str:
     """A value read from a file, for a message: quoted and short (a damaged file holds anything)."""
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
@@ -133,6 +148,7 @@ class Reader:
         self._engine: Any = None
         self._conn: Any = None
         self._held: tuple[int, Any] | None = None  # (thread, server connection) of a snapshot
+        self.meta: dict[str, str] = {}  # read and checked below: then the database is known to be ours
         self._open()
         try:
             self.meta = self._checked_meta()
@@ -154,6 +170,12 @@ class Reader:
             except (SQLAlchemyError, ValueError) as error:
                 raise DatabaseError(f"cannot read {self.target.spec!r}: {str(error).splitlines()[0]}") from None
             return
+        try:
+            kind = file_kind(path)
+        except OSError as error:  # a name too long, a loop of links, a folder this user may not enter
+            raise DatabaseError(f"cannot read {self.target.spec!r}: {error.strerror or error}") from None
+        if kind is not None:  # a folder, FIFO or device can never become a database: no advice to build one
+            raise DatabaseError(f"{self.target.spec!r} is {kind}, not a database file: give --db a database file")
         if not os.path.isfile(path):
             from .hints import build_hint
 
@@ -163,7 +185,7 @@ class Reader:
         try:
             self._conn = sqlite3.connect(sqlite_uri(path), uri=True, check_same_thread=False)
             self._conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()  # open it now
-        except sqlite3.Error as error:
+        except SQLITE_ERRORS as error:
             self.close()
             log = f"{path}-wal"
             if os.path.exists(log) and not os.path.exists(f"{path}-shm") and not os.access(_folder(path), os.W_OK):
@@ -174,7 +196,15 @@ class Reader:
                     " folder this user cannot write: open the database once as a user who can write the folder"
                     " (closing it moves the log into the file)"
                 ) from None
-            raise self._unreadable(str(error)) from None
+            why = sqlite_message(error)
+            if "malformed" in why:  # a damaged SQLite file: ours, perhaps, but its meta cannot say
+                from .hints import rebuild_hint
+
+                raise DatabaseError(
+                    f"{self.target.spec!r} is damaged ({why}); if it is a ttt-solver database,"
+                    f" {rebuild_hint(self.target.spec, self.variant_name)}"
+                ) from None
+            raise self._unreadable(why) from None
 
     def _run(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> tuple[list[str], list[Row]]:
         if self._conn is None and self._engine is None:
@@ -269,8 +299,11 @@ class Reader:
         """What a failed statement says: ``meaning(why)`` for an error of SQLite or of the
         database, "cannot reach" for a server connection that failed, and None for anything
         else (a bug is not a database problem: the caller raises it as it is)."""
-        if isinstance(error, sqlite3.Error):
-            return meaning(str(error))
+        if isinstance(error, SQLITE_ERRORS):
+            # SQLITE_CORRUPT (11) and SQLITE_NOTADB (26), "database disk image is malformed": a
+            # file of ours (its meta table was read) that is damaged, whatever the caller was doing.
+            corrupt = (getattr(error, "sqlite_errorcode", 0) & 0xFF) in (11, 26) or "malformed" in str(error)
+            return (self._damaged if corrupt and self.meta else meaning)(sqlite_message(error))
         why = server_error(error)  # SQLAlchemy's or the driver's, imported only for server URLs
         if why is None:
             return None
@@ -307,7 +340,7 @@ class Reader:
                 raise
             raise failure from None
         if meta.get("generator") != GENERATOR:
-            raise self._unreadable(f"its meta table names generator {_shown(meta.get('generator'))}")
+            raise self._unreadable(f"its meta table names generator {shown(meta.get('generator'))}")
         version = meta.get("schema_version")
         if version != SCHEMA_VERSION:
             from .hints import rebuild_hint
@@ -319,7 +352,7 @@ class Reader:
                     f" {rebuild_hint(spec, name)}"
                 )
             raise DatabaseError(
-                f"database {spec!r} has schema version {_shown(version)}, this ttt-solver reads version"
+                f"database {spec!r} has schema version {shown(version)}, this ttt-solver reads version"
                 f" {SCHEMA_VERSION}: upgrade ttt-solver, or {rebuild_hint(spec, name)}"
             )
         if self._expected is None and isinstance(meta.get("variant"), str):
@@ -333,7 +366,7 @@ class Reader:
                     f"database {spec!r} does not say which variant it holds; {rebuild_hint(spec, name)}"
                 )
             raise DatabaseError(
-                f"database {spec!r} holds variant {_shown(held)}, not {name!r}: pass the variant it holds,"
+                f"database {spec!r} holds variant {shown(held)}, not {name!r}: pass the variant it holds,"
                 f" or build the {name} database with: ttt-lookup build --variant {name}"
             )
         return meta
@@ -358,14 +391,16 @@ class Reader:
 
     def packed(self) -> dict[str, tuple[str, list[bytes]]]:
         """``{name: (dtype, [blob of each part])}``: the packed arrays, parts in order
-        (ValueError if a name has two dtypes or a part is missing)."""
+        (ValueError if a name has two dtypes, a part is missing, or a row is not two texts, a
+        number and a blob: a damaged file may hold anything there)."""
         found: dict[str, tuple[str, list[bytes]]] = {}
         for name, part, dtype, data in self._query("SELECT name, part, dtype, data FROM packed ORDER BY name, part"):
-            key, kind = str(name), str(dtype)
-            known, parts = found.setdefault(key, (kind, []))
-            if known != kind or part != len(parts) or not isinstance(data, bytes):
-                raise ValueError(f"the packed array {key!r} has a damaged part {_shown(part)}")
-            parts.append(data)
+            if not (isinstance(name, str) and isinstance(dtype, str) and isinstance(data, bytes | memoryview)):
+                raise ValueError(f"the packed row {shown(name)} holds {shown(data)}, not a blob")  # noqa: TRY004 (damage)
+            known, parts = found.setdefault(name, (dtype, []))
+            if known != dtype or part != len(parts):
+                raise ValueError(f"the packed array {name!r} has a damaged part {shown(part)}")
+            parts.append(bytes(data))
         return found
 
     def position_blocks(self, rows: int, limit: int) -> Iterator[tuple[Any, Any]]:
@@ -414,9 +449,40 @@ class Reader:
         return str(found[0][0]) if found else ""
 
     def moves(self) -> list[Row]:
-        """Every row of ``moves`` by code then cell, in :data:`MOVE_COLUMNS` order (whatever
-        ``meta`` says of it; empty when moves are not stored)."""
-        return self._query(f"SELECT {', '.join(MOVE_COLUMNS)} FROM moves ORDER BY code, cell")
+        """Every row of ``moves`` by code then cell, in :data:`MOVE_COLUMNS` order, whatever the
+        meta table says (the caller asks :meth:`tables` whether there is one). On SQLite it
+        reads the table itself, not its index: :meth:`integrity_problem` compares the two."""
+        table = "moves NOT INDEXED" if self._conn is not None else "moves"
+        return self._query(f"SELECT {', '.join(MOVE_COLUMNS)} FROM {table} ORDER BY code, cell")
+
+    def tables(self) -> list[str]:
+        """Which of our tables the database holds, in :data:`TABLE_NAMES` order."""
+        if self._conn is None:
+            held = self._held
+            if held is not None and held[0] == get_ident():
+                return live_tables(held[1])
+            return self._server_tables()
+        names = {str(name).lower() for (name,) in self._query("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        return [name for name in TABLE_NAMES if name in names]
+
+    def integrity_problem(self, whole: bool = True) -> str | None:
+        """SQLite's own check of the file (every page, the order of every b-tree, each index
+        against its table): its first complaint, or None; None on a server, which keeps its own
+        pages. The check computes every generated column of every row (about 5 us a row: 6 s
+        for the 1.2 million rows of 4x4), so unless ``whole`` the ``positions`` table is left
+        out, and the other tables are checked one by one (then pages in no table go unseen)."""
+        if self._conn is None:
+            return None
+        if whole:
+            statements = ["PRAGMA integrity_check(1)"]
+        else:
+            statements = [f"PRAGMA integrity_check({name})" for name in self.tables() if name != "positions"]
+        for statement in statements:
+            found = self._query(statement)
+            first = str(found[0][0]) if found and found[0] else "no answer"
+            if first != "ok":
+                return first.replace("\n", " ")
+        return None
 
     def has_moves(self) -> bool:
         """Whether the ``moves`` table holds any row."""
@@ -430,7 +496,7 @@ class Reader:
             "SELECT name, min(dtype), count(*), min(part), max(part) FROM packed GROUP BY name HAVING count(DISTINCT dtype) = 1"
         ):
             if first != 0 or last != parts - 1:
-                raise ValueError(f"the parts of the packed array {_shown(name)} are not numbered 0 to {parts - 1}")
+                raise ValueError(f"the parts of the packed array {shown(name)} are not numbered 0 to {parts - 1}")
             found[str(name)] = (str(dtype), int(parts))
         return found
 

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BuildError
 from . import GENERATOR, MOVE_COLUMNS, TABLE_NAMES
-from .reader import live_tables
-from .target import Target
+from .reader import SQLITE_ERRORS, live_tables, sqlite_message
+from .target import Target, file_kind
 
 if TYPE_CHECKING:
     from sqlalchemy import Table
@@ -62,22 +62,31 @@ def check_target(target: Target, force: bool = False) -> None:
     # taken the memory fails as an ImportError ("failed to map segment"), not as a MemoryError.
     import sqlalchemy.dialects.sqlite  # noqa: F401
 
-    path = target.path
-    if path is None:  # checked again inside the writing transaction
+    if target.path is None:  # checked again inside the writing transaction
         with _server(target) as engine, engine.connect() as conn:
             _check_tables(conn, target, force)
         return
-    if path.is_dir():
-        raise BuildError(f"cannot build database at {str(path)!r}: it is a directory")
-    if path.exists() and not path.is_file():
-        raise BuildError(f"cannot build database at {str(path)!r}: it is not a regular file (a FIFO, device or socket)")
+    path = destination(target.path)
+    try:
+        kind = file_kind(str(path))
+    except OSError as error:  # a name too long, a loop of links, a folder this user may not enter
+        raise _cannot_build(path, error) from None
+    if kind is not None:
+        raise BuildError(f"cannot build database at {str(path)!r}: it is {kind}, not a file")
     if path.exists() and not force:
         try:
             ours, why = existing_generator(path) == GENERATOR, "it is not a ttt-solver database"
-        except sqlite3.Error as error:  # not SQLite, or a writer's unfinished change that a read cannot undo
-            ours, why = False, f"SQLite cannot read it ({error}), so it is not known to be a ttt-solver database"
+        except SQLITE_ERRORS as error:  # not SQLite, damaged, or a writer's unfinished change that a read cannot undo
+            why = f"SQLite cannot read it ({sqlite_message(error)}), so it is not known to be a ttt-solver database"
+            ours = False
         if not ours:
             raise BuildError(f"refusing to overwrite {str(path)!r}: {why} (use --force to replace it)")
+
+
+def destination(path: Path) -> Path:
+    """The file a build of ``path`` writes: where a symbolic link points (dangling or not: the
+    link stays, its file is replaced), else ``path`` itself."""
+    return Path(os.path.realpath(path)) if os.path.islink(path) else path
 
 
 def _remove_journals(path: Path) -> None:
@@ -243,8 +252,8 @@ def file_errors(target: Target) -> Iterator[None]:
 def install(built: str, target: Target) -> None:
     """Put the finished file ``built`` in the place of the target: synced to disk first, so
     that a crash leaves the old database or the new one, never a mixture."""
-    path = target.path
-    assert path is not None
+    assert target.path is not None
+    path = destination(target.path)
     try:
         handle = os.open(built, os.O_RDONLY)
         try:

@@ -1,0 +1,170 @@
+"""Running out of memory is a NotEnoughMemoryError (one ``Error:`` line on the command line),
+never a crash inside a C library.
+
+Python's, numpy's and SQLite's allocations raise MemoryError, and a C extension that cannot be
+mapped into the address space raises ImportError: :func:`out_of_memory` recognises both, and
+:func:`memory_is_an_error` turns them into a NotEnoughMemoryError (``Oracle.load``, ``build``).
+OpenBLAS, which numpy loads, does neither. At import it starts a thread per core, and when one
+cannot be created it raises SIGINT (the program stops as by Ctrl-C: exit code 130); when a work
+buffer cannot be allocated (at import, or at the first matrix product) it prints its own line
+and ends the process. So, where ttt-solver is the first to import numpy, it first checks that
+the address space can take numpy, its threads and OpenBLAS's buffer (:func:`numpy_room`), and
+has OpenBLAS allocate that buffer right after the import, into the room just checked; if there
+is no such room, the import raises MemoryError. The command line also runs OpenBLAS on the
+calling thread (``OPENBLAS_NUM_THREADS=1``, unless the user chose): ttt-solver's products are
+matrix-vector stacks too small to share out, and numpy then needs 128 MB of room, not 128 MB
+and 40 MB for every further core.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import wraps
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
+
+from .errors import NotEnoughMemoryError
+
+if TYPE_CHECKING:
+    from importlib.abc import Loader  # not at run time: it imports pathlib, which a lookup never needs
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+NUMPY_ROOM = 128 << 20
+"""Address space numpy's import and OpenBLAS's first buffer take, with a margin: 81 MB and 34 MB
+measured with one thread (numpy 2, scipy-openblas 0.3.31; VmSize before and after)."""
+THREAD_ROOM = 40 << 20
+"""And each further OpenBLAS thread, started at import: 37 MB measured (its stack and buffer)."""
+
+
+def out_of_memory(error: BaseException | None) -> bool:
+    """Whether ``error``, or what it was raised from, is running out of memory: a MemoryError,
+    an OSError with ENOMEM, or a C extension that could not be mapped into the address space
+    (an ImportError, not the ModuleNotFoundError of a package that is not installed)."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, MemoryError) or (isinstance(error, OSError) and error.errno == 12):  # ENOMEM
+            return True
+        if type(error) is ImportError and ("failed to map segment" in str(error) or "allocate memory" in str(error)):
+            return True
+        error = error.__cause__ if error.__cause__ is not None or error.__suppress_context__ else error.__context__
+    return False
+
+
+def memory_is_an_error(what: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Make a function raise NotEnoughMemoryError ("not enough memory to {what}") where it runs
+    out of memory, with numpy guarded (:func:`numpy_guarded`) while it runs."""
+
+    def decorate(function: Callable[P, R]) -> Callable[P, R]:
+        @wraps(function)
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+            try:
+                with numpy_guarded():
+                    return function(*args, **kwargs)
+            except Exception as error:
+                if not out_of_memory(error) or isinstance(error, NotEnoughMemoryError):
+                    raise
+                raise NotEnoughMemoryError(
+                    f"not enough memory to {what}: free some memory, or raise this process's memory limit"
+                ) from None
+
+        return wrapper
+
+    return decorate
+
+
+@contextmanager
+def numpy_guarded() -> Iterator[None]:
+    """While inside, a first import of numpy checks for room first (see the module docstring)."""
+    if "numpy" in sys.modules or _FirstNumpy in sys.meta_path:
+        yield
+        return
+    sys.meta_path.insert(0, _FirstNumpy)
+    try:
+        yield
+    finally:
+        if _FirstNumpy in sys.meta_path:
+            sys.meta_path.remove(_FirstNumpy)
+
+
+def guard_command_line() -> None:
+    """For the whole of a command: OpenBLAS and libuv on one thread each (unless the user chose),
+    numpy guarded."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    os.environ.setdefault("UV_THREADPOOL_SIZE", "1")  # libuv's pool (uvloop, serve): it resolves one address
+    if "numpy" not in sys.modules and _FirstNumpy not in sys.meta_path:
+        sys.meta_path.insert(0, _FirstNumpy)
+
+
+THREAD_ROOM_C = 32 << 20
+"""A thread's stack (8 MB under the usual ``ulimit -s``) and what the code around its start
+allocates, with a margin."""
+
+
+def reserve_threads(count: int = 1) -> None:
+    """MemoryError unless ``count`` more threads can start now: for C code that aborts the
+    process when one cannot (libuv, under uvicorn, starting the pool thread that resolves the
+    address to bind)."""
+    reserve(count * THREAD_ROOM_C)
+
+
+def numpy_room() -> int:
+    """The address space numpy's import will take: OpenBLAS starts the threads its environment
+    variables ask for, else one per core this process may run on (at most 64)."""
+    for name in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"):
+        value = os.environ.get(name, "")
+        if value.isdigit() and int(value) > 0:
+            threads = int(value)
+            break
+    else:
+        threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return NUMPY_ROOM + THREAD_ROOM * (min(threads, 64) - 1)
+
+
+def reserve(size: int) -> None:
+    """MemoryError unless ``size`` bytes of address space can be mapped now (then unmapped)."""
+    import mmap
+
+    flags = mmap.MAP_PRIVATE | getattr(mmap, "MAP_ANONYMOUS", 0) | getattr(mmap, "MAP_NORESERVE", 0)
+    try:
+        mmap.mmap(-1, size, flags=flags).close()
+    except OSError:  # ENOMEM: the address space (ulimit -v) or the memory is exhausted
+        raise MemoryError(f"no room for numpy ({size >> 20} MB)") from None
+
+
+class _FirstNumpy:
+    """A meta path finder that acts at the first import of numpy, then steps aside."""
+
+    @classmethod
+    def find_spec(cls, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != "numpy":
+            return None
+        sys.meta_path.remove(cls)
+        reserve(numpy_room())
+        from importlib.machinery import PathFinder
+
+        spec = PathFinder.find_spec(name, path)
+        if spec is not None and spec.loader is not None:
+            spec.loader = cast("Loader", _Warming(spec.loader))
+        return spec
+
+
+class _Warming:
+    """numpy's own loader, and then one small product, so that OpenBLAS takes its buffer now."""
+
+    def __init__(self, loader: Any) -> None:
+        self.loader = loader
+
+    def create_module(self, spec: Any) -> Any:
+        return self.loader.create_module(spec)  # None: the default module
+
+    def exec_module(self, module: Any) -> None:
+        module.__loader__ = module.__spec__.loader = self.loader  # numpy keeps its own loader
+        self.loader.exec_module(module)
+        # A matrix-vector product as the batch lookups make (a 4x4 matrix product would not
+        # reach OpenBLAS's buffer).
+        module.ones((512, 16), dtype=module.float32) @ module.ones(16, dtype=module.float32)
