@@ -145,6 +145,19 @@ def test_4x4_batches_match_the_single_lookups(eager_4x4, lazy_4x4):
     assert sorted(set(spread.tolist())) == list(range(16))
 
 
+def test_4x4_batches_read_any_layout_and_leave_it_unchanged(eager_4x4):
+    """16-cell codes are read from the boards' bytes (two 64-bit words a board): any integer
+    type, Fortran order or a strided view answers the same, on threads past a pass of 65,536."""
+    array = np.array([rules.to_array(board) for board in playouts(V4X4, 1500, seed=4)], dtype=np.int8)
+    values = eager_4x4.value_batch(array)
+    big = np.tile(array, (100, 1))  # 150,000 rows
+    kept = big.copy()
+    for layout in (big, np.asfortranarray(big), big.astype(np.int64), np.repeat(big, 2, axis=0)[::2]):
+        assert eager_4x4.value_batch(layout).tolist() == np.tile(values, 100).tolist()
+        assert eager_4x4.best_move_batch(layout).tolist() == np.tile(eager_4x4.best_move_batch(array), 100).tolist()
+    assert np.array_equal(big, kept)
+
+
 def test_4x4_batch_errors(eager_4x4):
     bad = np.zeros((3, 16), dtype=np.int8)
     bad[2, :2] = 1

@@ -5,7 +5,8 @@ Two indexes, one interface (``size``, ``locate``, ``spread``), chosen once by th
 (:func:`index_of`):
 
 - :class:`Codes`, up to :data:`DENSE_CELLS` cells: the board's code itself, one small matrix
-  product away (43 million places for 4x4: every code, most of them no legal board);
+  product away (up to 15 cells) or two reads of 256 KB tables (16 cells, whose codes float32
+  cannot hold; 43 million places for 4x4: every code, most of them no legal board);
 - :class:`Places`, above it: the board's place among the boards of its tier
   (:mod:`ttt_solver.solver.tiers`), from its two half codes and three small tables (741 million
   places for 4x5, against 3.5 billion codes).
@@ -61,14 +62,15 @@ class Codes:
         self.variant = variant
         self.geometry = g = codec.geometry(variant)
         self.size = 3**variant.cells
-        # One product gives the code while float32 holds it exactly (up to 15 cells), else two
-        # give the halves.
+        # One product gives the code while float32 holds it exactly (up to 15 cells); 16 cells
+        # are read as two 64-bit words of 8 cells (:func:`_word_tables`).
         self.whole = self.size < 1 << 24
         if self.whole:
             self.weights = g.weights.astype(np.float32)
             self.empty = np.int32(codec.offset(variant.cells))
         else:
-            self.matrix, self.empty_halves = _half_matrix(g, counts=False)
+            assert variant.cells == 2 * _WORD_CELLS
+            self.words = _word_tables(g.weights)
 
     def locate(self, part: np.ndarray) -> np.ndarray:
         if self.whole:  # stacks of matrix-vector products straight into int32 codes
@@ -79,15 +81,34 @@ class Codes:
             code[whole:] = floats[whole:] @ self.weights
             code += self.empty
             return code
-        halves = _halves(part, self.matrix)
-        code = (halves[:, 0] + self.empty_halves[0]) * self.geometry.base
-        code += halves[:, 1]
-        code += self.empty_halves[1]
+        # Each byte of a cell (+1, -1 or 0) keeps its two low bits (1, 3 or 0); the eight pairs
+        # of a word are gathered into 16 bits, the index of that word's table.
+        word = np.ascontiguousarray(part, dtype=np.int8).view("<u8") & np.uint64(0x0303030303030303)
+        for shift, keep in ((6, 0x000F000F000F000F), (12, 0x000000FF000000FF), (24, 0xFFFF)):
+            word |= word >> np.uint64(shift)
+            word &= np.uint64(keep)
+        index = word.astype(np.int32)
+        index[:, 1] += 1 << 16
+        found = np.take(self.words, index)
+        code = found[:, 0] + found[:, 1]
         return code
 
     def images(self, codes: np.ndarray) -> Iterator[np.ndarray]:
         """The place of each symmetry's image of each code, a symmetry at a time."""
         yield from codec.image_codes(np.asarray(codes, dtype=np.int64), self.variant)
+
+
+_WORD_CELLS = 8  # cells of a board read as one 64-bit word
+
+
+def _word_tables(weights: np.ndarray) -> np.ndarray:
+    """For each 8-cell word of a 16-cell board and each 16-bit gathering of its cells' two low
+    bits (0 empty, 1 X, 3 O), that word's part of the code (its digits are the numbers plus
+    one): the two words' tables one after the other, int32."""
+    fields = (np.arange(1 << 16)[:, None] >> (2 * np.arange(_WORD_CELLS))) & 3
+    digits = np.choose(fields, [1, 2, 0, 0])  # 2 is no cell's bits: checked before
+    parts = [digits @ weights[w * _WORD_CELLS : (w + 1) * _WORD_CELLS] for w in range(2)]
+    return np.concatenate(parts).astype(np.int32)
 
 
 class Places:
