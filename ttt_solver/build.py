@@ -24,11 +24,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import __version__
 from .game.variant import STANDARD, Variant
 from .memory import memory_is_an_error
 from .paths import data_folder, default_database
 from .store import GENERATOR, SCHEMA_VERSION, Target
+from .version import __version__
 
 if TYPE_CHECKING:
     from .solver.passes import Solved

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from click.exceptions import NoArgsIsHelpError
 
-from .. import __version__
+from ..version import __version__
 from .options import translate_errors
 from .output import colour_option
 from .values import BadValue, option_name

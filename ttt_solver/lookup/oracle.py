@@ -23,7 +23,7 @@ from ..game import codec
 from ..game.variant import STANDARD, Variant
 from ..memory import memory_is_an_error
 from .proof import Move, Position, Row, resolve
-from .rows import DatabaseRows
+from .rows import SMALL_ROWS, DatabaseRows
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -40,10 +40,6 @@ BoardLike = str | rules.Board | Iterable[int]
 T = TypeVar("T")
 R = TypeVar("R")
 
-SMALL_ROWS = 100_000
-"""Most canonical rows an eager oracle proves whole at load and resolves for every real board
-(3x3: 765 rows in a few milliseconds; 3x4k3: 28,275). Bigger variants (4x4: 1.2 million) keep
-the digest-checked arrays and resolve each board when asked."""
 _CACHE_LIMIT = 1 << 17  # resolved boards kept by an oracle that does not resolve them all
 
 

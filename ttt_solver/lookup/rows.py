@@ -36,6 +36,12 @@ if TYPE_CHECKING:
         def close(self) -> None: ...
 
 
+SMALL_ROWS = 100_000
+"""Most canonical rows an eager oracle (:mod:`.oracle`) proves whole at load and resolves for
+every real board (3x3: 765 rows in a few milliseconds; 3x4k3: 28,275); a named query's check
+(:mod:`.verify`) proves as many. Bigger variants (4x4: 1.2 million) keep the digest-checked
+arrays and resolve each board when asked."""
+
 _READ_LIMIT = 1 << 16  # rows kept by a DatabaseRows before it starts again
 
 

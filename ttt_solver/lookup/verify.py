@@ -35,6 +35,7 @@ from ..store.content import BEST_SHIFT, DATA_FIELDS, PACKED, data_limit, digest_
 from ..store.reader import shown
 from .report import Report
 from .retrograde import plies, prove_tiers, report_outside
+from .rows import SMALL_ROWS
 
 if TYPE_CHECKING:
     from ..game.variant import Variant
@@ -62,7 +63,7 @@ def verify_source(
 def check_stored(source: DatabaseRows) -> Report:
     """What a named query checks before it answers: everything :func:`verify_source` checks
     but the proof against the rules, which is made only where an in-memory load makes it too
-    (up to :data:`~ttt_solver.lookup.oracle.SMALL_ROWS` rows: 3x3 in milliseconds). So a query
+    (up to :data:`~ttt_solver.lookup.rows.SMALL_ROWS` rows: 3x3 in milliseconds). So a query
     answers only from tables equal to the digest-checked packed arrays that ``Oracle.load()``
     accepts. A bigger SQLite file (4x4: 2 s; 20 cells: minutes) is checked once per state of
     the file (its inode, size and change times: any write changes them), the passed check
@@ -70,7 +71,6 @@ def check_stored(source: DatabaseRows) -> Report:
     ``source.reader.snapshot()``, with the query, so that both read the same state of a server
     database."""
     from .mapped import cached
-    from .oracle import SMALL_ROWS
 
     report = Report(source.variant.name, source.location, source.rebuild_hint())
     count = int(source.meta["positions"]) if source.meta.get("positions", "").isdigit() else 0

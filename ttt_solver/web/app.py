@@ -27,7 +27,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.responses import Response
 
-from .. import __version__
+from ..version import __version__
 from . import data, errors
 from .cache import ResponseCache
 from .cors import JsonCors
