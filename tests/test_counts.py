@@ -101,4 +101,10 @@ def test_the_counter_is_independent_of_the_solver():
     folder = Path(__file__).parent
     done = subprocess.run([sys.executable, "-c", code], cwd=folder, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["ttt_solver", "ttt_solver.errors", "ttt_solver.game", "ttt_solver.game.variant"]
+    assert done.stdout.split() == [
+        "ttt_solver",
+        "ttt_solver.errors",
+        "ttt_solver.game",
+        "ttt_solver.game.variant",
+        "ttt_solver.version",
+    ]
