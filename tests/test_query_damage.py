@@ -113,3 +113,23 @@ def test_a_sound_big_database_answers_its_queries(db_4x4):
     result = CliRunner().invoke(cli, ["query", "ply_counts", "--variant", "4x4", "--db", str(db_4x4), "--csv"])
     assert result.exit_code == 0, result.stderr
     assert result.stdout.splitlines()[1] == "0,X,1,0,1,0,0,1"  # the empty board: a draw
+
+
+@pytest.mark.parametrize("key", ["built_at", "variant", "digest"])
+def test_a_meta_text_no_longer_utf8_is_damage_with_the_rebuild_command(db_path, tmp_path, key):
+    """A damaged byte can leave a meta text that is not UTF-8: the rest of the table still says
+    the file is ours, so the error names the rebuild (and the variant, read from the bytes)."""
+    copy = copy_with(
+        db_path, tmp_path, f"UPDATE meta SET value = CAST(X'ff' || CAST(value AS BLOB) AS TEXT) WHERE key = '{key}'"
+    )
+    for command in (["query", "ply_counts"], ["analyze", "X...O...."], ["verify"]):
+        result = CliRunner().invoke(cli, [*command, "--db", str(copy)])
+        assert_refused_with_the_rebuild_command(result)
+        assert "is damaged (Could not decode to UTF-8" in result.stderr
+
+
+def test_a_meta_table_that_does_not_say_ttt_solver_gets_no_advice_to_overwrite(db_path, tmp_path):
+    copy = copy_with(db_path, tmp_path, "UPDATE meta SET value = CAST(X'ff' AS TEXT) WHERE key = 'generator'")
+    result = CliRunner().invoke(cli, ["query", "ply_counts", "--db", str(copy)])
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1 and "--force" not in result.stderr
+    assert "is not a readable ttt-solver database (Could not decode to UTF-8" in result.stderr

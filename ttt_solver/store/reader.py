@@ -136,6 +136,17 @@ def held_variant(spec: str | os.PathLike[str]) -> str:
         return reader.variant_name
 
 
+def _variant_named(text: bytes, otherwise: str) -> str:
+    """The name of the variant that ``text`` names, or ``otherwise``."""
+    from ..errors import TTTError
+    from ..game.variant import Variant
+
+    try:
+        return Variant.parse(text.decode()).name
+    except (UnicodeDecodeError, TTTError):
+        return otherwise
+
+
 class Reader:
     """An open, checked database of one variant (opening checks its meta table)."""
 
@@ -335,6 +346,12 @@ class Reader:
         try:
             meta = {str(key): str(value) for key, value in self._run("SELECT key, value FROM meta")[1]}
         except Exception as error:
+            if self._conn is not None and "Could not decode" in str(error):
+                raw = self._meta_bytes()  # a text no longer UTF-8: ours, if the rest says so
+                if raw.get(b"generator") == GENERATOR.encode():
+                    if self._expected is None:  # the variant it names, if that still names one
+                        self.variant_name = _variant_named(raw.get(b"variant", b""), self.variant_name)
+                    raise self._damaged(sqlite_message(error)) from None
             failure = self._failure(error, self._no_meta)
             if failure is None:
                 raise
@@ -370,6 +387,19 @@ class Reader:
                 f" or build the {name} database with: ttt-lookup build --variant {name}"
             )
         return meta
+
+    def _meta_bytes(self) -> dict[bytes, bytes]:
+        """The meta table of a SQLite file read as bytes (empty if even that fails)."""
+        assert self._conn is not None
+        with self._lock:
+            self._conn.text_factory = bytes
+            try:
+                rows = self._conn.execute("SELECT key, value FROM meta").fetchall()
+            except SQLITE_ERRORS:
+                return {}
+            finally:
+                self._conn.text_factory = str
+        return {key: value for key, value in rows if isinstance(key, bytes) and isinstance(value, bytes)}
 
     def _server_tables(self) -> list[str]:
         """Which of our tables a server database has (none: it is empty of ttt-solver)."""
