@@ -16,10 +16,9 @@ code 130 or 143, as a shell reports the signal), after the code they interrupt h
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 from click.exceptions import NoArgsIsHelpError
@@ -27,12 +26,8 @@ from click.exceptions import NoArgsIsHelpError
 from ..version import __version__
 from .options import translate_errors
 from .output import colour_option
+from .stopping import Terminated, terminate_as_interrupt
 from .values import BadValue, option_name
-
-if TYPE_CHECKING:
-    import signal
-else:  # the C module behind signal: the same functions without its enums (1 ms of every command)
-    import _signal as signal
 
 # module in ttt_solver.cli -> the commands it defines (and lists in its COMMANDS)
 COMMAND_MODULES = {
@@ -94,7 +89,7 @@ class TTTGroup(click.Group):
         if not standalone_mode:
             return super().main(*args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
         try:
-            with _terminate_as_interrupt():
+            with terminate_as_interrupt():
                 result = super().main(*args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
         except NoArgsIsHelpError as error:  # a bare ttt-lookup: the help, as --help gives it
             click.echo(error.ctx.get_help() if error.ctx is not None else self.get_help(click.Context(self)))
@@ -115,40 +110,6 @@ class TTTGroup(click.Group):
             interrupted = isinstance(error, KeyboardInterrupt) or isinstance(error.__context__, KeyboardInterrupt)
             sys.exit(128 + error.signum if isinstance(error, Terminated) else 130 if interrupted else 1)
         sys.exit(result if isinstance(result, int) else 0)
-
-
-class Terminated(BaseException):
-    """SIGTERM or SIGHUP, raised where the program stands: it unwinds as Ctrl-C's
-    KeyboardInterrupt does, so a build removes its temporary file instead of vanishing mid-write.
-    Not a KeyboardInterrupt: click would answer that with the blank line that ends a terminal's ^C."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _raise_terminated(signum: int, _frame: object) -> None:
-    raise Terminated(signum)
-
-
-# The signals that stop a command as Ctrl-C does (SIGHUP: its terminal closed; not on Windows).
-_STOPPING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
-
-
-@contextmanager
-def _terminate_as_interrupt() -> Iterator[None]:
-    """SIGTERM and SIGHUP raise :class:`Terminated` while a command runs (signal handlers can be
-    set only on the main thread; elsewhere they keep their defaults)."""
-    try:
-        previous = {signum: signal.signal(signum, _raise_terminated) for signum in _STOPPING}
-    except ValueError:  # not the main thread
-        yield
-        return
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
 
 
 @click.group(cls=TTTGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -9,6 +9,8 @@ from typing import Any
 
 import click
 
+from .stopping import raise_if_stopped
+
 
 class Bars:
     """Progress bars on stderr, one per phase of a run, each shown from its phase's first progress.
@@ -24,6 +26,7 @@ class Bars:
 
     def phase(self, total: int, label: str) -> Callable[[int], None]:
         def advance(n: int) -> None:
+            raise_if_stopped()
             if self._label != label:
                 self.close()
                 self._bar = click.progressbar(length=total, label=label, file=sys.stderr)
@@ -74,7 +77,14 @@ def quiet_option(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def progress_lines(quiet: bool) -> Callable[[str], None] | None:
     """Where a long command's progress lines go: stderr (stdout stays clean for --json)."""
-    return None if quiet else lambda line: click.echo(line, err=True)
+    if quiet:
+        return None
+
+    def say(line: str) -> None:
+        raise_if_stopped()
+        click.echo(line, err=True)
+
+    return say
 
 
 def draw_seed() -> int:

@@ -14,12 +14,14 @@ from ..errors import MissingExtraError, install_hint
 from ..game.variant import Variant
 from ..memory import out_of_memory, reserve_threads
 from .options import CLIError, CLIFailure
+from .stopping import raise_if_stopped
 from .values import Number, Size, Whole, shown
 
 WEB_PACKAGES = "fastapi uvicorn uvloop httptools fastapi-offline"
 
 
 def _say(line: str) -> None:
+    raise_if_stopped()
     click.echo(f"ttt-lookup serve: {line}", err=True)
 
 
@@ -109,6 +111,7 @@ def serve(
     try:
         served = open_all(list(databases), variant, progress=_say)
         reserve_threads()  # libuv (uvicorn's loop) aborts the process when its pool thread cannot start
+        raise_if_stopped()  # a stop signal while the databases loaded: stopped now, not served
         names = ", ".join(served)
         app = create_app(served, time_limit=time_limit, cache_bytes=cache_size, cors_origins=cors_origins)
         server = Server(app, sock, access_log=access_log, on_ready=lambda url: _say(f"{names} on {url} (Ctrl-C stops)"))

@@ -1,0 +1,70 @@
+"""A stop signal is never lost: Python ignores an exception raised inside a weakref callback
+(it prints "Exception ignored in ..." and goes on), and a signal's handler can run there, so the
+command stops at its next progress line instead (``ttt_solver/cli/stopping.py``)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+SELF_STOPPING = """
+import os, signal, sys, weakref
+import click
+from ttt_solver.cli import cli, main
+from ttt_solver.cli.progress import progress_lines
+
+class Thing:
+    pass
+
+def in_a_callback(_ref):
+    os.kill(os.getpid(), signal.SIG{name})
+    for _ in range(100_000):  # the handler runs here, inside the callback: its exception is ignored
+        pass
+
+@cli.command("stopper")
+def stopper():
+    thing = Thing()
+    ref = weakref.ref(thing, in_a_callback)
+    del thing
+    say = progress_lines(False)
+    say("a progress line after the signal")
+    click.echo("finished")
+
+main(["stopper"])
+"""
+
+
+@pytest.mark.parametrize("name, code", [("TERM", 143), ("HUP", 129)])
+def test_a_stop_signal_raised_inside_a_weakref_callback_still_stops_the_command(name, code):
+    done = subprocess.run(
+        [sys.executable, "-c", SELF_STOPPING.replace("{name}", name)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "Exception ignored" in done.stderr  # the signal's first exception was lost there
+    assert (done.returncode, done.stdout) == (code, ""), done.stderr
+    assert done.stderr.endswith("Aborted!\n") and "a progress line after the signal" not in done.stderr
+
+
+def test_serve_stops_when_the_signal_came_while_it_loaded(db_path, tmp_path):
+    pytest.importorskip("uvicorn")
+    code = SELF_STOPPING.split("@cli.command")[0].replace("{name}", "TERM") + (
+        "from ttt_solver.web import data\n"
+        "opened = data.open_all\n"
+        "def open_all(*args, **kwargs):\n"
+        "    found = opened(*args, **kwargs)\n"
+        "    thing = Thing(); ref = weakref.ref(thing, in_a_callback); del thing\n"
+        "    return found\n"
+        "data.open_all = open_all\n"
+        f"main(['serve', '--port', '0', '--db', {str(db_path)!r}])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert "Exception ignored" in done.stderr
+    assert done.returncode == 143 and done.stderr.endswith("Aborted!\n"), done.stderr[-2000:]
+    assert " on http://" not in done.stderr  # it never served
