@@ -23,6 +23,7 @@ from ttt_solver.game.variant import Variant
 from ttt_solver.lookup.verify import verify_source
 from ttt_solver.queries import available, get
 from ttt_solver.solver.solve import Tables
+from ttt_solver.store import Target
 from ttt_solver.store.reader import Reader
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -259,3 +260,26 @@ def test_the_postgres_scheme_and_the_psycopg_driver_name_both_work(pg_3x3: str) 
     ):
         code, out, _ = _run("analyze", "X...O....", "--db", url, "--json")
         assert code == 0 and '"value": 0' in out
+
+
+def test_a_rebuild_between_a_snapshots_first_look_and_its_locks_is_not_seen_half(pg_3x3, solved, monkeypatch):
+    """A snapshot asks which tables are ours, then locks them; a rebuild that swaps its tables
+    in between must not leave the snapshot older than the new tables (which it would see
+    empty): the locks come before the transaction's first query, which fixes its snapshot."""
+    from ttt_solver.store import reader as module
+
+    asked = module.live_tables
+    rebuilt = []
+
+    def rebuilt_after_the_first_look(conn):
+        found = asked(conn)
+        if not rebuilt:  # once, as if another process's rebuild committed just now
+            rebuilt.append(True)
+            build(pg_3x3, Variant.parse("3x3"), tables=solved("3x3"), force=True)
+        return found
+
+    with Reader(Target.parse(pg_3x3), "3x3") as reader:
+        monkeypatch.setattr(module, "live_tables", rebuilt_after_the_first_look)
+        with reader.snapshot():  # before the fix: "... its meta table names generator None"
+            assert rebuilt and reader.meta["generator"] == "ttt-solver" and reader.meta["positions"] == "765"
+            assert list(reader.rows([9841])) == [9841]  # the empty board's row, in the new tables

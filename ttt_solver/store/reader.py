@@ -70,6 +70,9 @@ def _folder(path: str) -> str:
     return os.path.dirname(path) or "."
 
 
+_SNAPSHOT_ATTEMPTS = 5  # rebuilds in a row that a snapshot waits out before it gives up
+
+
 def live_tables(conn: Any) -> list[str]:
     """Which of our tables a server connection sees (on the search path), in
     :data:`TABLE_NAMES` order: the order of every lock taken on them."""
@@ -247,20 +250,17 @@ class Reader:
         A server gets one REPEATABLE READ transaction that first takes shared locks on our tables,
         in the order a rebuild's swap takes its exclusive ones: a rebuild that reaches its swap
         meanwhile waits for the snapshot to end, and neither ever holds a table the other is
-        waiting for. A SQLite file needs nothing: a rebuild renames a new file in, and the open
-        connection goes on reading the file it opened.
+        waiting for. The locks come before any query of the transaction, since its first query
+        fixes the snapshot: a snapshot older than a swap would see the new tables empty. A
+        SQLite file needs nothing: a rebuild renames a new file in, and the open connection goes
+        on reading the file it opened.
         """
         if self._engine is None:
             yield
             return
         with ExitStack() as stack:
             try:
-                conn = stack.enter_context(self._engine.connect())
-                conn.execution_options(isolation_level="REPEATABLE READ")
-                stack.enter_context(conn.begin())
-                live = live_tables(conn)
-                if live:  # before any query: the snapshot is taken by the first one, after the locks
-                    conn.exec_driver_sql(f"LOCK TABLE {', '.join(live)} IN ACCESS SHARE MODE")
+                conn = stack.enter_context(self._locked_snapshot())
             except Exception as error:
                 failure = self._failure(error, self._damaged)
                 if failure is None:
@@ -272,6 +272,37 @@ class Reader:
                 yield
             finally:
                 self._held = None
+
+    @contextmanager
+    def _locked_snapshot(self) -> Iterator[Any]:
+        """A server connection in a REPEATABLE READ transaction holding shared locks on every
+        table of ours it sees. Which tables are ours is asked on another connection (a query
+        here would fix the snapshot before the locks), and asked again once they are locked:
+        if a rebuild changed the set in between, the transaction starts again."""
+        from sqlalchemy.exc import ProgrammingError
+
+        for attempt in range(_SNAPSHOT_ATTEMPTS):
+            with self._engine.connect() as probe:
+                names = live_tables(probe)
+            with self._engine.connect() as conn:
+                conn.execution_options(isolation_level="REPEATABLE READ")
+                transaction = conn.begin()
+                try:
+                    if names:
+                        conn.exec_driver_sql(f"LOCK TABLE {', '.join(names)} IN ACCESS SHARE MODE")
+                    same = live_tables(conn) == names  # the snapshot is taken here: after the locks
+                except ProgrammingError:  # a table dropped meanwhile (a rebuild's swap)
+                    transaction.rollback()
+                    if attempt + 1 == _SNAPSHOT_ATTEMPTS:
+                        raise
+                    continue
+                if not same:
+                    transaction.rollback()
+                    continue
+                with transaction:
+                    yield conn
+                return
+        raise DatabaseError(f"database {self.target.spec!r} kept changing while it was opened; try again")
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """Rows of one statement; a database error becomes a DatabaseError naming the cause."""
