@@ -1,18 +1,20 @@
 """Stop signals: SIGTERM and SIGHUP stop a command as Ctrl-C does (``Aborted!``, exit code
 128 + the signal), by an exception raised where the program stands.
 
-Python ignores an exception raised inside a weakref callback or a ``__del__`` (it prints
-"Exception ignored in ..." and goes on), and a signal's handler runs wherever the program is,
-inside those too. So a stop signal is also remembered, and the places a long command passes
+Python ignores an exception raised inside a weakref callback or a ``__del__`` (it hands it to
+``sys.unraisablehook``, which prints "Exception ignored in ..." and a traceback, and goes on),
+and a signal's handler runs wherever the program is, inside those too. So a stop signal is also
+remembered, the hook leaves a ``Terminated`` unprinted, and the places a long command passes
 through again and again (its progress, a server before it serves) call :func:`raise_if_stopped`:
-a stop signal never goes unheeded.
+a stop signal never goes unheeded, and never prints a traceback.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import signal
@@ -59,8 +61,16 @@ def terminate_as_interrupt() -> Iterator[None]:
     except ValueError:  # not the main thread
         yield
         return
+    hook = sys.unraisablehook
+
+    def unprinted_when_stopping(unraisable: Any) -> None:
+        if not isinstance(unraisable.exc_value, Terminated):  # that one is raised again
+            hook(unraisable)
+
+    sys.unraisablehook = unprinted_when_stopping
     try:
         yield
     finally:
+        sys.unraisablehook = hook
         for signum, handler in previous.items():
             signal.signal(signum, handler)
