@@ -6,6 +6,7 @@ ImportError traceback; a build keeps the old database; ``Oracle.load`` raises a 
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import socket
 import subprocess
@@ -164,3 +165,14 @@ def test_what_counts_as_running_out_of_memory():
             raise ValueError("unrelated") from None
     except ValueError as suppressed:
         assert not out_of_memory(suppressed)
+
+
+def test_a_thread_count_in_other_digits_is_no_count(db_path, tmp_path):
+    """OPENBLAS_NUM_THREADS=² (str.isdigit takes it, int() refuses it) counts as unset, as any
+    other text does, for the room numpy needs: no traceback."""
+    done = subprocess.run(
+        [sys.executable, "-m", "ttt_solver.cli", "verify", "--quiet", "--db", str(db_path)],
+        capture_output=True, text=True, check=False, cwd=tmp_path, env={**os.environ, "OPENBLAS_NUM_THREADS": "²"},
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr[-800:]
+    assert done.stdout.endswith("the table is proved\n")

@@ -133,3 +133,18 @@ def test_a_meta_table_that_does_not_say_ttt_solver_gets_no_advice_to_overwrite(d
     result = CliRunner().invoke(cli, ["query", "ply_counts", "--db", str(copy)])
     assert result.exit_code == 1 and result.stderr.count("\n") == 1 and "--force" not in result.stderr
     assert "is not a readable ttt-solver database (Could not decode to UTF-8" in result.stderr
+
+
+@pytest.mark.parametrize("digits", ["²", "7²", "⑧"])  # str.isdigit takes them, int() refuses them
+def test_a_count_in_other_digits_is_damage_never_a_traceback(db_path, tmp_path, digits):
+    copy = copy_with(
+        db_path, tmp_path, f"UPDATE meta SET value = '{digits}' WHERE key IN ('positions', 'schema_version')"
+    )
+    for command in (["query", "ply_counts"], ["verify", "--quiet"], ["analyze", "X...O...."]):
+        result = CliRunner().invoke(cli, [*command, "--db", str(copy)])
+        assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+        assert result.exit_code == 1 and result.stderr.count("\n") == 1, result.stderr
+        assert REBUILD in result.stderr and result.stderr.endswith(" --force\n"), result.stderr
+    copy = copy_with(db_path, tmp_path, f"UPDATE meta SET value = '{digits}' WHERE key = 'positions'")
+    result = CliRunner().invoke(cli, ["verify", "--db", str(copy), "--quiet"])
+    assert result.exit_code == 1 and f"meta.positions is {digits!r}, not a count" in result.stdout

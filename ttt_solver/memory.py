@@ -117,7 +117,7 @@ def numpy_room() -> int:
     variables ask for, else one per core this process may run on (at most 64)."""
     for name in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"):
         value = os.environ.get(name, "")
-        if value.isdigit() and int(value) > 0:
+        if value.isascii() and value.isdigit() and int(value) > 0:
             threads = int(value)
             break
     else:

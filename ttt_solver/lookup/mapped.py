@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..store import number_in
 from ..store.content import PACKED, Hashes, unpack_blob
 from .arrays import Arrays
 
@@ -32,8 +33,7 @@ EAGER_ROWS = 1 << 24
 
 def is_big(source: DatabaseRows) -> bool:
     """Whether a database has more canonical rows than an eager load reads into memory."""
-    count = source.meta.get("positions", "0")
-    return count.isdigit() and int(count) > EAGER_ROWS
+    return (number_in(source.meta.get("positions")) or 0) > EAGER_ROWS
 
 
 def cached(source: DatabaseRows, name: str, make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
@@ -70,7 +70,7 @@ def mapped_arrays(source: DatabaseRows) -> Arrays:
     """The packed arrays of ``source``, memory-mapped from the cache (written there first if
     missing); ValueError if they are damaged."""
     folder = _folder(source)
-    count = int(source.meta.get("positions", "0"))
+    count = number_in(source.meta.get("positions")) or 0
     if not os.path.exists(os.path.join(folder, "arrays.done")):
         _write_arrays(source, folder)
     columns = {

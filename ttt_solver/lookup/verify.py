@@ -31,6 +31,7 @@ import numpy as np
 from ..game import codec
 from ..solver.passes import COLUMNS, Solved
 from ..solver.solve import Steps, default_memory
+from ..store import number_in
 from ..store.content import BEST_SHIFT, DATA_FIELDS, PACKED, data_limit, digest_stream, unpack_blob
 from ..store.reader import shown
 from .report import Report
@@ -73,7 +74,7 @@ def check_stored(source: DatabaseRows) -> Report:
     from .mapped import cached
 
     report = Report(source.variant.name, source.location, source.rebuild_hint())
-    count = int(source.meta["positions"]) if source.meta.get("positions", "").isdigit() else 0
+    count = number_in(source.meta.get("positions")) or 0
     file = source.reader.target.file
     if file is None or count <= SMALL_ROWS:
         return _verify(source, default_memory(), None, report, prove=count <= SMALL_ROWS)
@@ -93,7 +94,7 @@ def _verify(source: DatabaseRows, memory: int, steps: Steps | None, report: Repo
     report.stage("checking the file, its meta table and its tables")
     # SQLite's check of a big positions table would cost more than the proof: its rows are read
     # whole, in code order, below, and every lookup's proof checks the rows it finds by key.
-    count = int(meta["positions"]) if meta.get("positions", "").isdigit() else 0
+    count = number_in(meta.get("positions")) or 0
     whole = count <= WHOLE_CHECK_ROWS
     problem = reader.integrity_problem(whole)
     report.check(
@@ -186,7 +187,7 @@ def _read_positions(
     reader: Any, variant: Variant, report: Report, tiers: _Tiers, meta: dict[str, str], steps: Steps | None
 ) -> _Read:
     read = _Read()
-    total = int(meta["positions"]) if meta.get("positions", "").isdigit() else 0
+    total = number_in(meta.get("positions")) or 0
     previous = -1
     bad: list[np.ndarray] = []
     try:

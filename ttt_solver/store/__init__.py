@@ -20,4 +20,10 @@ META_KEYS = (
 # snapshot): the same order everywhere, so that neither waits for the other while holding a lock.
 TABLE_NAMES = ("positions", "moves", "packed", "meta")
 
-__all__ = ["GENERATOR", "META_KEYS", "MOVE_COLUMNS", "SCHEMA_VERSION", "TABLE_NAMES", "Target"]
+__all__ = ["GENERATOR", "META_KEYS", "MOVE_COLUMNS", "SCHEMA_VERSION", "TABLE_NAMES", "Target", "number_in"]
+
+
+def number_in(text: str | None) -> int | None:
+    """The number a meta text spells in ASCII digits, else None (``str.isdigit`` alone also
+    takes digits such as "²" that ``int`` refuses)."""
+    return int(text) if text is not None and text.isascii() and text.isdigit() else None

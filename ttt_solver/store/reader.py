@@ -17,7 +17,7 @@ from contextlib import ExitStack, contextmanager
 from typing import Any, Self
 
 from ..errors import DatabaseError
-from . import GENERATOR, MOVE_COLUMNS, SCHEMA_VERSION, TABLE_NAMES
+from . import GENERATOR, MOVE_COLUMNS, SCHEMA_VERSION, TABLE_NAMES, number_in
 from .target import Target, file_kind
 
 Row = tuple[Any, ...]
@@ -393,7 +393,8 @@ class Reader:
         if version != SCHEMA_VERSION:
             from .hints import rebuild_hint
 
-            older = version is not None and version.isdigit() and int(version) < int(SCHEMA_VERSION)
+            number = number_in(version)
+            older = number is not None and number < int(SCHEMA_VERSION)
             if older:
                 raise DatabaseError(
                     f"database {spec!r} was built by an older version of ttt-solver (schema {version});"

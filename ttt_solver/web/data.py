@@ -23,6 +23,7 @@ from ..game import board as rules
 from ..game.variant import STANDARD, Variant
 from ..lookup.analysis import analyze
 from ..lookup.oracle import Oracle
+from ..store import number_in
 
 _TO_NUMBER = np.zeros(256, dtype=np.int8)
 _TO_NUMBER[ord("X")] = 1
@@ -150,8 +151,9 @@ def open_variant(
             batch, stats = reuse.batch, reuse.stats
         else:
             if progress is not None:
-                count = lookups.meta.get("positions", "?")
-                count = f"{int(count):,}" if count.isdigit() else count
+                stated = lookups.meta.get("positions", "?")
+                number = number_in(stated)
+                count = stated if number is None else f"{number:,}"
                 progress(f"loading {variant.name} from {name}: proving its {count} positions for batch lookups")
             batch = Oracle.load(name, variant, eager=False)
             try:
