@@ -43,15 +43,14 @@ def _halves(part: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     return found.astype(np.int64)
 
 
-def _half_matrix(g: codec.Geometry, counts: bool) -> tuple[np.ndarray, tuple[int, int]]:
-    """The matrix that gives a board's two half codes (and X's marks less O's, with
-    ``counts``), and the half codes of empty halves (added after: digits are numbers plus one)."""
+def _half_matrix(g: codec.Geometry) -> tuple[np.ndarray, tuple[int, int]]:
+    """The matrix that gives a board's two half codes and X's marks less O's, and the half
+    codes of empty halves (added after: digits are numbers plus one)."""
     weights = g.weights.astype(np.float64)
-    matrix = np.zeros((g.n, 3 if counts else 2), dtype=np.float32)
+    matrix = np.zeros((g.n, 3), dtype=np.float32)
     matrix[: g.high_cells, 0] = weights[: g.high_cells] // g.base
     matrix[g.high_cells :, 1] = weights[g.high_cells :]
-    if counts:
-        matrix[:, 2] = 1
+    matrix[:, 2] = 1
     return matrix, (int(matrix[:, 0].sum()), int(matrix[:, 1].sum()))
 
 
@@ -60,7 +59,7 @@ class Codes:
 
     def __init__(self, variant: Variant) -> None:
         self.variant = variant
-        self.geometry = g = codec.geometry(variant)
+        g = codec.geometry(variant)
         self.size = 3**variant.cells
         # One product gives the code while float32 holds it exactly (up to 15 cells); 16 cells
         # are read as two 64-bit words of 8 cells (:func:`_word_tables`).
@@ -132,7 +131,7 @@ class Places:
             np.count_nonzero(g.digits[1] != 1, axis=1).astype(np.int64),
         )
         self.variant = found.variant
-        self.matrix, self.empty_halves = _half_matrix(g, counts=True)
+        self.matrix, self.empty_halves = _half_matrix(g)
         # One gather for the low half's rank and pieces, one for where its tier's boards with
         # this high half begin: base[(pieces of the high half + pieces of the low) * width + high].
         pieces_high = self.pieces[0]
