@@ -112,7 +112,7 @@ def _verify(source: DatabaseRows, memory: int, steps: Steps | None, report: Repo
     try:
         tiers = _Tiers(variant, folder)
         report.stage(f"reading the positions table{'' if folder is None else ' into ' + folder}")
-        read = _read_positions(reader, variant, report, tiers, meta, steps)
+        read = _read_positions(reader, variant, report, tiers, count, steps)
         report.check(str(read.rows) == meta.get("positions"), f"{read.rows:,} rows in positions as meta says")
         legal = int(read.orbits)
         report.check(
@@ -184,10 +184,10 @@ class _Read:
 
 
 def _read_positions(
-    reader: Any, variant: Variant, report: Report, tiers: _Tiers, meta: dict[str, str], steps: Steps | None
+    reader: Any, variant: Variant, report: Report, tiers: _Tiers, total: int, steps: Steps | None
 ) -> _Read:
+    """Every row of ``positions`` into its tier (``total``: the rows meta states, for progress)."""
     read = _Read()
-    total = number_in(meta.get("positions")) or 0
     previous = -1
     bad: list[np.ndarray] = []
     try:
