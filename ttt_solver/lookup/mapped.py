@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Callable
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -37,7 +38,8 @@ def is_big(source: DatabaseRows) -> bool:
 
 
 def cached(source: DatabaseRows, name: str, make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """``make()``, kept as JSON in the database's cache folder (made once per content digest)."""
+    """``make()``, kept as JSON in the database's cache folder (made once per content digest;
+    made every time where the cache folder cannot be written: it only saves time)."""
     import json
 
     path = os.path.join(_folder(source), name)
@@ -48,11 +50,15 @@ def cached(source: DatabaseRows, name: str, make: Callable[[], dict[str, Any]]) 
     except (OSError, ValueError):
         pass
     made = make()
-    os.makedirs(_folder(source), exist_ok=True)
     partial = f"{path}.{os.getpid()}.part"
-    with open(partial, "w") as file:
-        json.dump(made, file)
-    os.replace(partial, path)
+    try:
+        os.makedirs(_folder(source), exist_ok=True)
+        with open(partial, "w") as file:
+            json.dump(made, file)
+        os.replace(partial, path)
+    except OSError:  # a read-only home, a full disk, XDG_CACHE_HOME naming a file
+        with suppress(OSError):
+            os.remove(partial)
     return made
 
 
