@@ -73,6 +73,19 @@ def test_a_port_in_use_is_one_error_line_before_anything_is_loaded(db_path, star
     )
 
 
+@pytest.mark.parametrize("db", ["sqlite://", "bad\x00name.sqlite", "folder/"])
+def test_a_bad_db_is_bad_input_before_the_port_is_tried(db, started):
+    """A --db no database can be (exit code 2) is said first, even with the port taken."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(cli, ["serve", "--db", db, "--port", str(port)])
+    assert result.exit_code == 2 and not started and result.stdout == "", result.output
+    assert result.stderr.startswith("Error: ") and "cannot listen" not in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
 def test_an_unknown_host_is_one_error_line(db_path, started):
     result = CliRunner().invoke(cli, ["serve", "--db", str(db_path), "--host", "no-such-host.invalid"])
     assert result.exit_code == 1 and not started

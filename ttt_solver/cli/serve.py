@@ -13,6 +13,7 @@ import click
 from ..errors import MissingExtraError, install_hint
 from ..game.variant import Variant
 from ..memory import out_of_memory, reserve_threads
+from ..store import Target
 from .options import CLIError, CLIFailure
 from .stopping import raise_if_stopped
 from .values import Number, Size, Whole, shown
@@ -103,6 +104,8 @@ def serve(
         why = origin_error(origin)
         if why is not None:
             raise CLIError(f"invalid --cors-origin {shown(origin)}: {why}")
+    for database in databases:  # bad input before the port: InvalidTargetError, exit code 2
+        Target.parse(database)
 
     try:
         sock = listen(host, port)
