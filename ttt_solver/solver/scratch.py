@@ -68,15 +68,16 @@ class Scratch:
         not is removed, and said, to be solved again."""
         if self._records is None:
             self._records = {}
+            damaged = {}
             for ply in range(self.variant.cells + 1):
-                if not os.path.isdir(self._tier(ply)):
-                    continue
-                record, why = self._tier_record(ply)
-                if record is not None:
-                    self._records[ply] = record
-                else:
-                    self.say(f"tier-{ply:02d} in {self.path} {why}: solving it again")
-                    shutil.rmtree(self._tier(ply))
+                if os.path.isdir(self._tier(ply)):
+                    record, damaged[ply] = self._tier_record(ply)
+                    if record is not None:
+                        self._records[ply] = record
+            for ply in range(self.variant.cells + 1):  # a tier is solved after every tier above it
+                if ply not in self._records and (damaged.get(ply) or any(p < ply for p in self._records)):
+                    self.say(f"tier-{ply:02d} in {self.path} {damaged.get(ply) or 'is missing'}: solving it again")
+                    shutil.rmtree(self._tier(ply), ignore_errors=True)
         return self._records
 
     def _tier_record(self, ply: int) -> tuple[dict[str, Any] | None, str]:
