@@ -101,6 +101,7 @@ def build(
     if tables is not None and tables.variant != variant:
         raise ValueError(f"tables of {tables.variant} given to build {variant}")
     memory = memory or default_memory()
+    _check_budget(variant, memory)
     if tables is None and in_memory(variant, memory):
         tables = solve_tables(variant, progress, memory)  # seconds at most: nothing to resume
     if tables is not None and where.file is None:  # nothing to keep in a folder: one transaction
@@ -122,6 +123,21 @@ def build(
                         memory)  # fmt: skip
         scratch.remove()
     return BuildReport(*report, time.perf_counter() - started)
+
+
+def _check_budget(variant: Variant, memory: int) -> None:
+    """InvalidBudgetError for a budget that no build of ``variant`` keeps, naming both bounds."""
+    from .errors import InvalidBudgetError
+    from .memory import machine_memory, size_text
+    from .solver.solve import smallest_memory
+
+    low, high = smallest_memory(variant), machine_memory()
+    if memory < low or (high is not None and memory > high):
+        most = f" to {size_text(high)} (this machine's memory)" if high is not None else ""
+        raise InvalidBudgetError(
+            f"invalid memory budget {size_text(memory)} for {variant}: expected from {size_text(low)}"
+            f" (the smallest a build of {variant} keeps){most}"
+        )
 
 
 @contextmanager

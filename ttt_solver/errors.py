@@ -38,6 +38,10 @@ class BuildError(TTTError):
     """The database could not be built at the requested target."""
 
 
+class InvalidBudgetError(TTTError, ValueError):
+    """A memory budget below the smallest a build of the variant can keep, or above the machine's memory."""
+
+
 class NotEnoughMemoryError(TTTError, MemoryError):
     """The process ran out of memory, or of address space under a limit such as ``ulimit -v``
     (a MemoryError too, so code that catches MemoryError still catches it; see

@@ -15,6 +15,7 @@ import shutil
 
 from ..errors import BuildError
 from ..game.variant import Variant
+from ..memory import size_text
 from ..solver.passes import COLUMNS
 from ..solver.tiers import tiers
 
@@ -96,12 +97,3 @@ def _files(folder: str) -> list[os.DirEntry[str]]:
     except OSError:
         pass
     return found
-
-
-def size_text(size: int) -> str:
-    """Bytes as people read them: ``995 MB``, ``1.3 GB`` (powers of 1,024, as ``--memory``)."""
-    for unit, shift in (("GB", 30), ("MB", 20), ("KB", 10)):
-        if size >= 1 << shift:
-            value = size / (1 << shift)
-            return f"{value:.1f} {unit}" if value < 10 else f"{value:,.0f} {unit}"
-    return f"{size:,} bytes"

@@ -7,6 +7,7 @@ import sys
 import click
 
 from ..game.variant import Variant
+from ..memory import machine_memory
 from .options import CLIFailure, database_options, target_options
 from .output import echo_json, output_options
 from .progress import bars, progress_lines, quiet_option
@@ -15,8 +16,8 @@ from .values import Size
 memory_option = click.option(
     "--memory",
     metavar="SIZE",
-    type=Size(minimum=1 << 16),
-    help="Memory budget, e.g. 512M or 8G (default: what the machine can spare, at most 8G).",
+    type=Size(minimum=1 << 16, maximum=machine_memory(), what="this machine's memory"),
+    help="Memory budget, e.g. 512MB or 8GB (default: what the machine can spare, at most 8GB).",
 )
 
 

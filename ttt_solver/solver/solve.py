@@ -110,6 +110,12 @@ def chunk_boards(variant: Variant, memory: int) -> int:
     return max(MIN_CHUNK, min(MAX_CHUNK, (memory - widest) // BYTES_PER_BOARD))
 
 
+def smallest_memory(variant: Variant) -> int:
+    """The smallest budget a build of ``variant`` keeps: the result bytes of its two widest
+    tiers and the smallest chunk."""
+    return 2 * int(tiers(variant).sizes.max()) + 2 + MIN_CHUNK * BYTES_PER_BOARD
+
+
 def _solve_tier(
     found: Tiers, ply: int, below: np.ndarray | None, out: np.ndarray, chunk: int, steps: Steps | None
 ) -> Iterator[Solved]:
