@@ -192,7 +192,6 @@ def _write(
     written: Callable[[int, int], None] | None,
     memory: int | None = None,
 ) -> tuple[str, str, int, int, int, dict[str, int], str]:
-    import numpy as np
 
     from .solver.solve import SOLVER_VERSION
     from .store.content import digest, move_count, move_rows, packed_arrays, packed_parts, position_blocks
@@ -205,7 +204,8 @@ def _write(
         store_moves = variant.cells <= MOVES_CELLS and move_count(solved, variant) <= MOVES_STORED_LIMIT
     moves = move_count(solved, variant) if store_moves else 0
     arrays = packed_arrays(solved)
-    legal = int(np.asarray(solved.orbit).sum(dtype=np.int64))
+    outcomes = _outcomes(solved)
+    legal = sum(outcomes.values())
     meta = {
         "generator": GENERATOR,
         "generator_version": __version__,
@@ -232,7 +232,6 @@ def _write(
             if scratch.resumed:
                 _prove(scratch, file, memory, progress)
             install(file, where)
-    outcomes = _outcomes(solved)
     return str(where), variant.name, legal, total, moves, outcomes, meta["digest"]
 
 
@@ -248,6 +247,7 @@ def _write_file(
     """Write into the build's file, after the rows a stopped build wrote already (checked
     against the solved rows first: a damaged file is written again from the start). The
     digest in meta is the packed arrays' as read back from the file."""
+    from .solver.scratch import read_slice
     from .store.content import packed_parts, position_blocks
     from .store.writer import FileWriter
 
@@ -258,8 +258,9 @@ def _write_file(
     try:
         if written and start:
             written(start, total)
-        writer.positions(position_blocks(solved, start), None if written is None else lambda rows: written(rows, total))
-        writer.rest(moves, packed_parts(arrays))
+        blocks = position_blocks(solved, start, read_slice)
+        writer.positions(blocks, None if written is None else lambda rows: written(rows, total))
+        writer.rest(moves, packed_parts(arrays, read_slice))
         meta["digest"] = writer.packed_digest(variant.name, total)
         writer.meta(meta)
     finally:
@@ -312,13 +313,16 @@ def _prove(scratch: Scratch, file: str, memory: int | None, progress: Progress |
 
 
 def _outcomes(solved: Solved) -> dict[str, int]:
-    """Legal boards by value for the side to move (each canonical row weighted by its orbit)."""
+    """Legal boards by value for the side to move (each canonical row weighted by its orbit),
+    the columns read a piece at a time (a memory-mapped one from its file)."""
     import numpy as np
+
+    from .solver.scratch import read_slice
 
     counts = {1: 0, 0: 0, -1: 0}
     for start in range(0, len(solved.code), 1 << 22):
-        value = np.asarray(solved.value[start : start + (1 << 22)])
-        orbit = np.asarray(solved.orbit[start : start + (1 << 22)]).astype(np.int64)
+        value = read_slice(solved.value, start, start + (1 << 22))
+        orbit = read_slice(solved.orbit, start, start + (1 << 22)).astype(np.int64)
         for key in counts:
             counts[key] += int(orbit[value == key].sum())
     return {"win": counts[1], "draw": counts[0], "loss": counts[-1]}

@@ -184,7 +184,10 @@ class TierSink:
 def read_slice(column: np.ndarray, start: int, stop: int) -> np.ndarray:
     """``column[start:stop]`` as an array in memory; a memory-mapped column's slice is read
     from its file, so that its pages do not stay mapped (counted against the process) once used."""
+    stop = min(stop, len(column))
     if isinstance(column, np.memmap) and column.filename is not None:
+        if stop <= start:
+            return np.zeros(0, dtype=column.dtype)
         offset = column.offset + start * column.itemsize
         return np.fromfile(column.filename, dtype=column.dtype, count=stop - start, offset=offset)
     return np.asarray(column[start:stop])

@@ -237,12 +237,12 @@ class FileWriter:
         part), for ``rows`` rows; ValueError if they do not add up."""
         import numpy as np
 
-        from .content import PACKED, digest_stream, unpack_blob
+        from .content import PACKED, digest_stream, unpack_pieces
 
         def parts(conn: Connection, name: str) -> Iterator[bytes]:
             query = "SELECT data FROM packed WHERE name = ? ORDER BY part"
-            for (blob,) in conn.exec_driver_sql(query, (name,)):
-                yield unpack_blob(name, blob)
+            for (blob,) in conn.exec_driver_sql(query, (name,)).fetchall():
+                yield from unpack_pieces(name, blob)
 
         with self.engine.connect() as conn:
             columns = {name: (rows * np.dtype(dtype).itemsize, parts(conn, name)) for name, dtype in PACKED}
