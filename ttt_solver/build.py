@@ -6,7 +6,10 @@ command line. The variant is solved tier by tier into a scratch folder beside th
 (:mod:`ttt_solver.solver.solve`), merged into code order there, and written into a SQLite file
 in the same folder a block of rows at a time; the finished file is renamed over the target.
 A build that is stopped or killed leaves the folder, and the same build run again goes on
-from the last finished tier, merge block or block of rows. The ``moves`` table is written
+from the last finished tier, merge block or block of rows, once each is checked against the
+lengths and checksums recorded when it was finished (a damaged part is made again, and said);
+a resumed build's file is proved whole (``ttt-lookup verify``) before it is installed, and
+``force`` always starts over. The ``moves`` table is written
 only when it is small (:data:`MOVES_STORED_LIMIT`); bigger variants answer every question
 from ``positions``.
 """
@@ -88,7 +91,8 @@ def build(
     done, total)`` the work as it goes (a progress bar), ``writing(rows, total)`` each block of
     position rows written. ``tables``: the variant already solved
     (:func:`ttt_solver.solver.solve.solve_tables`), to write it again. ``memory``: the budget
-    in bytes (default: what the machine can spare, at most 8 GiB).
+    in bytes (default: what the machine can spare, at most 8 GiB). ``force``: replace a
+    target ttt-solver did not make, and start over, whatever a stopped build left.
     """
     from .builder.disk import check_room
     from .solver.scratch import locked, open_scratch

@@ -23,7 +23,11 @@ memory_option = click.option(
 
 @click.command()
 @target_options
-@click.option("--force", is_flag=True, help="Overwrite a target that ttt-solver did not make.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Overwrite a target that ttt-solver did not make; start over, not resuming a stopped build.",
+)
 @quiet_option
 @memory_option
 @output_options("json")
