@@ -246,11 +246,15 @@ def _merge(
     """Append the positions after the first ``written`` (in code order) to the merged files,
     recording after each block the rows merged and the files' lengths and checksums."""
     # The tiers hold disjoint codes, so a block of the code range is its tiers' slices,
-    # concatenated and sorted. Cut the range where about ``block`` rows have passed.
-    grid = np.unique(np.concatenate([part.code[:: max(1, block // 4)] for part in parts if len(part)]))
-    below = np.zeros(len(grid), dtype=np.int64)  # rows with a code below each grid point
-    for part in parts:
-        below += np.searchsorted(part.code, grid)
+    # concatenated and sorted. Cut the range where about ``block`` rows have passed, counted
+    # from every ``step``-th code of each tier (read from its files: strided reads through
+    # a memory map would map most of its pages).
+    step = max(1, block // 4)
+    samples = [_samples(part.code, step) for part in parts]
+    grid = np.unique(np.concatenate(samples))
+    below = np.zeros(len(grid), dtype=np.int64)  # about the rows with a code below each grid point
+    for sample in samples:
+        below += np.searchsorted(sample, grid) * step
     low: int | None = None
     files = []
     for name, dtype in COLUMNS:
@@ -292,9 +296,29 @@ def _merge(
     sync(folder)
 
 
+def _samples(code: np.ndarray, step: int) -> np.ndarray:
+    """Every ``step``-th code of a tier's code column, read a million rows at a time."""
+    piece = step * max(1, (1 << 20) // step)  # a whole number of steps
+    pieces = [read_slice(code, start, start + piece)[::step] for start in range(0, len(code), piece)]
+    return np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
+
+
 def _between(part: Solved, low: int | None, high: int | None) -> Solved:
     """The rows of a tier with codes from ``low`` to ``high``, read from its files (not through
     its memory maps, whose pages would count against the process until the merge ends)."""
-    start = 0 if low is None else int(np.searchsorted(part.code, low))
-    stop = len(part) if high is None else int(np.searchsorted(part.code, high))
+    start = 0 if low is None else _first_at_least(part.code, low)
+    stop = len(part) if high is None else _first_at_least(part.code, high)
     return Solved(*(read_slice(column, start, stop) for column in part))
+
+
+def _first_at_least(code: np.ndarray, value: int) -> int:
+    """The first row of an ascending code column with a code of at least ``value``: a binary
+    search over windows read from the file, never through its memory map."""
+    low, high = 0, len(code)
+    while high - low > 4096:
+        middle = (low + high) // 2
+        if int(read_slice(code, middle, middle + 1)[0]) < value:
+            low = middle + 1
+        else:
+            high = middle
+    return low + int(np.searchsorted(read_slice(code, low, high), value))
