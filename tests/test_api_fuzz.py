@@ -397,7 +397,7 @@ def check_answer(method: str, answer: Any, board: str, name: str, rng: Any) -> N
         assert not truth(board, name)[2]
     else:
         assert answer.board == board and (answer.value, answer.remoteness) == (value, plies)
-        assert set(answer.preferred) == preferred(board, name) and answer.preferred_moves == answer.preferred
+        assert set(answer.preferred_moves) == preferred(board, name)
 
 
 def check_batch(oracle: Oracle, name: str, method: str, boards: Any, rng: Any) -> None:

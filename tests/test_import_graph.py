@@ -80,8 +80,29 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_no_module_imports_itself_back():
     found = modules()
     graph = {name: imports(name, path, set(found)) for name, path in found.items()}
-    assert len(graph) > 80 and graph["ttt_solver.lookup.oracle"] >= {"ttt_solver.build", "ttt_solver.lookup.rows"}
+    assert len(graph) > 80 and graph["ttt_solver.lookup.oracle"] >= {"ttt_solver.lookup.rows"}
     assert cycles(graph) == []
+
+
+def reached(graph: dict[str, set[str]], start: str) -> set[str]:
+    """Every module ``start`` imports, directly or through others."""
+    found, todo = set(), [start]
+    while todo:
+        for other in graph[todo.pop()] - found:
+            found.add(other)
+            todo.append(other)
+    return found
+
+
+def test_the_read_layer_never_imports_the_builder():
+    """Reading never builds: no lookup module, nor the audit, reaches the build code."""
+    found = modules()
+    graph = {name: imports(name, path, set(found)) for name, path in found.items()}
+    builder = {name for name in found if name == "ttt_solver.build" or name.startswith("ttt_solver.builder")}
+    readers = [name for name in found if name.startswith(("ttt_solver.lookup", "ttt_solver.audit", "ttt_solver.store"))]
+    assert "ttt_solver.lookup.oracle" in readers and "ttt_solver.lookup.verify" in readers
+    assert "ttt_solver.builder.first_use" in builder
+    assert {name: sorted(reached(graph, name) & builder) for name in readers if reached(graph, name) & builder} == {}
 
 
 def test_a_circle_is_found():

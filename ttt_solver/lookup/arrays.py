@@ -56,27 +56,6 @@ class Arrays:
         }
 
 
-class ArrayRows:
-    """Rows held in memory: from solved tables, or from the recursive solver."""
-
-    def __init__(self, arrays: Arrays, location: str = "<memory>") -> None:
-        self.variant = arrays.variant
-        self.location = location
-        self._arrays = arrays
-
-    def fetch(self, codes: Collection[int]) -> dict[int, Row]:
-        return self._arrays.fetch(codes)
-
-    def arrays(self) -> Arrays:
-        return self._arrays
-
-    def rebuild_hint(self) -> str:
-        return "solve the variant again"
-
-    def close(self) -> None:
-        pass
-
-
 def unpack(packed: dict[str, tuple[str, list[bytes]]], variant: Variant, meta: dict[str, str]) -> Arrays:
     """The packed arrays as :class:`Arrays`, their digest and row count checked against the
     meta table; ValueError saying what is wrong."""

@@ -170,9 +170,9 @@ def load_stats(db: str | Path, variant: Variant = STANDARD) -> Stats:
 def stats_of(source: DatabaseRows) -> Stats:
     """The counts of a database: from its arrays, or for a big one from its cache folder
     (counted there once, from the memory-mapped arrays: a minute for 4x5)."""
-    from .mapped import cached, is_big, mapped_arrays
+    from .mapped import cached, mapped_arrays
 
-    if not is_big(source):
+    if not source.big:
         return compute(source.arrays())
     try:
         return Stats.from_dict(cached(source, "stats.json", lambda: compute(mapped_arrays(source)).to_dict()))
