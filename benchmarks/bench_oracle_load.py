@@ -62,7 +62,7 @@ def measure(checkout: str, folder: str, variant: str, what: str) -> object:
     env = {**os.environ, "PYTHONPATH": checkout}
     done = subprocess.run(
         [sys.executable, "-c", CHILD, folder, variant, what],
-        capture_output=True, text=True, env=env, cwd=folder,  # not the caller's folder: a checkout
+        capture_output=True, text=True, env=env, cwd=folder, check=False,  # cwd: not a checkout
     )  # fmt: skip
     if done.returncode:
         raise SystemExit(f"the measurement failed under {checkout}:\n{done.stderr}")

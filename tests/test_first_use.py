@@ -11,7 +11,7 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
-from ttt_solver import Oracle, paths
+from ttt_solver import Oracle
 from ttt_solver.builder import first_use
 from ttt_solver.builder.first_use import FIRST_USE_CELLS, FirstUseBuild, default_database, shared_oracle
 from ttt_solver.cli import cli
@@ -20,6 +20,7 @@ from ttt_solver.game.variant import Variant
 from ttt_solver.lookup.position import Position
 from ttt_solver.players.agents import make_agent
 from ttt_solver.solver.tiers import tiers
+from ttt_solver.store import paths
 from ttt_solver.store.build_cost import estimate, tier_boards
 
 BIG = "3x6k4"  # 18 cells: 22 s, 1.3 GB of memory and 1.2 GB of scratch to build

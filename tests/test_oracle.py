@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import reference
 
-from ttt_solver import Oracle, paths
+from ttt_solver import Oracle
 from ttt_solver.builder.first_use import FirstUseBuild, shared_oracle
 from ttt_solver.errors import DatabaseError, DatabaseMissingError, GameOverError, InvalidBoardError
 from ttt_solver.game import board as rules
@@ -18,6 +18,7 @@ from ttt_solver.game import codec
 from ttt_solver.game.board import Board
 from ttt_solver.game.variant import STANDARD
 from ttt_solver.solver.reference import rank, solve
+from ttt_solver.store import paths
 
 LEGAL = rules.all_boards()
 

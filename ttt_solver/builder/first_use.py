@@ -18,12 +18,12 @@ import os
 import warnings
 from collections.abc import Callable
 
-from ..build import build
 from ..game.variant import STANDARD, Variant
 from ..lookup.oracle import Oracle
-from ..paths import database_file
 from ..store import Target
 from ..store.build_cost import missing_default
+from ..store.paths import database_file
+from .build import build
 
 FIRST_USE_CELLS = 16
 """The most cells of a variant built on first use (4x4: 1.2 million rows in about 2 s)."""

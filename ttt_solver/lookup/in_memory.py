@@ -2,7 +2,7 @@
 
 The arrays come from a database (:meth:`InMemory.from_database`: the packed arrays, their
 content digest checked) or from solved tables. A small variant's table (up to
-:data:`~.rows.SMALL_ROWS` rows) is also proved whole against the rules at load, which costs
+:data:`~ttt_solver.audit.SMALL_ROWS` rows) is also proved whole against the rules at load, which costs
 milliseconds; resolving every real board up front would cost seconds (3x4k3: 2.6 s), so each
 board is resolved from the arrays the first time it is asked for (the oracle keeps it).
 """
@@ -12,16 +12,17 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
-from ..game import codec
+from ..audit import SMALL_ROWS
+from ..game.array_rules import decode_texts
 from ..game.symmetry import images
-from .arrays import Arrays
+from ..store.arrays import Arrays
 from .proof import resolve
-from .rows import SMALL_ROWS, DatabaseRows
+from .rows import DatabaseRows
 from .tables import BatchTables
 
 if TYPE_CHECKING:
+    from ..store.content import Row
     from .position import Position
-    from .proof import Row
 
 
 class InMemory:
@@ -69,7 +70,7 @@ def every_position(arrays: Arrays, location: str, hint: str) -> dict[str, Positi
         return {code: every[code] for code in codes if code in every}
 
     found: dict[str, Position] = {}
-    for text in codec.decode_texts(arrays.code, arrays.variant):
+    for text in decode_texts(arrays.code, arrays.variant):
         for image in images(text, arrays.variant):
             if image not in found:
                 found[image] = resolve(image, arrays.variant, fetch, location, lambda: hint, prove=False)

@@ -18,20 +18,21 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
+from ..audit import SMALL_ROWS
 from ..errors import GameOverError, InvalidBoardError, InvalidVariantError
 from ..game import board as rules
 from ..game import codec
 from ..game.variant import STANDARD, Variant
-from ..memory import memory_is_an_error
+from ..system.memory import memory_is_an_error
 from .position import Move, Position
-from .rows import SMALL_ROWS, DatabaseRows
+from .rows import DatabaseRows
 
 if TYPE_CHECKING:
     from os import PathLike
 
     from ..solver.reference import Solution
     from ..solver.solve import Tables
-    from .arrays import Arrays
+    from ..store.arrays import Arrays
     from .source import RowSource
     from .tables import BatchTables
 
@@ -83,7 +84,7 @@ class Oracle:
         try:
             database = DatabaseRows(reader, given or Variant.parse(reader.variant_name))
             if verify:
-                from .verify import verify_source
+                from ..audit.verify import verify_source
 
                 verify_source(database).raise_for_contradictions()
             return cls(_source(database, eager))
@@ -94,7 +95,7 @@ class Oracle:
     @classmethod
     def from_tables(cls, tables: Tables) -> Oracle:
         """An oracle straight from :func:`ttt_solver.solver.solve.solve_tables`, with no database."""
-        from .arrays import Arrays
+        from ..store.arrays import Arrays
         from .in_memory import InMemory
 
         return cls(InMemory(Arrays.from_tables(tables)))
@@ -104,7 +105,7 @@ class Oracle:
         """An oracle straight from the recursive solver :func:`ttt_solver.solver.reference.solve`."""
         import numpy as np
 
-        from .arrays import Arrays
+        from ..store.arrays import Arrays
         from .in_memory import InMemory
 
         texts = sorted(solutions, key=codec.encode)

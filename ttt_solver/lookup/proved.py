@@ -15,7 +15,7 @@ from .proof import resolve
 from .rows import DatabaseRows
 
 if TYPE_CHECKING:
-    from .arrays import Arrays
+    from ..store.arrays import Arrays
     from .position import Position
     from .tables import BatchTables
 

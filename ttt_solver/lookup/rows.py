@@ -15,19 +15,12 @@ from typing import TYPE_CHECKING
 from ..errors import DatabaseError
 from ..game.variant import Variant
 from ..store import number_in
-from .proof import Row, cells_of
+from ..store.content import Row, cells_of
 
 if TYPE_CHECKING:
+    from ..store.arrays import Arrays
     from ..store.reader import Reader
-    from .arrays import Arrays
 
-
-SMALL_ROWS = 100_000
-"""Most canonical rows whose table an in-memory oracle (:mod:`.in_memory`) proves whole at load
-(3x3: 765 rows in a few milliseconds; 3x4k3: 28,275 in some 30 ms), and that
-``all_positions()`` resolves board by board; a named query's check (:mod:`.verify`) proves as
-many. Bigger variants (4x4: 1.2 million) rely on the digest of their arrays until a batch
-lookup proves them."""
 
 EAGER_ROWS = 1 << 24
 """Most canonical rows an eager load reads into memory (4x4: 1.2 million; 4x5: 170 million):
@@ -86,7 +79,7 @@ class DatabaseRows:
         return self._arrays
 
     def _load_arrays(self) -> Arrays:
-        from .arrays import unpack
+        from ..store.arrays import unpack
 
         try:
             return unpack(self.reader.packed(), self.variant, self.meta)

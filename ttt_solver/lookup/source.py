@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from ..game.variant import Variant
-    from .arrays import Arrays
+    from ..store.arrays import Arrays
     from .position import Position
     from .rows import DatabaseRows
     from .tables import BatchTables

@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from ..errors import DatabaseMissingError
 from ..game.variant import STANDARD, Variant
-from ..paths import database_file
+from .paths import database_file
 
 
 class Cost(NamedTuple):
