@@ -159,3 +159,10 @@ def test_the_estimate_gives_back_the_measured_builds():
     assert (round(three_six.seconds, 1), three_six.scratch, three_six.file) == (22.5, 1_200_000_000, 342_000_000)
     assert (round(four_five.seconds), four_five.memory, four_five.file) == (196, 4_500_000_000, 3_100_000_000)
     assert estimate(Variant.parse("6x3k4")) == three_six  # the same board turned
+
+
+def test_a_source_checkout_keeps_its_databases_in_its_data_folder():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(paths.__file__)))
+    checkout = os.path.dirname(root)
+    if os.path.isfile(os.path.join(checkout, "build_db.py")):  # not an installed copy
+        assert paths.data_folder() == os.path.join(checkout, "data")

@@ -2,7 +2,7 @@
 
 :class:`DatabaseRows` answers ``fetch(codes)`` with the rows of those canonical codes (as
 :class:`Row`, one indexed query) and ``arrays()`` with every row as compact numpy arrays
-(:class:`~.arrays.Arrays`, read once, the digest checked). The oracle's sources
+(:class:`~ttt_solver.store.arrays.Arrays`, read once, the digest checked). The oracle's sources
 (:mod:`.source`) and ``verify`` read a database through it. This module stays free of numpy:
 the command line's lookups import it.
 """
