@@ -121,6 +121,16 @@ def test_one_load_serves_every_bot_and_environment_of_a_process(data, db_path):
     assert shared_oracle(db=str(db_path)) is shared_oracle(Variant.parse("3x3"), str(db_path))
 
 
+def test_environments_share_the_players_load(data, db_path):
+    pytest.importorskip("gymnasium", reason="the environments need the [rl] extra")
+    from ttt_solver.envs import TicTacToeEnv
+
+    data.mkdir()
+    shutil.copyfile(db_path, data / "ttt.sqlite")
+    env, other = TicTacToeEnv(), TicTacToeEnv("perfect:0.8")
+    assert env.opponent.oracle is other.opponent.oracle is make_agent("perfect").oracle
+
+
 def test_a_path_alone_loads_the_variant_the_file_holds(db_4x4, db_path):
     with Oracle.load(db_4x4) as oracle:
         assert oracle.variant.name == "4x4" and oracle.value("." * 16) == 0
