@@ -176,3 +176,15 @@ def test_a_source_checkout_keeps_its_databases_in_its_data_folder():
     checkout = os.path.dirname(root)
     if os.path.isfile(os.path.join(checkout, "build_db.py")):  # not an installed copy
         assert paths.data_folder() == os.path.join(checkout, "data")
+
+
+def test_a_path_alone_whose_meta_names_no_variant_is_a_database_error(db_path, tmp_path):
+    import sqlite3
+    from contextlib import closing
+
+    copy = tmp_path / "copy.sqlite"
+    shutil.copyfile(db_path, copy)
+    with closing(sqlite3.connect(copy)) as conn, conn:
+        conn.execute("UPDATE meta SET value = '0' WHERE key = 'variant'")
+    with pytest.raises(DatabaseError, match="holds variant '0', not '3x3'"):
+        Oracle.load(copy)

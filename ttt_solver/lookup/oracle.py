@@ -81,6 +81,9 @@ class Oracle:
         given = variant if isinstance(variant, Variant) or variant is None else Variant.parse(variant)
         target = Target.parse(db if db is not None else existing_default(given or STANDARD))
         reader = Reader(target, None if given is None else given.name)
+        if given is None and not _names_a_variant(reader.variant_name):
+            reader.close()  # a damaged meta table: opened as 3x3, the reader says what it holds instead
+            reader = Reader(target, STANDARD.name)
         try:
             database = DatabaseRows(reader, given or Variant.parse(reader.variant_name))
             if verify:
@@ -281,6 +284,14 @@ class Oracle:
 
     def __repr__(self) -> str:
         return f"Oracle(variant={self.variant.name!r}, source={self.location!r})"
+
+
+def _names_a_variant(name: str) -> bool:
+    try:
+        Variant.parse(name)
+    except InvalidVariantError:
+        return False
+    return True
 
 
 def _source(database: DatabaseRows, eager: bool) -> RowSource:
