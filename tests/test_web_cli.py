@@ -51,7 +51,6 @@ def test_serve_binds_to_127_0_0_1_by_default_and_serves_the_given_database(db_pa
 def test_serve_without_the_web_extra_names_it_and_how_to_install_it(monkeypatch, started):
     monkeypatch.setitem(sys.modules, "uvicorn", None)  # as if it were not installed
     monkeypatch.delitem(sys.modules, "ttt_solver.web.server", raising=False)
-    monkeypatch.delitem(sys.modules, "ttt_solver.web.protocol", raising=False)
     result = CliRunner().invoke(cli, ["serve"])
     assert result.exit_code == 2
     assert result.stderr == (
