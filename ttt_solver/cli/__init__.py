@@ -37,6 +37,7 @@ COMMAND_MODULES = {
     "arena": ("compare", "tournament"),
     "database": ("build", "verify"),
     "serve": ("serve",),
+    "cache": ("cache",),
 }
 
 
