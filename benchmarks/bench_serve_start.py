@@ -90,12 +90,17 @@ def main() -> None:
             health, _ = _until(base + "/health", started, args.seconds)
             print(f"/health first answered after {health:.2f} s; RSS {_rss_mb(server.pid):.0f} MB")
             first, seen = _until(base + "/api/v1/3x3?board=X...O....", started, args.seconds)
-            print(f"a 3x3 position first answered after {first:.2f} s (before that: {seen}); RSS {_rss_mb(server.pid):.0f} MB")
+            print(
+                f"a 3x3 position first answered after {first:.2f} s (before that: {seen}); RSS {_rss_mb(server.pid):.0f} MB;"
+                f" cache folder {_folder_mb(Path(tmp) / 'cache'):.0f} MB"
+            )
             for variant in variants:
                 cells = Variant.parse(variant).cells
                 done, seen = _until(f"{base}/api/v1/{variant}?board={'.' * cells}", started, args.seconds)
-                print(f"a {variant} position first answered after {done:.2f} s (before that: {seen});"
-                      f" RSS {_rss_mb(server.pid):.0f} MB")
+                print(
+                    f"a {variant} position first answered after {done:.2f} s (before that: {seen});"
+                    f" RSS {_rss_mb(server.pid):.0f} MB"
+                )
             print(f"cache folder: {_folder_mb(Path(tmp) / 'cache'):.0f} MB")
         finally:
             server.terminate()

@@ -111,7 +111,10 @@ def test_serve_on_port_0_prints_the_real_address_and_logs_requests_when_asked(db
             with urllib.request.urlopen(found.group(1) + "api/v1/3x3?board=X...O....", timeout=10) as response:
                 assert response.status == 200
             lines = [server.stderr.readline() for _ in range(3)]  # the database opened on first use, with progress
-            assert lines[0] == f"ttt-lookup serve: loading 3x3 from {db_path}: proving its 765 positions for batch lookups\n"
+            assert (
+                lines[0]
+                == f"ttt-lookup serve: loading 3x3 from {db_path}: proving its 765 positions for batch lookups\n"
+            )
             assert re.fullmatch(r"ttt-lookup serve: 3x3 ready \(\d+\.\d s\)\n", lines[1]), lines
             assert '"GET /api/v1/3x3?board=X...O.... HTTP/1.1" 200' in lines[2], lines
         finally:
@@ -229,7 +232,9 @@ def test_serve_with_no_flags_opens_each_variant_when_first_asked(db_path, varian
     ready, loading, loaded = said.splitlines()
     assert re.fullmatch(r"ttt-lookup serve: 3x3, 3x3-misere on http://127\.0\.0\.1:\d+/ \(Ctrl-C stops\)", ready)
     database = tmp_path / "3x3-misere.sqlite"
-    assert loading == f"ttt-lookup serve: loading 3x3-misere from {database}: proving its 765 positions for batch lookups"
+    assert (
+        loading == f"ttt-lookup serve: loading 3x3-misere from {database}: proving its 765 positions for batch lookups"
+    )
     assert re.fullmatch(r"ttt-lookup serve: 3x3-misere ready \(\d+\.\d s\)", loaded)
     before, misere, after, missing = found
     assert [(v["name"], v["status"], v["meta"]) for v in before[1]["variants"]] == [
@@ -238,7 +243,10 @@ def test_serve_with_no_flags_opens_each_variant_when_first_asked(db_path, varian
     ]
     assert misere[0] == 200 and misere[1]["board"] == "....X...."
     assert [(v["name"], v["status"]) for v in after[1]["variants"]] == [("3x3", "not loaded"), ("3x3-misere", "ready")]
-    assert missing == [404, {"error": f"no database for variant '4x4' in {tmp_path}: build it with: ttt-lookup build --variant 4x4"}]
+    assert missing == [
+        404,
+        {"error": f"no database for variant '4x4' in {tmp_path}: build it with: ttt-lookup build --variant 4x4"},
+    ]
     assert builder == []
 
 

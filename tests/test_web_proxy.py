@@ -86,13 +86,17 @@ def proxy(db_path, tmp_path_factory):
         )
         http_port, https_port = free_port(), free_port()
         (tmp / "site.conf").write_text(site_config(int(found.group(1)), http_port, https_port, cert, key))
-        temp = "".join(f"{kind}_temp_path {tmp / kind};\n" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+        temp = "".join(
+            f"{kind}_temp_path {tmp / kind};\n" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+        )
         (tmp / "nginx.conf").write_text(
             f"daemon off;\nworker_processes 1;\npid {tmp / 'nginx.pid'};\nerror_log {tmp / 'error.log'};\n"
             f"events {{ worker_connections 256; }}\n"
             f"http {{\n{temp}access_log off;\ninclude {tmp / 'site.conf'};\n}}\n"
         )
-        checked = subprocess.run([NGINX, "-t", "-p", str(tmp), "-c", str(tmp / "nginx.conf")], capture_output=True, text=True)
+        checked = subprocess.run(
+            [NGINX, "-t", "-p", str(tmp), "-c", str(tmp / "nginx.conf")], check=False, capture_output=True, text=True
+        )
         assert checked.returncode == 0, checked.stderr
         nginx = subprocess.Popen([NGINX, "-p", str(tmp), "-c", str(tmp / "nginx.conf")], stderr=subprocess.PIPE)
         wait_for_port(https_port, nginx, "nginx")
@@ -134,7 +138,7 @@ def test_the_proxy_limits_each_address_to_20_requests_a_second_in_json(proxy):
     answers = [ask(conn, "GET", BOARD) for _ in range(100)]  # in well under the 3 s that would allow them
     statuses = [status for status, _, _ in answers]
     assert set(statuses) == {200, 429} and 40 <= statuses.count(200) < 100, statuses
-    status, headers, body = next(answer for answer in answers if answer[0] == 429)
+    _status, headers, body = next(answer for answer in answers if answer[0] == 429)
     assert headers["content-type"] == "application/json" and headers["retry-after"] == "1"
     assert json.loads(body) == {"error": "too many requests from this address: at most 20 a second; try again shortly"}
 
@@ -142,6 +146,8 @@ def test_the_proxy_limits_each_address_to_20_requests_a_second_in_json(proxy):
 def test_the_proxy_refuses_a_body_over_1_mib_before_the_server_in_json(proxy):
     time.sleep(2.5)
     huge = b'{"boards": ["' + b"X" * (2 << 20) + b'"]}'
-    status, headers, body = ask(connect(proxy[0]), "POST", "/api/v1/3x3/batch", huge, **{"Content-Type": "application/json"})
+    status, headers, body = ask(
+        connect(proxy[0]), "POST", "/api/v1/3x3/batch", huge, **{"Content-Type": "application/json"}
+    )
     assert status == 413 and headers["content-type"] == "application/json"
     assert json.loads(body) == {"error": "request body too large: the limit is 1,048,576 bytes"}

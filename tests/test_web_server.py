@@ -154,12 +154,15 @@ def test_the_web_package_uses_no_private_module_of_a_server():
             for name in names:
                 top = name.split(".")[0]
                 if top in ("uvicorn", "hypercorn", "granian", "httptools", "h11") and (
-                    ".protocols" in name or any(part.startswith("_") for part in name.split("."))
+                    ".protocols" in name
+                    or any(part.startswith("_") for part in name.split("."))
                     or top in ("httptools", "h11")
                 ):
                     found.append(f"{path.name}: {name}")
             if isinstance(node, ast.ClassDef):
-                found += [f"{path.name}: {node.name}({ast.unparse(b)})" for b in node.bases if "Protocol" in ast.unparse(b)]
+                found += [
+                    f"{path.name}: {node.name}({ast.unparse(b)})" for b in node.bases if "Protocol" in ast.unparse(b)
+                ]
     assert found == []
 
 

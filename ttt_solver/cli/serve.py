@@ -137,4 +137,5 @@ def serve(
     finally:
         sock.close()
 
+
 COMMANDS = [serve]

@@ -1,6 +1,6 @@
 """The HTTP API and the explorer page, as a FastAPI app over the served databases.
 
-``create_app(variants)`` takes the variants to serve: a :class:`~.watch.Registry` (each
+``create_app(served)`` takes the variants to serve: a :class:`~.watch.Registry` (each
 database opened when its variant is first asked for, in a thread, the variant answered
 "loading" meanwhile), or databases already opened. It opens a database again when the file
 changed under it (:mod:`.watch`), and never builds or writes one. Values are +1 win, 0 draw,
@@ -73,7 +73,7 @@ def _not_modified(request: Request, etag: str) -> bool:
 
 
 def create_app(
-    variants: Registry | Mapping[str, data.Served],
+    served: Registry | Mapping[str, data.Served],
     *,
     time_limit: float = 10.0,
     max_body: int = MAX_BODY_BYTES,
@@ -81,7 +81,7 @@ def create_app(
     check_interval: float = 1.0,
     cors_origins: Sequence[str] = (),
 ) -> FastAPI:
-    """The app serving ``variants`` (a registry, or variant name -> opened database);
+    """The app serving ``served`` (a registry, or variant name -> opened database);
     ``time_limit`` (seconds) bounds a batch, ``max_body`` (bytes) a request body,
     ``cache_bytes`` the answers kept (0: none); each opened database is checked for changes at
     most every ``check_interval`` seconds (see :mod:`.watch`; a registry has its own);
@@ -96,7 +96,7 @@ def create_app(
         redoc_url=None,
         redirect_slashes=False,  # its redirects name the Host header's host; Rewrite answers in place
     )
-    registry = variants if isinstance(variants, Registry) else Registry.of_opened(variants.values(), check_interval)
+    registry = served if isinstance(served, Registry) else Registry.of_opened(served.values(), check_interval)
     errors.install(app)
     app.add_middleware(ResponseCache, registry=registry, prefix=f"{API}/", max_bytes=cache_bytes)
     app.add_middleware(RequestLimits, max_body=max_body, max_query=MAX_QUERY_BYTES)

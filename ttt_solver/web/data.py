@@ -18,12 +18,12 @@ from typing import Any
 
 import numpy as np
 
+from .. import paths
 from ..errors import DatabaseError, InvalidBoardError, InvalidVariantError
 from ..game import board as rules
 from ..game.variant import STANDARD, Variant
 from ..lookup.analysis import analyze
 from ..lookup.oracle import Oracle
-from .. import paths
 from ..store import Target, number_in
 from ..store.reader import Reader, held_variant
 

@@ -204,4 +204,3 @@ class Registry:
 
     def names(self) -> list[str]:
         return [one.name for one in self.listed()]
-
