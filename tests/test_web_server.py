@@ -46,20 +46,9 @@ class Stub:
             self.release = self.release or asyncio.Event()
             self.holding += 1
             await self.release.wait()
-        body = b"x" * (8 << 20) if scope["path"] == "/big" else b"ok"
+        body = b"ok"
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"%d" % len(body))]})
         await send({"type": "http.response.body", "body": body})
-
-
-def json_refusal(raw: bytes, status: int) -> str:
-    """The message of a JSON error response."""
-    found, headers, body = parse_response(raw)
-    assert found == status, raw[:300]
-    assert headers["content-type"] == "application/json", headers
-    assert int(headers["content-length"]) == len(body)
-    (message,) = json.loads(body).values()
-    assert set(json.loads(body)) == {"error"}
-    return message
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ..errors import DatabaseError, InvalidVariantError, TTTError
-from ..game.variant import Variant
+from ..game.variant import STANDARD, Variant
 from . import data
 
 _SPELLINGS = 1024  # spellings of served variants' names remembered
@@ -182,10 +182,12 @@ class Registry:
     def listed(self) -> list[Watched]:
         """The variants that have a database and can be served now or once opened, in the
         order given (the data folder's: 3x3 first, then by name)."""
+        ordered = list(self.watched.values())
         if self.folder:
             for variant, database in data.folder_databases():
                 self.watched.setdefault(variant.name, Watched(variant, database, self.interval, self.progress))
-        return [one for one in self.watched.values() if one.failure is None]
+            ordered = sorted(self.watched.values(), key=lambda one: (one.variant != STANDARD, one.name))
+        return [one for one in ordered if one.failure is None]
 
     def describe(self) -> list[dict[str, Any]]:
         """The entries of ``GET /api/v1/variants``: a ready variant's meta table and statistics,
@@ -197,10 +199,3 @@ class Registry:
             else:
                 found.append({**data.geometry(one.variant), "status": one.status, "meta": None, "stats": None})
         return found
-
-    def available(self) -> list[data.Served]:
-        """The variants open and servable now."""
-        return [one.served for one in self.listed() if one.served is not None]
-
-    def names(self) -> list[str]:
-        return [one.name for one in self.listed()]
