@@ -191,7 +191,7 @@ def serve_in_a_child(data_folder, requests: list[str]) -> list:
     code = f"""
 import json, sys
 from fastapi.testclient import TestClient
-from ttt_solver import paths
+from ttt_solver.store import paths
 from ttt_solver.web import server
 
 paths.data_folder = lambda: {str(data_folder)!r}
@@ -251,7 +251,7 @@ def test_serve_with_no_flags_opens_each_variant_when_first_asked(db_path, varian
 
 
 def test_serve_variant_names_default_databases(db_path, tmp_path, monkeypatch, started):
-    from ttt_solver import paths
+    from ttt_solver.store import paths
 
     monkeypatch.setattr(paths, "data_folder", lambda: str(tmp_path))
     shutil.copy(db_path, tmp_path / "ttt.sqlite")

@@ -46,7 +46,7 @@ class CacheError(TTTError):
 class NotEnoughMemoryError(TTTError, MemoryError):
     """The process ran out of memory, or of address space under a limit such as ``ulimit -v``
     (a MemoryError too, so code that catches MemoryError still catches it; see
-    :mod:`ttt_solver.memory`)."""
+    :mod:`ttt_solver.system.memory`)."""
 
 
 class InvalidAgentError(TTTError, ValueError):

@@ -1,16 +1,16 @@
 """``cache``: what the cache folder holds, and clearing it.
 
-Whole-table work on a big database (the batch lookups, ``stats``) reads memory-mapped copies of
-its packed arrays, written once per database content into the cache folder (see
-:mod:`ttt_solver.lookup.mapped`); they can take hundreds of megabytes and are only ever a
-saving of time, so removing them is always safe.
+Whole-table work on a big database (the batch lookups, ``stats``, ``verify``) keeps what it
+made once per database content in the cache folder (see :mod:`ttt_solver.store.cache_folder`):
+memory-mapped arrays can take hundreds of megabytes. They only ever save time, so removing
+them is always safe.
 """
 
 from __future__ import annotations
 
 import click
 
-from ..lookup.mapped import CacheEntry, cache_entries, cache_folder, clear_cache
+from ..store.cache_folder import CacheEntry, cache_entries, cache_folder, clear_cache
 from .output import echo_json, output_options
 
 

@@ -14,17 +14,14 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
-from contextlib import suppress
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import CacheError
 from ..store import number_in
+from ..store.arrays import Arrays
+from ..store.cache_folder import content_folder
 from ..store.content import PACKED, Hashes, unpack_blob
-from .arrays import Arrays
 
 if TYPE_CHECKING:
     from .rows import DatabaseRows
@@ -39,84 +36,8 @@ def is_big(source: DatabaseRows) -> bool:
     return (number_in(source.meta.get("positions")) or 0) > EAGER_ROWS
 
 
-def cached(source: DatabaseRows, name: str, make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """``make()``, kept as JSON in the database's cache folder (made once per content digest;
-    made every time where the cache folder cannot be written: it only saves time)."""
-    import json
-
-    path = os.path.join(_folder(source), name)
-    try:
-        with open(path) as file:
-            found: dict[str, Any] = json.load(file)
-            return found
-    except (OSError, ValueError):
-        pass
-    made = make()
-    partial = f"{path}.{os.getpid()}.part"
-    try:
-        os.makedirs(_folder(source), exist_ok=True)
-        with open(partial, "w") as file:
-            json.dump(made, file)
-        os.replace(partial, path)
-    except OSError:  # a read-only home, a full disk, XDG_CACHE_HOME naming a file
-        with suppress(OSError):
-            os.remove(partial)
-    return made
-
-
-def cache_folder() -> str:
-    """Where the memory-mapped arrays and the numbers kept per database content are written."""
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    root = base if os.path.isabs(base) else os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(root, "ttt-solver")
-
-
-@dataclass(frozen=True)
-class CacheEntry:
-    """One thing in the cache folder (a database content's folder, or a left-over file) and
-    the bytes of its files."""
-
-    name: str
-    size: int
-
-
-def cache_entries() -> list[CacheEntry]:
-    """What the cache folder holds, by name (none if there is no folder); CacheError if it
-    cannot be read."""
-    folder = cache_folder()
-    if not os.path.lexists(folder):
-        return []
-    try:
-        return [CacheEntry(name, _bytes_in(os.path.join(folder, name))) for name in sorted(os.listdir(folder))]
-    except OSError as error:
-        raise CacheError(f"cannot read the cache folder {folder!r}: {error.strerror or error}") from None
-
-
-def clear_cache() -> list[CacheEntry]:
-    """Remove the cache folder and everything in it; what it held. Only time is lost: what a
-    database needs is written again on its next use. CacheError if it cannot be removed."""
-    folder = cache_folder()
-    held = cache_entries()
-    if not os.path.lexists(folder):
-        return held
-    try:
-        if os.path.isdir(folder) and not os.path.islink(folder):
-            shutil.rmtree(folder)
-        else:
-            os.remove(folder)
-    except OSError as error:
-        raise CacheError(f"cannot remove the cache folder {folder!r}: {error.strerror or error}") from None
-    return held
-
-
-def _bytes_in(path: str) -> int:
-    if not os.path.isdir(path) or os.path.islink(path):
-        return os.lstat(path).st_size
-    return sum(os.lstat(os.path.join(top, name)).st_size for top, _dirs, names in os.walk(path) for name in names)
-
-
 def _folder(source: DatabaseRows) -> str:
-    return os.path.join(cache_folder(), f"{source.variant.name}-{source.meta.get('digest', '')[:24]}")
+    return content_folder(source.variant.name, source.meta.get("digest", ""))
 
 
 def mapped_arrays(source: DatabaseRows) -> Arrays:

@@ -18,13 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import paths
 from ..errors import DatabaseError, InvalidBoardError, InvalidVariantError
 from ..game import board as rules
 from ..game.variant import STANDARD, Variant
 from ..lookup.analysis import analyze
 from ..lookup.oracle import Oracle
-from ..store import Target, number_in
+from ..store import Target, number_in, paths
 from ..store.reader import Reader, held_variant
 
 _TO_NUMBER = np.zeros(256, dtype=np.int8)
