@@ -7,7 +7,7 @@ changed under it (:mod:`.watch`), and never builds or writes one. Values are +1 
 -1 loss for the side to move.
 
 Answers for one database content never change: every position carries the content digest as
-its ETag, and :class:`~ttt_solver.web.cache.ResponseCache` keeps successful answers as bytes.
+its ETag, and :class:`~ttt_solver.web.response_cache.ResponseCache` keeps successful answers as bytes.
 In front of the app: :class:`~.rewrite.Rewrite` (HEAD, trailing slashes),
 :class:`~.limits.RequestLimits` (query and body sizes), the cache, and CORS when asked for.
 """
@@ -32,10 +32,10 @@ from starlette.responses import Response
 
 from ..version import __version__
 from . import data, errors
-from .cache import ResponseCache
 from .cors import JsonCors
 from .limits import RequestLimits
 from .models import BatchIn, BatchOut, ErrorOut, HealthOut, PositionOut, VariantsOut
+from .response_cache import ResponseCache
 from .rewrite import Rewrite
 from .watch import Loading, Registry
 
