@@ -1,8 +1,9 @@
 """The reverse proxy of ``docs/deploy.md``: nginx started with the sample configuration
 ``docs/deploy/nginx.conf`` (only its ports and certificate paths changed: a self-signed one on
 loopback ports) in front of a real ``ttt-lookup serve``. A lookup goes through it over TLS, plain
-HTTP is redirected to HTTPS, and two limits only the proxy enforces answer in the API's JSON
-error shape: the per-address request rate (429) and the body size (413, before the server)."""
+HTTP is redirected to HTTPS, and what only the proxy enforces answers in the API's JSON error
+shape: the per-address request rate (429), the body size (413, before the server), a malformed
+request (400) and a request line over 8 KB (414)."""
 
 from __future__ import annotations
 
@@ -151,3 +152,25 @@ def test_the_proxy_refuses_a_body_over_1_mib_before_the_server_in_json(proxy):
     )
     assert status == 413 and headers["content-type"] == "application/json"
     assert json.loads(body) == {"error": "request body too large: the limit is 1,048,576 bytes"}
+
+
+@pytest.mark.parametrize(
+    ("request_bytes", "status", "message"),
+    [
+        (b"GET /health HTTP/1.1\r\nHost: example.org\r\nX-Nul: a\x00b\r\n\r\n", 400, "malformed HTTP request"),
+        (b"GET /?" + b"j" * 10_000 + b" HTTP/1.1\r\nHost: example.org\r\n\r\n", 414, "the request line is too long"),
+    ],
+)
+def test_what_the_proxy_refuses_itself_is_json(proxy, request_bytes, status, message):
+    """The parser's refusals, plain text from uvicorn alone, are JSON through the proxy."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    with socket.create_connection(("127.0.0.1", proxy[0]), timeout=10) as raw, context.wrap_socket(raw) as sock:
+        sock.sendall(request_bytes)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.split(b" ")[1] == str(status).encode() and b"application/json" in head.lower(), head
+    assert json.loads(body)["error"].startswith(message)
