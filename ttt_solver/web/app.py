@@ -103,15 +103,15 @@ def create_app(
     app.add_middleware(Rewrite)
     if cors_origins:
         app.add_middleware(JsonCors, origins=cors_origins)
-    listing: dict[tuple[int, ...], tuple[bytes, str]] = {}
+    listing: dict[tuple[tuple[str, str, int], ...], tuple[bytes, str]] = {}
 
     def variants_listing() -> tuple[bytes, str]:
         """The body and ETag of the variant list, for the copies served now."""
         listed = registry.listed()
-        key = tuple(hash((one.name, one.status, one.served and one.served.serial)) for one in listed)
+        key = tuple((one.name, one.status, one.served.serial if one.served else 0) for one in listed)
         if key not in listing:
             listing.clear()
-            body = _dumps({"variants": registry.describe()})
+            body = _dumps({"variants": [one.describe() for one in listed]})
             tags = [one.served.etag.strip('"')[:12] if one.served else f"{one.name}-{one.status}" for one in listed]
             listing[key] = body, '"' + "-".join(tags).replace(" ", "_") + '"'
         return listing[key]

@@ -74,6 +74,14 @@ class Watched:
             return "ready"
         return "loading" if self._busy.locked() else "not loaded"
 
+    def describe(self) -> dict[str, Any]:
+        """The entry of ``GET /api/v1/variants``: an opened database's meta table and statistics,
+        or the geometry and status of one not opened yet (null meta and stats)."""
+        served = self.served
+        if served is not None:
+            return {**served.describe(), "status": "ready"}
+        return {**data.geometry(self.variant), "status": self.status, "meta": None, "stats": None}
+
     def current(self) -> data.Served:
         """The copy to answer from; DatabaseError if the database cannot be served now,
         Loading while it is being opened for the first time."""
@@ -188,14 +196,3 @@ class Registry:
                 self.watched.setdefault(variant.name, Watched(variant, database, self.interval, self.progress))
             ordered = sorted(self.watched.values(), key=lambda one: (one.variant != STANDARD, one.name))
         return [one for one in ordered if one.failure is None]
-
-    def describe(self) -> list[dict[str, Any]]:
-        """The entries of ``GET /api/v1/variants``: a ready variant's meta table and statistics,
-        the geometry and status of one not opened yet."""
-        found = []
-        for one in self.listed():
-            if one.served is not None:
-                found.append({**one.served.describe(), "status": "ready"})
-            else:
-                found.append({**data.geometry(one.variant), "status": one.status, "meta": None, "stats": None})
-        return found
