@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ttt_solver.build import build
+from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
 from ttt_solver.errors import BuildError
 from ttt_solver.game.variant import Variant
@@ -200,8 +200,10 @@ def test_a_removed_tier_folder_is_solved_again_and_force_always_starts_over(stop
             again = [line for line in said if "solving it again" in line]
             assert again == [
                 f"3x4k3: tier-05 in {folder} is missing: solving it again",
-                f"3x4k3: tier-07 in {folder} has a damaged code.bin (it holds 7 bytes, not the 52,224 recorded):"
-                " solving it again",
+                (
+                    f"3x4k3: tier-07 in {folder} has a damaged code.bin (it holds 7 bytes, not the 52,224 recorded):"
+                    " solving it again"
+                ),
             ]
         check_rerun(variant, folder.parent / "t.sqlite", clean[variant], error)
 

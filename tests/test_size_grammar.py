@@ -12,12 +12,12 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ttt_solver.build import build
+from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
-from ttt_solver.cli.values import parse_size
+from ttt_solver.cli.params import parse_size
 from ttt_solver.errors import InvalidBudgetError, InvalidVariantError
 from ttt_solver.game.variant import Variant
-from ttt_solver.memory import machine_memory, size_text
+from ttt_solver.system.memory import machine_memory, size_text
 
 SHIFTS = {"": 0, "k": 10, "m": 20, "g": 30, "t": 40}
 units = st.sampled_from(["", "b", *(u + s for u in "kmgt" for s in ("", "b", "ib"))])

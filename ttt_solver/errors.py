@@ -34,6 +34,12 @@ class DatabaseError(TTTError):
     """
 
 
+class DatabaseMissingError(DatabaseError):
+    """There is no database where one was looked for, and nothing builds it unasked.
+
+    The message names the command that builds it and what that build takes."""
+
+
 class BuildError(TTTError):
     """The database could not be built at the requested target."""
 
@@ -42,10 +48,15 @@ class InvalidBudgetError(TTTError, ValueError):
     """A memory budget below the smallest a build of the variant can keep, or above the machine's memory."""
 
 
+class CacheError(TTTError):
+    """The cache folder (memory-mapped arrays kept per database content) cannot be read or
+    removed; the message names the folder and why."""
+
+
 class NotEnoughMemoryError(TTTError, MemoryError):
     """The process ran out of memory, or of address space under a limit such as ``ulimit -v``
     (a MemoryError too, so code that catches MemoryError still catches it; see
-    :mod:`ttt_solver.memory`)."""
+    :mod:`ttt_solver.system.memory`)."""
 
 
 class InvalidAgentError(TTTError, ValueError):

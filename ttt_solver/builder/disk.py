@@ -15,9 +15,9 @@ import shutil
 
 from ..errors import BuildError
 from ..game.variant import Variant
-from ..memory import size_text
 from ..solver.passes import COLUMNS
 from ..solver.tiers import tiers
+from ..system.memory import size_text
 
 ROW_BYTES = sum(int(dtype[-1]) for _name, dtype in COLUMNS)  # a solved row in a column file: 22
 FILE_ROW_BYTES = 18  # a row of the SQLite file (3x6k4: 358,641,664 bytes for 20,800,974 rows)

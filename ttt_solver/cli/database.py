@@ -7,11 +7,11 @@ import sys
 import click
 
 from ..game.variant import Variant
-from ..memory import machine_memory
+from ..system.memory import machine_memory
 from .options import CLIFailure, database_options, target_options
 from .output import echo_json, output_options
+from .params import Size
 from .progress import bars, progress_lines, quiet_option
-from .values import Size
 
 memory_option = click.option(
     "--memory",
@@ -45,7 +45,7 @@ def build(variant: Variant, db: str | None, force: bool, quiet: bool, memory: in
     """
     import dataclasses
 
-    from ..build import build as build_database
+    from ..builder.build import build as build_database
 
     if quiet:
         report = build_database(db, variant, force=force, memory=memory)
@@ -81,13 +81,13 @@ def verify(variant: Variant, db: str | None, quiet: bool, memory: int | None, fm
         ttt-lookup verify
         ttt-lookup verify --variant 4x4 --json
     """
+    from ..audit.verify import verify_source
     from ..lookup.rows import DatabaseRows
-    from ..lookup.verify import verify_source
     from ..store import Target
     from ..store.reader import Reader
-    from .options import resolve_database
+    from .options import existing_database
 
-    target = Target.parse(resolve_database(db, variant))
+    target = Target.parse(existing_database(db, variant))
     with Reader(target, variant.name) as reader, bars() as shown:
         steps = shown.step if not quiet and sys.stderr.isatty() else None  # else the stage lines say it
         report = verify_source(DatabaseRows(reader, variant), memory, steps, progress_lines(quiet))

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..errors import BuildError, DatabaseError, InvalidVariantError, TTTError
+from ..errors import BuildError, CacheError, DatabaseError, InvalidVariantError, TTTError
 from ..game import board as rules
 from ..game.variant import STANDARD, Variant
-from ..memory import out_of_memory
-from .values import BadValue, FileName
+from ..system.memory import out_of_memory
+from .params import BadValue, FileName
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -58,7 +58,7 @@ def translate_errors() -> Iterator[None]:
             raise CLIFailure(
                 f"not enough memory to run {command!r}: free some memory, or raise this process's memory limit"
             ) from None
-        if isinstance(error, DatabaseError | BuildError):
+        if isinstance(error, DatabaseError | BuildError | CacheError):
             raise CLIFailure(str(error)) from None
         if isinstance(error, TTTError):
             raise CLIError(str(error)) from None
@@ -205,20 +205,31 @@ def board_input(f: F) -> F:
 
 
 def resolve_database(db: str | None, variant: Variant) -> str:
-    """``--db`` as given, or the variant's default database (built first if it is missing, with
-    one line on stderr that says so)."""
+    """``--db`` as given, or the variant's default database: a missing one of a small variant is
+    built first, with one line on stderr that says so; a bigger one is an error naming the
+    build command (:mod:`ttt_solver.builder.first_use`)."""
     if db is not None:
         return db
     import os
 
-    from ..paths import database_file
+    from ..store.paths import database_file
 
     found = database_file(variant)
     if os.path.exists(found):
         return found
-    from ..build import ensure_database
+    from ..builder.first_use import default_database  # only when it is missing: it may build
 
-    return str(ensure_database(variant, announce=lambda line: click.echo(line, err=True)))
+    return default_database(variant, announce=lambda line: click.echo(line, err=True))
+
+
+def existing_database(db: str | None, variant: Variant) -> str:
+    """``--db`` as given, or the variant's default database, never built here (``verify``): a
+    missing one is an error naming the build command."""
+    if db is not None:
+        return db
+    from ..store.build_cost import existing_default
+
+    return existing_default(variant)
 
 
 def load_oracle(db: str | Path | None, variant: Variant, many: bool = False) -> Oracle:

@@ -24,13 +24,13 @@ bulk reading does not change what each game sees.
 
 from __future__ import annotations
 
-from functools import cache
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from ..game import codec
+from ..builder.first_use import shared_oracle
+from ..game import array_rules
 from ..game.variant import Variant
 from ..lookup.tables import bit_tables
 from ..players.agents import Agent, make_agent
@@ -52,14 +52,6 @@ def resolve_opponent(opponent: str | Agent, oracle: Oracle | None, variant: Vari
     if getattr(opponent, "variant", variant) != variant:
         raise ValueError(f"the opponent {opponent!r} plays {opponent.variant}, the environment {variant}")
     return opponent
-
-
-@cache
-def shared_oracle(variant: Variant) -> Oracle:
-    """``Oracle.load`` once per process and variant, shared by every environment that needs it."""
-    from ..lookup.oracle import Oracle
-
-    return Oracle.load(variant=variant)
 
 
 class Draws:
@@ -159,7 +151,7 @@ def batch_moves(agent: Agent, tables: BoardTables) -> BatchMoves:
 def _preferred_by_code(agent: PerfectAgent, tables: BoardTables) -> np.ndarray:
     """uint16 preferred-move mask of every table index (0 where no legal board is, or the game is over)."""
     legal = np.flatnonzero(tables.final != ILLEGAL)
-    boards = (codec.digits(legal, tables.variant).astype(np.int8) - 1).astype(np.int8)
+    boards = (array_rules.digits(legal, tables.variant).astype(np.int8) - 1).astype(np.int8)
     preferred = np.zeros(len(tables.final), dtype=np.uint16)
     preferred[legal] = agent.oracle.batch_tables().preferred_masks(boards)
     return preferred

@@ -19,73 +19,10 @@ from ..game import board as rules
 from ..game import codec
 from ..game.values import Outcome, move_result, outcome, rank
 from ..game.variant import Variant
-
-
-class Row(NamedTuple):
-    """What a lookup needs of one canonical position (canonical cell numbering)."""
-
-    value: int
-    remoteness: int
-    best: tuple[int, ...]  # ascending cells that keep the value
-    wins: int
-    draws: int
-    losses: int
-
-
-def cells_of(mask: int) -> tuple[int, ...]:
-    """The cells of a bit mask, ascending (a table for each byte: lookups read thousands)."""
-    bytes_ = _byte_cells()
-    found = bytes_[0][mask & 255]
-    shift = 1
-    mask >>= 8
-    while mask:
-        found += bytes_[shift][mask & 255]
-        mask >>= 8
-        shift += 1
-    return found
-
-
-@lru_cache(maxsize=1)
-def _byte_cells() -> tuple[tuple[tuple[int, ...], ...], ...]:
-    """For each byte of a mask (0 to 3) and each of its values, its cells."""
-    return tuple(
-        tuple(tuple(8 * byte + bit for bit in range(8) if value >> bit & 1) for value in range(256))
-        for byte in range(4)
-    )
-
+from ..store.content import Row
+from .position import Move, Position
 
 Fetch = Callable[[Collection[int]], dict[int, Row]]
-
-
-class Move(NamedTuple):
-    cell: int  # in the real board's numbering
-    value: int  # for the player making the move
-    remoteness: int  # plies from the position to the end after this move
-
-
-class Position(NamedTuple):
-    """Everything the database knows about one real board."""
-
-    board: str
-    value: int
-    remoteness: int
-    moves: tuple[Move, ...]  # best first: value, then fastest win / slowest loss, then cell
-    best_moves: tuple[int, ...]  # ascending cells whose move keeps the value
-    preferred: tuple[int, ...]  # ascending best moves with the best remoteness (see preferred_moves)
-
-    @property
-    def preferred_moves(self) -> tuple[int, ...]:
-        """The best moves that also have the best remoteness (win fastest, lose slowest), as
-        GamesmanUni ranks moves: value first, then remoteness. What a perfect player picks from."""
-        return self.preferred
-
-    @property
-    def to_move(self) -> str:
-        return rules.to_move(self.board)
-
-    @property
-    def is_over(self) -> bool:
-        return not self.moves
 
 
 class Node(NamedTuple):

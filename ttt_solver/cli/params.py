@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from ..memory import size_text
+from ..system.memory import size_text
 
 
 class BadValue(click.BadParameter):

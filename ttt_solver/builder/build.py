@@ -27,17 +27,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import BuildError
-from .game.variant import STANDARD, Variant
-from .memory import memory_is_an_error
-from .paths import data_folder, default_database
-from .store import GENERATOR, SCHEMA_VERSION, Target
-from .version import __version__
+from ..errors import BuildError
+from ..game.variant import STANDARD, Variant
+from ..store import GENERATOR, SCHEMA_VERSION, Target
+from ..store.paths import data_folder, default_database
+from ..system.memory import memory_is_an_error
+from ..version import __version__
 
 if TYPE_CHECKING:
-    from .solver.passes import Solved
-    from .solver.scratch import Scratch
-    from .solver.solve import Tables
+    from ..solver.passes import Solved
+    from ..solver.scratch import Scratch
+    from ..solver.solve import Tables
 
 Progress = Callable[[str], None]
 Steps = Callable[[str, int, int], None]  # (phase, units just done, units in the phase)
@@ -94,10 +94,10 @@ def build(
     in bytes (default: what the machine can spare, at most 8 GiB). ``force``: replace a
     target ttt-solver did not make, and start over, whatever a stopped build left.
     """
-    from .builder.disk import check_room
-    from .solver.scratch import locked, open_scratch
-    from .solver.solve import SOLVER_VERSION, default_memory, in_memory, merge_scratch, solve_scratch, solve_tables
-    from .store.writer import check_target
+    from ..solver.scratch import locked, open_scratch
+    from ..solver.solve import SOLVER_VERSION, default_memory, in_memory, merge_scratch, solve_scratch, solve_tables
+    from ..store.writer import check_target
+    from .disk import check_room
 
     started = time.perf_counter()
     where = Target.parse(target if target is not None else default_database(variant))
@@ -131,9 +131,9 @@ def build(
 
 def _check_budget(variant: Variant, memory: int) -> None:
     """InvalidBudgetError for a budget that no build of ``variant`` keeps, naming both bounds."""
-    from .errors import InvalidBudgetError
-    from .memory import machine_memory, size_text
-    from .solver.solve import smallest_memory
+    from ..errors import InvalidBudgetError
+    from ..solver.solve import smallest_memory
+    from ..system.memory import machine_memory, size_text
 
     low, high = smallest_memory(variant), machine_memory()
     if memory < low or (high is not None and memory > high):
@@ -149,8 +149,8 @@ def _scratch_errors(where: Target, folder: str) -> Iterator[None]:
     """A file system's or SQLite's refusal to make or fill the scratch folder (a parent that
     is a file, a full disk, a file-size limit, a read-only folder) is one line naming the
     cause and what was kept; an interrupt or a bug stays as it is."""
-    from .builder.disk import failure
-    from .store.writer import failed_write
+    from ..store.writer import failed_write
+    from .disk import failure
 
     try:
         yield
@@ -162,10 +162,10 @@ def _scratch_errors(where: Target, folder: str) -> Iterator[None]:
 
 def _scratch_folder(where: Target, variant: Variant) -> str:
     """Beside a file target; for a server, in the data folder, named for the URL."""
-    from .solver.scratch import scratch_path
+    from ..solver.scratch import scratch_path
 
     if where.path is not None:  # beside the file a symbolic link points to: renamed over it at the end
-        from .store.writer import destination
+        from ..store.writer import destination
 
         return scratch_path(str(destination(where.path)))
     named = hashlib.sha256(where.url.encode()).hexdigest()[:16]
@@ -197,9 +197,9 @@ def _write(
     memory: int | None = None,
 ) -> tuple[str, str, int, int, int, dict[str, int], str]:
 
-    from .solver.solve import SOLVER_VERSION
-    from .store.content import digest, move_count, move_rows, packed_arrays, packed_parts, position_blocks
-    from .store.writer import install, write_server
+    from ..solver.solve import SOLVER_VERSION
+    from ..store.content import digest, move_count, move_rows, packed_arrays, packed_parts, position_blocks
+    from ..store.writer import install, write_server
 
     total = len(solved)
     if store_moves and variant.cells > MOVES_CELLS:
@@ -251,9 +251,9 @@ def _write_file(
     """Write into the build's file, after the rows a stopped build wrote already (checked
     against the solved rows first: a damaged file is written again from the start). The
     digest in meta is the packed arrays' as read back from the file."""
-    from .solver.scratch import read_slice
-    from .store.content import packed_parts, position_blocks
-    from .store.writer import FileWriter
+    from ..solver.scratch import read_slice
+    from ..store.content import packed_parts, position_blocks
+    from ..store.writer import FileWriter
 
     file = scratch.file("database.sqlite")
     start = _rows_written(scratch, file, solved)
@@ -274,10 +274,10 @@ def _write_file(
 def _rows_written(scratch: Scratch, file: str, solved: Solved) -> int:
     """The position rows an earlier run wrote to ``file``, if they match the solved ones; a
     file that does not (or that SQLite cannot read) is removed, and said."""
-    from .solver.passes import Solved
-    from .solver.scratch import read_slice
-    from .store.content import pack_data
-    from .store.writer import remove_database, rows_written
+    from ..solver.passes import Solved
+    from ..solver.scratch import read_slice
+    from ..store.content import pack_data
+    from ..store.writer import remove_database, rows_written
 
     if not os.path.exists(file):
         return 0
@@ -298,15 +298,15 @@ def _rows_written(scratch: Scratch, file: str, solved: Solved) -> int:
 
 def _prove(scratch: Scratch, file: str, memory: int | None, progress: Progress | None) -> None:
     """A resumed build's file proved whole (``ttt-lookup verify``) before it is installed."""
-    from .lookup.rows import DatabaseRows
-    from .lookup.verify import verify_source
-    from .store.reader import Reader
+    from ..audit.verify import verify_source
+    from ..lookup.rows import DatabaseRows
+    from ..store.reader import Reader
 
     started = time.perf_counter()
     with Reader(Target.parse(file), scratch.variant.name) as reader:
         report = verify_source(DatabaseRows(reader, scratch.variant), memory)
     if not report.ok:
-        from .store.writer import remove_database
+        from ..store.writer import remove_database
 
         remove_database(file)
         raise BuildError(
@@ -321,7 +321,7 @@ def _outcomes(solved: Solved) -> dict[str, int]:
     the columns read a piece at a time (a memory-mapped one from its file)."""
     import numpy as np
 
-    from .solver.scratch import read_slice
+    from ..solver.scratch import read_slice
 
     counts = {1: 0, 0: 0, -1: 0}
     for start in range(0, len(solved.code), 1 << 22):
@@ -343,16 +343,3 @@ def _paused_gc() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-def ensure_database(variant: Variant = STANDARD, announce: Callable[[str], None] | None = None) -> Path:
-    """The variant's default database, built first if it is missing (the one place that does).
-
-    ``announce`` is told one line before a build starts: a command that only wanted an answer
-    gets that line, not the build's progress (``ttt-lookup build`` shows that)."""
-    path = default_database(variant)
-    if not path.exists():
-        if announce:
-            announce(f"ttt-lookup: building the {variant.name} database at {path} (first use; a moment)")
-        build(path, variant)
-    return path

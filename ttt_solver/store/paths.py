@@ -10,20 +10,21 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from .game.variant import STANDARD, Variant
+from ..game.variant import STANDARD, Variant
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 # Spelled with os.path, not pathlib: a command-line lookup finds its database without importing it.
-_CHECKOUT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+# This file is ttt_solver/store/paths.py: the checkout is three folders up.
+_CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 
 
 def file_name(path: object, what: str = "path") -> str:
     """``path`` (text or a path object) as text the file system can name; else an
     InvalidTargetError naming what is wrong: not text, a NUL character, or a character the
     file system's encoding cannot write (a lone surrogate that did not come from its bytes)."""
-    from .errors import InvalidTargetError
+    from ..errors import InvalidTargetError
 
     text = os.fspath(path) if isinstance(path, os.PathLike) else path
     if not isinstance(text, str):
