@@ -123,6 +123,8 @@ def campaign(variant: str, memory: str, runs: int, seed: int, where: Path) -> di
             forced.communicate()
             if forced.returncode != 0 or contents(target) != clean:
                 counts["refusals that --force did not clear"] += 1
+        if (run + 1) % 10 == 0:
+            print(f"{run + 1} runs: {counts}", file=sys.stderr, flush=True)
     return counts
 
 
