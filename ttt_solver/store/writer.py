@@ -258,18 +258,6 @@ class FileWriter:
         self.engine.dispose()
 
 
-@contextmanager
-def file_errors(target: Target) -> Iterator[None]:
-    """An error of the file system or of SQLite while writing (a full disk, a folder turned
-    read-only) as one line naming the cause; an interrupt or a bug as it is."""
-    try:
-        yield
-    except Exception as error:
-        if not failed_write(error):
-            raise
-        raise _cannot_build(target.path or Path(target.spec), error) from None
-
-
 def rows_written(path: str, expected: Callable[[int, int], tuple[Any, Any]]) -> tuple[int, str | None]:
     """The position rows of the half-written file at ``path``, and why it cannot be written
     on (None: it can): SQLite's quick check, then its rows in code order against
