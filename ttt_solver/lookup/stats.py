@@ -95,10 +95,14 @@ class Stats:
             (f"remoteness {r}", n, self.canonical.by_remoteness[r])
             for r, n in sorted(self.boards.by_remoteness.items())
         ]
-        width = max(len(label) for label, *_ in rows)
+        cells = [(label, f"{boards:,}", f"{canonical:,}") for label, boards, canonical in rows]
+        # Each column as wide as its widest cell, the header included (9,722,011 is wider than "boards").
+        width, *counts = (max(len(row[i]) for row in [("", "boards", "canonical"), *cells]) for i in range(3))
         lines = [f"{self.variant}: values are for the side to move", ""]
-        lines.append(f"{'':<{width}}  {'boards':>8}  {'canonical':>9}")
-        lines += [f"{label:<{width}}  {boards:>8,}  {canonical:>9,}" for label, boards, canonical in rows]
+        lines += [
+            f"{label:<{width}}  {boards:>{counts[0]}}  {canonical:>{counts[1]}}".rstrip()
+            for label, boards, canonical in [("", "boards", "canonical"), *cells]
+        ]
         win = self.longest_win
         lines.append("")
         if win is None:
