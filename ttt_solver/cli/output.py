@@ -155,8 +155,9 @@ def echo_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = 
 
 
 def table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """A plain aligned table: numbers right-aligned, text left-aligned, NULL as blank."""
-    cells = [["" if value is None else str(value) for value in row] for row in rows]
+    """A plain aligned table: numbers right-aligned, whole numbers with thousands separators
+    (``333,792``, as every command prints counts), text left-aligned, NULL as blank."""
+    cells = [[_cell(value) for value in row] for row in rows]
     numeric = [
         all(isinstance(row[i], (int, float)) or row[i] is None for row in rows) and bool(rows)
         for i in range(len(columns))
@@ -168,6 +169,12 @@ def table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
         return "  ".join(parts).rstrip()
 
     return "\n".join([line(columns), line(["-" * w for w in widths]), *(line(row) for row in cells)])
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
 
 def grid(labels: Sequence[str], variant: Variant, styles: Sequence[dict[str, Any]] | None = None) -> str:
