@@ -107,4 +107,3 @@ def test_report_columns_line_up_with_their_headers(scale):
     for row in rows:
         assert [match.end() for match in re.finditer(r"\S+", row)][-2:] == ends, (header, row)
     assert rows[0].split() == ["positions", f"{7 * scale + 3:,}", f"{scale + 1:,}"]  # with separators
-

@@ -168,7 +168,7 @@ def error_message(error: click.ClickException) -> str:
     if isinstance(error, click.NoSuchOption):
         from ..suggest import did_you_mean
 
-        hint = did_you_mean(error.option_name, error.possibilities or ())  # click's close long options
+        hint = did_you_mean(error.option_name, _long_options(error.ctx) or error.possibilities or ())
         message = f"unknown option {error.option_name!r}{f': {hint}' if hint else ''}"
     elif isinstance(error, click.UsageError):
         message = _sentence(error.format_message())
@@ -176,6 +176,14 @@ def error_message(error: click.ClickException) -> str:
         return error.format_message()
     ctx = error.ctx
     return f"{message} (see '{ctx.command_path} --help')" if ctx is not None else message
+
+
+def _long_options(ctx: click.Context | None) -> list[str]:
+    """Every long option a command shows in its help (click hands over only those it finds close)."""
+    if ctx is None:
+        return []
+    params = [param for param in ctx.command.get_params(ctx) if not getattr(param, "hidden", False)]
+    return [name for param in params for name in (*param.opts, *param.secondary_opts) if name.startswith("--")]
 
 
 def _sentence(text: str) -> str:
