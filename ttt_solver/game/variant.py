@@ -2,8 +2,8 @@
 
 Everything that depends on the shape of the board (its cells, its winning lines, its
 symmetries) is derived here from a :class:`Variant`, so the rest of the code never bakes in
-3x3. Variant names: ``RxC`` with optional ``kK`` and ``-misere``, e.g. ``3x3``, ``4x4k3``,
-``3x3-misere``; k defaults to ``max(R, C)`` and is written out only when it differs.
+3x3. Variant names: ``RxC`` with optional ``kK`` and ``-misere`` (``-misère`` is read too), e.g.
+``3x3``, ``4x4k3``, ``3x3-misere``; k defaults to ``max(R, C)`` and is written out only when it differs.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ MAX_CELLS = 20
 # Variants with a name people use (shell completion, Gymnasium ids); any RxC[kK][-misere] works.
 NAMED_VARIANTS = ("3x3", "3x3-misere", "3x4k3", "4x3k3", "3x4k3-misere", "4x4", "4x4k3", "4x4-misere")
 
-_NAME = re.compile(r"([0-9]+)x([0-9]+)(?:k([0-9]+))?(-misere)?")
+# "misère" as French and the README's prose spell it, composed or as e + a combining grave accent.
+_NAME = re.compile("([0-9]+)x([0-9]+)(?:k([0-9]+))?(-mis(?:e|\u00e8|e\u0300)re)?")
 
 
 class Variant:
@@ -66,7 +67,8 @@ class Variant:
 
     @classmethod
     def parse(cls, name: str) -> Variant:
-        """Parse ``3x3``, ``4x4``, ``4x4k3``, ``3x3-misere``, ...; raise InvalidVariantError."""
+        """Parse ``3x3``, ``4x4``, ``4x4k3``, ``3x3-misere`` (or ``3x3-misère``), ...; any case;
+        raise InvalidVariantError. The name it gives back is ASCII (``3x3-misere``)."""
         if not isinstance(name, str):
             raise InvalidVariantError(f"invalid variant {name!r:.60}: expected text such as 4x4k3")
         match = _NAME.fullmatch(name.strip().lower())
