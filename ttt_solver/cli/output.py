@@ -61,7 +61,24 @@ def _set_colour(ctx: click.Context, _param: click.Parameter, value: bool | None)
 
 
 def echo_json(data: Any) -> None:
-    click.echo(dumps(data))
+    echo_long(dumps(data))
+
+
+PIECE = 1 << 16  # characters a write
+
+
+def echo_long(text: str, nl: bool = True) -> None:
+    """``click.echo`` for output that may run to megabytes (a query's rows), a piece at a time.
+
+    A reader that leaves in the middle (``| head``) cuts a write short; CPython does not report
+    a short write, so one big write would end the command as if all were read, while the next
+    write fails with a closed pipe (exit code 141, see :mod:`ttt_solver.cli`), as it does for
+    every shorter output.
+    """
+    *pieces, last = [text[start : start + PIECE] for start in range(0, len(text), PIECE)] or [""]
+    for piece in pieces:
+        click.echo(piece, nl=False)
+    click.echo(last, nl=nl)
 
 
 def dumps(data: Any, indent: str = "") -> str:
@@ -149,9 +166,9 @@ def echo_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = 
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(columns)
         writer.writerows(rows)
-        click.echo(buffer.getvalue(), nl=False)
+        echo_long(buffer.getvalue(), nl=False)
     else:
-        click.echo(table(columns, rows))
+        echo_long(table(columns, rows))
 
 
 def table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
