@@ -8,8 +8,10 @@ import warnings
 
 import numpy as np
 import pytest
+from extras import need
 
-gym = pytest.importorskip("gymnasium", reason="needs the [rl] extra: pip install -e '.[rl]'")
+pytestmark = pytest.mark.rl
+gym = need("rl", "gymnasium")
 
 from ttt_solver import Oracle
 from ttt_solver.envs import ENV_ID, TicTacToeEnv, VectorTicTacToe
@@ -23,24 +25,27 @@ def oracle() -> Oracle:
 
 
 def sb3_warnings(env: gym.Env) -> list[str]:
-    env_checker = pytest.importorskip("stable_baselines3.common.env_checker", reason="needs the [sb3] extra")
+    env_checker = need("sb3", "stable_baselines3.common.env_checker")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         env_checker.check_env(env)
     return [str(warning.message) for warning in caught]
 
 
+@pytest.mark.sb3
 @pytest.mark.parametrize("side", ["X", "O", "random"])
 @pytest.mark.parametrize("opponent", ["perfect", "random"])
 def test_stable_baselines3_check_env_gives_no_warning_with_the_flat_observation(oracle, side, opponent):
     assert sb3_warnings(TicTacToeEnv(opponent, side, oracle=oracle, observation="flat")) == []
 
 
+@pytest.mark.sb3
 @pytest.mark.parametrize("variant", ["3x3-misere", "3x4k3", "4x4"])
 def test_no_warning_on_other_boards_either(variant):
     assert sb3_warnings(TicTacToeEnv("random", variant=variant, observation="flat")) == []
 
 
+@pytest.mark.sb3
 def test_the_default_planes_are_what_sb3_warned_about(oracle):
     """Why the flat layout exists: the planes stay the default, and SB3 still warns on them."""
     found = sb3_warnings(TicTacToeEnv("random", oracle=oracle))

@@ -91,8 +91,8 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+@pytest.mark.web
 def test_serve_starts_or_says_it_has_not_enough_memory(db_path, tmp_path):
-    pytest.importorskip("uvicorn")
     started = 0
     for megabytes in (150, 180, 240):
         port = free_port()

@@ -11,12 +11,14 @@ import random
 from typing import Any
 
 import pytest
+from extras import need
 
 from ttt_solver import Oracle
 from ttt_solver.game import board as rules
 from ttt_solver.game.variant import Variant
 
-pyspiel = pytest.importorskip("pyspiel")
+pytestmark = pytest.mark.openspiel
+pyspiel = need("openspiel", "pyspiel")
 
 from ttt_solver.openspiel import PerfectBot, board_of, variant_of
 

@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 from counting import count_positions
+from extras import need
 
 from ttt_solver import Oracle
 from ttt_solver.game.variant import Variant
@@ -155,7 +156,7 @@ SEED = 17
 
 
 def load_game(name: str) -> Any:
-    pyspiel = pytest.importorskip("pyspiel")
+    pyspiel = need("openspiel", "pyspiel")
     from ttt_solver.openspiel import variant_of
 
     game = pyspiel.load_game(GAMES[name])

@@ -66,8 +66,8 @@ def test_oracle_and_command_line_take_misere_with_its_accent(variant_db):
     assert answers[0].stdout == answers[1].stdout
 
 
+@pytest.mark.web
 def test_the_http_api_takes_misere_with_its_accent(variant_db):
-    pytest.importorskip("fastapi")
     from fastapi.testclient import TestClient
 
     from ttt_solver.web.app import create_app

@@ -10,9 +10,11 @@ import socket
 import time
 
 import pytest
+from extras import need
 from web_support import address, exchange, live_server, parse_response, read_all, served_for
 
-pytest.importorskip("fastapi")
+pytestmark = pytest.mark.web
+need("web", "fastapi")
 from ttt_solver.web.app import create_app
 from ttt_solver.web.protocol import Limits
 
