@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import extras
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 # Modules (or single tests) that need an extra, and the extra.
@@ -69,6 +70,7 @@ def collected(*args: str) -> set[str]:
     return {line for line in pytest_run("--collect-only", "-q", *args).splitlines() if "::" in line}
 
 
+@pytest.mark.long
 def test_not_extras_leaves_out_each_test_of_an_extra_by_name():
     every = collected(*NEEDING, *MIXED)
     kept = collected("-m", "not extras", *NEEDING, *MIXED)
@@ -85,6 +87,7 @@ def places(extra: str) -> list[str]:
     return [where for where, needed in NEEDING.items() if needed == extra]
 
 
+@pytest.mark.long
 def test_without_the_extras_each_skips_naming_its_extra(tmp_path):
     hidden = sorted(
         {module for extra, modules in extras.EXTRA_MODULES.items() if extra != "postgres" for module in modules}

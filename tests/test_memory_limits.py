@@ -59,6 +59,7 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+@pytest.mark.long
 def test_every_command_works_or_says_it_has_not_enough_memory(db_path, tmp_path):
     db, target = tmp_path / "ttt.sqlite", tmp_path / "built.sqlite"
     shutil.copyfile(db_path, db)

@@ -168,6 +168,7 @@ def test_the_feasibility_rule():
     assert exact_feasible(Variant.parse("4x4"), "XOXOXOXOXO......")  # a late position is small enough
 
 
+@pytest.mark.long
 def test_exact_compare_on_3x4k3(oracle_of, variant_db):
     variant = Variant.parse("3x4k3")
     perfect, random = agent("perfect", "3x4k3", oracle_of), make_agent("random", variant=variant)
