@@ -20,7 +20,7 @@ from ttt_solver.game.variant import Variant
 pytestmark = pytest.mark.openspiel
 pyspiel = need("openspiel", "pyspiel")
 
-from ttt_solver.openspiel import PerfectBot, board_of, variant_of
+from ttt_solver.players.openspiel_bot import PerfectBot, board_of, variant_of
 
 
 class Negamax:

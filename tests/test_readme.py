@@ -46,7 +46,7 @@ def literal_prefix(comment: str) -> tuple[bool, object]:
 @pytest.fixture
 def default_databases(monkeypatch, tmp_path, db_path, db_4x4):
     """The default database of every variant lives in tmp_path; 3x3 and 4x4 are the session's."""
-    from ttt_solver import paths
+    from ttt_solver.store import paths
 
     (tmp_path / "ttt.sqlite").symlink_to(db_path)
     (tmp_path / "4x4.sqlite").symlink_to(db_4x4)

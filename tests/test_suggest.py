@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from ttt_solver.cli import cli
-from ttt_solver.suggest import close_names, did_you_mean
+from ttt_solver.game.suggest import close_names, did_you_mean
 
 COMMANDS = ["analyze", "best", "build", "compare", "help", "play", "query", "serve", "stats", "tournament", "verify"]
 BUILD = ["--color", "--db", "--force", "--help", "--json", "--memory", "--no-color", "--quiet", "--variant"]

@@ -25,18 +25,19 @@ from typing import Any
 import click
 from click.exceptions import NoArgsIsHelpError
 
+from ..system.memory import guard_command_line
 from ..version import __version__
 from .options import translate_errors
 from .output import colour_option
+from .params import BadValue, option_name
 from .stopping import Terminated, terminate_as_interrupt
-from .values import BadValue, option_name
 
 # module in ttt_solver.cli -> the commands it defines (and lists in its COMMANDS)
 COMMAND_MODULES = {
     "lookup": ("analyze", "best", "stats"),
     "play": ("play",),
     "query": ("query",),
-    "arena": ("compare", "tournament"),
+    "contests": ("compare", "tournament"),
     "database": ("build", "verify"),
     "serve": ("serve",),
 }
@@ -68,7 +69,7 @@ class TTTGroup(click.Group):
         not only those loaded so far): ``unknown command 'anlyze': did you mean 'analyze'?``."""
         name = args[0]
         if not name.startswith("-") and not ctx.resilient_parsing and self.get_command(ctx, name) is None:
-            from ..suggest import did_you_mean
+            from ..game.suggest import did_you_mean
 
             hint = did_you_mean(name, self.list_commands(ctx))
             raise click.UsageError(f"unknown command {name!r}{f': {hint}' if hint else ''}", ctx)
@@ -178,7 +179,7 @@ def error_message(error: click.ClickException) -> str:
     if isinstance(error, click.BadParameter) and not isinstance(error, click.MissingParameter):
         return f"invalid {option_name(error.param)}: {_sentence(error.message)}"  # a check outside .values
     if isinstance(error, click.NoSuchOption):
-        from ..suggest import did_you_mean
+        from ..game.suggest import did_you_mean
 
         hint = did_you_mean(error.option_name, _long_options(error.ctx) or error.possibilities or ())
         message = f"unknown option {error.option_name!r}{f': {hint}' if hint else ''}"
@@ -237,20 +238,6 @@ def _silence(*streams: Any) -> None:
 
 
 def main(argv: list[str] | None = None, prog_name: str = "ttt-lookup") -> None:
-    """The ``ttt-lookup`` program: run one command, then the process ends.
-
-    The garbage collector is told to leave alone what exists when a command starts (the modules,
-    classes and functions, which live until the exit anyway) and, on the way out, everything
-    left: the exit frees it all, and the collections Python runs at exit would otherwise walk
-    every object again, which took longer than a lookup's own work (13 of a lookup's 86 ms CPU).
-    """
-    import gc
-
-    from ..memory import guard_command_line
-
+    """The ``ttt-lookup`` program: run one command, then the process ends."""
     guard_command_line()
-    gc.freeze()
-    try:
-        cli(argv, prog_name=prog_name)
-    finally:
-        gc.freeze()
+    cli(argv, prog_name=prog_name)
