@@ -100,7 +100,6 @@ def members(sdist: tarfile.TarFile) -> set[str]:
     return {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
 
 
-@pytest.mark.long
 def test_the_sdist_holds_every_test_and_what_the_tests_read(sdist):
     inside = members(sdist)
     needed = {"LICENSE", "README.md", "pyproject.toml", "build_db.py", "tests/conftest.py", "tests/reference.py"}
