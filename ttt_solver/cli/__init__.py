@@ -40,6 +40,7 @@ COMMAND_MODULES = {
     "contests": ("compare", "tournament"),
     "database": ("build", "verify"),
     "serve": ("serve",),
+    "cache": ("cache",),
 }
 
 
