@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from operator import index
 
-from ..errors import InvalidBoardError
+from ..errors import InvalidBoardError, shown
 from .variant import STANDARD, Variant, variant_of
 
 X, O, EMPTY = "X", "O", "."
@@ -28,17 +28,11 @@ _FROM_NUMBER = {1: X, -1: O, 0: EMPTY}
 _TO_NUMBER = {X: 1, O: -1, EMPTY: 0}
 
 
-def _shown(value: object) -> str:
-    """A bad input for a message: quoted and short."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def normalize(text: str, variant: Variant | str = STANDARD) -> str:
     """Text in any accepted spelling -> canonical spelling; checks characters and length only."""
     variant = variant_of(variant)
     if not isinstance(text, str):
-        raise InvalidBoardError(f"invalid board {text!r}: expected text")
+        raise InvalidBoardError(f"invalid board {shown(text)}: expected text")
     cells = []
     for position, char in enumerate(text):
         if char in _SEPARATORS:
@@ -46,11 +40,11 @@ def normalize(text: str, variant: Variant | str = STANDARD) -> str:
         mark = _CHARS.get(char)
         if mark is None:
             raise InvalidBoardError(
-                f"invalid board {text!r}: bad character {char!r} at position {position} (use X, O and . for empty)"
+                f"invalid board {shown(text)}: bad character {char!r} at position {position} (use X, O and . for empty)"
             )
         cells.append(mark)
     if len(cells) != variant.cells:
-        raise InvalidBoardError(f"invalid board {text!r}: expected {variant.cells} cells, got {len(cells)}")
+        raise InvalidBoardError(f"invalid board {shown(text)}: expected {variant.cells} cells, got {len(cells)}")
     return "".join(cells)
 
 
@@ -118,13 +112,13 @@ def from_array(cells: Iterable[int], variant: Variant | str = STANDARD) -> str:
     try:
         numbers = [_integer(value) for value in cells]
     except TypeError:
-        raise InvalidBoardError(f"invalid board {_shown(cells)}: expected integers +1, -1 or 0") from None
+        raise InvalidBoardError(f"invalid board {shown(cells)}: expected integers +1, -1 or 0") from None
     marks = [_FROM_NUMBER.get(number) for number in numbers]
     if None in marks:
         bad = numbers[marks.index(None)]
-        raise InvalidBoardError(f"invalid board {_shown(numbers)}: bad value {_shown(bad)} (use +1, -1 or 0)")
+        raise InvalidBoardError(f"invalid board {shown(numbers)}: bad value {shown(bad)} (use +1, -1 or 0)")
     if len(marks) != variant.cells:
-        raise InvalidBoardError(f"invalid board {_shown(numbers)}: expected {variant.cells} cells, got {len(marks)}")
+        raise InvalidBoardError(f"invalid board {shown(numbers)}: expected {variant.cells} cells, got {len(marks)}")
     return parse("".join(marks), variant)  # type: ignore[arg-type]
 
 
@@ -157,10 +151,10 @@ def _not_normal(text: object, variant: Variant | None) -> InvalidBoardError:
     ``str.strip``) rather than answer wrongly."""
     if not isinstance(text, str):
         example = EMPTY * (variant or STANDARD).cells
-        return InvalidBoardError(f"invalid board {_shown(text)}: expected text such as {example!r}")
+        return InvalidBoardError(f"invalid board {shown(text)}: expected text such as {example!r}")
     if variant is not None and len(text) != variant.cells:
-        return InvalidBoardError(f"invalid board {_shown(text)}: expected {variant.cells} cells for {variant}")
-    return InvalidBoardError(f"invalid board {_shown(text)}: expected normalised text (X, O and . only)")
+        return InvalidBoardError(f"invalid board {shown(text)}: expected {variant.cells} cells for {variant}")
+    return InvalidBoardError(f"invalid board {shown(text)}: expected normalised text (X, O and . only)")
 
 
 def terminal_value(text: str, variant: Variant = STANDARD) -> int | None:
@@ -199,9 +193,9 @@ def play(text: str, cell: int, variant: Variant = STANDARD) -> str:
         try:
             cell = _integer(cell)
         except TypeError:
-            raise InvalidBoardError(f"invalid move {_shown(cell)}: expected a cell number") from None
+            raise InvalidBoardError(f"invalid move {shown(cell)}: expected a cell number") from None
     if not 0 <= cell < variant.cells:
-        raise InvalidBoardError(f"invalid move {cell!r}: cells are 0 to {variant.cells - 1}")
+        raise InvalidBoardError(f"invalid move {shown(cell)}: cells are 0 to {variant.cells - 1}")
     if terminal_value(text, variant) is not None:
         raise InvalidBoardError(f"invalid move {cell}: the game on {text!r} is already over")
     if text[cell] != EMPTY:
@@ -216,7 +210,7 @@ def from_moves(moves: Iterable[int], variant: Variant | str = STANDARD) -> str:
     try:
         cells = iter(moves)
     except TypeError:
-        raise InvalidBoardError(f"invalid moves {_shown(moves)}: expected a sequence of cell numbers") from None
+        raise InvalidBoardError(f"invalid moves {shown(moves)}: expected a sequence of cell numbers") from None
     for cell in cells:
         board = play(board, cell, variant)
     return board
@@ -236,11 +230,11 @@ def cell_number(text: str) -> int | None:
 def parse_moves(spec: str, variant: Variant | str = STANDARD) -> str:
     """``"4,0,8"`` -> the board after those moves from the empty board."""
     if not isinstance(spec, str):
-        raise InvalidBoardError(f"invalid moves {_shown(spec)}: expected text such as 4,0,8")
+        raise InvalidBoardError(f"invalid moves {shown(spec)}: expected text such as 4,0,8")
     parts = [part for part in spec.replace(" ", "").split(",") if part]
     cells = [cell for cell in map(cell_number, parts) if cell is not None]
     if len(cells) != len(parts):
-        raise InvalidBoardError(f"invalid moves {_shown(spec)}: expected cell numbers separated by commas, e.g. 4,0,8")
+        raise InvalidBoardError(f"invalid moves {shown(spec)}: expected cell numbers separated by commas, e.g. 4,0,8")
     return from_moves(cells, variant)
 
 
