@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from operator import index
 
 from ..errors import InvalidBoardError, shown
-from .variant import STANDARD, Variant, variant_of
+from .variant import STANDARD, Variant, as_variant
 
 X, O, EMPTY = "X", "O", "."
 _CHARS = {"X": X, "x": X, "O": O, "o": O, ".": EMPTY, "-": EMPTY, "_": EMPTY}
@@ -30,7 +30,7 @@ _TO_NUMBER = {X: 1, O: -1, EMPTY: 0}
 
 def normalize(text: str, variant: Variant | str = STANDARD) -> str:
     """Text in any accepted spelling -> canonical spelling; checks characters and length only."""
-    variant = variant_of(variant)
+    variant = as_variant(variant)
     if not isinstance(text, str):
         raise InvalidBoardError(f"invalid board {shown(text)}: expected text")
     cells = []
@@ -51,7 +51,7 @@ def normalize(text: str, variant: Variant | str = STANDARD) -> str:
 def line_owners(text: str, variant: Variant = STANDARD) -> dict[str, list[tuple[int, ...]]]:
     """The completed lines of each player that has one."""
     if variant.__class__ is not Variant:  # a name, or a mistake
-        variant = variant_of(variant)
+        variant = as_variant(variant)
     owners: dict[str, list[tuple[int, ...]]] = {}
     for line in variant.lines:
         first = text[line[0]]
@@ -63,7 +63,7 @@ def line_owners(text: str, variant: Variant = STANDARD) -> dict[str, list[tuple[
 def legality_error(text: str, variant: Variant | str = STANDARD) -> str | None:
     """Why a normalised board cannot arise in a real game, or None if it can
     (InvalidBoardError if ``text`` is not normalised text of the variant's size)."""
-    variant = variant_of(variant)
+    variant = as_variant(variant)
     if not isinstance(text, str) or len(text) != variant.cells or text.strip("XO."):
         raise _not_normal(text, variant)
     xs, os = text.count(X), text.count(O)
@@ -108,7 +108,7 @@ def _integer(value: object) -> int:
 
 def from_array(cells: Iterable[int], variant: Variant | str = STANDARD) -> str:
     """+1/-1/0 integers (a list, tuple or numpy array) -> legal normalised text."""
-    variant = variant_of(variant)
+    variant = as_variant(variant)
     try:
         numbers = [_integer(value) for value in cells]
     except TypeError:
@@ -160,7 +160,7 @@ def _not_normal(text: object, variant: Variant | None) -> InvalidBoardError:
 def terminal_value(text: str, variant: Variant = STANDARD) -> int | None:
     """The value of a finished game for the side to move, or None while play goes on."""
     if variant.__class__ is not Variant:  # a name, or a mistake (the hot path pays one comparison)
-        variant = variant_of(variant)
+        variant = as_variant(variant)
     if not isinstance(text, str) or len(text) != variant.cells or text.strip("XO."):  # strip leaves any other char
         raise _not_normal(text, variant)
     if line_owners(text, variant):
@@ -188,7 +188,7 @@ def legal_moves(text: str, variant: Variant = STANDARD) -> list[int]:
 def play(text: str, cell: int, variant: Variant = STANDARD) -> str:
     """The board after the side to move plays ``cell``; raise InvalidBoardError if illegal."""
     if variant.__class__ is not Variant:  # a name, or a mistake
-        variant = variant_of(variant)
+        variant = as_variant(variant)
     if cell.__class__ is not int:
         try:
             cell = _integer(cell)
@@ -205,7 +205,7 @@ def play(text: str, cell: int, variant: Variant = STANDARD) -> str:
 
 def from_moves(moves: Iterable[int], variant: Variant | str = STANDARD) -> str:
     """The board reached by playing ``moves`` (cells) from the empty board."""
-    variant = variant_of(variant)
+    variant = as_variant(variant)
     board = EMPTY * variant.cells
     try:
         cells = iter(moves)
@@ -240,7 +240,7 @@ def parse_moves(spec: str, variant: Variant | str = STANDARD) -> str:
 
 def all_boards(variant: Variant | str = STANDARD) -> list[str]:
     """Every legal board, in order of ply (by walking the game from the empty board)."""
-    variant = variant_of(variant)
+    variant = as_variant(variant)
     layer = [EMPTY * variant.cells]
     found = []
     while layer:
@@ -251,7 +251,7 @@ def all_boards(variant: Variant | str = STANDARD) -> list[str]:
 
 def pretty(text: str, variant: Variant | str = STANDARD) -> str:
     """Rows on separate lines, e.g. ``X..\\n.O.\\n...``."""
-    variant = variant_of(variant)
+    variant = as_variant(variant)
     if not isinstance(text, str) or len(text) != variant.cells or text.strip("XO."):
         raise _not_normal(text, variant)
     c = variant.cols
@@ -266,7 +266,7 @@ class Board:
     variant: Variant
 
     def __init__(self, text: str, variant: Variant | str = STANDARD) -> None:
-        variant = variant_of(variant)
+        variant = as_variant(variant)
         object.__setattr__(self, "text", parse(text, variant))
         object.__setattr__(self, "variant", variant)
 
@@ -293,7 +293,7 @@ class Board:
 
     @classmethod
     def empty(cls, variant: Variant | str = STANDARD) -> Board:
-        variant = variant_of(variant)
+        variant = as_variant(variant)
         return cls(EMPTY * variant.cells, variant)
 
     def __str__(self) -> str:

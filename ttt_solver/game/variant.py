@@ -161,7 +161,7 @@ class Variant:
 STANDARD = Variant()
 
 
-def variant_of(value: Variant | str) -> Variant:
+def as_variant(value: Variant | str) -> Variant:
     """``value`` if it is a :class:`Variant`, else the variant a name such as ``"4x4k3"`` names;
     InvalidVariantError for anything else. What every function taking a ``variant`` accepts."""
     return value if isinstance(value, Variant) else Variant.parse(value)
