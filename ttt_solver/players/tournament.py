@@ -17,7 +17,7 @@ same sample for every agent.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -54,8 +54,8 @@ class Group:
     positions: int
     keep: float  # expected share of these positions where the agent keeps the value
 
-    def to_json(self) -> dict[str, Any]:
-        return {"side": self.side, "value": self.value, "positions": self.positions, "keep": self.keep}
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -66,9 +66,9 @@ class Blunder:
     drop: float  # expected value thrown away
     moves: tuple[tuple[int, float, int], ...]  # (cell, probability, value after it) of the moves that drop
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         moves = [{"cell": cell, "probability": p, "value": value} for cell, p, value in self.moves]
-        return {"board": self.board, "value": self.value, "keep": self.keep, "drop": self.drop, "moves": moves}
+        return {**asdict(self), "moves": moves}
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ class Accuracy:
     samples: int | None  # moves drawn per position; None when exact
     positions_sampled: bool = False  # measured on a uniform random sample of positions, not all of them
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "agent": self.agent,
             "positions": self.positions,
@@ -90,8 +90,8 @@ class Accuracy:
             "keep": self.keep,
             "blundering": self.blundering,
             "samples": self.samples,
-            "groups": [g.to_json() for g in self.groups],
-            "blunders": [b.to_json() for b in self.blunders],
+            "groups": [g.to_dict() for g in self.groups],
+            "blunders": [b.to_dict() for b in self.blunders],
         }
 
 
@@ -106,8 +106,8 @@ class Standing:
     def score(self) -> float:
         return self.wins + self.draws / 2
 
-    def to_json(self) -> dict[str, Any]:
-        return {"agent": self.agent, "wins": self.wins, "draws": self.draws, "losses": self.losses, "score": self.score}
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "score": self.score}
 
 
 @dataclass(frozen=True)
@@ -141,14 +141,14 @@ class Tournament:
             rows.append(Standing(agent, *(sum(r[i] for r in results) / n for i in range(3))))
         return sorted(rows, key=lambda s: -s.score)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "agents": list(self.agents),
             "exact": self.exact,
             "games": self.games,
-            "standings": [s.to_json() for s in self.standings()],
-            "pairs": [p.to_json() for p in self.pairs],
-            "accuracy": [a.to_json() for a in self.accuracy],
+            "standings": [s.to_dict() for s in self.standings()],
+            "pairs": [p.to_dict() for p in self.pairs],
+            "accuracy": [a.to_dict() for a in self.accuracy],
         }
 
 
