@@ -19,29 +19,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from functools import cache
+from math import comb
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidAgentError, NotEnumerableError, NotFeasibleError
 from ..game import board as rules
 from ..game.variant import Variant, position_bound
+from .agents import PLAIN_AGENTS, Agent, make_agent
 from .arena import Comparison, Seed, check_exact, compare_exact, compare_sampled, exact_feasible
 
 if TYPE_CHECKING:
     from ..lookup.oracle import Oracle
-    from .agents import Agent
 
-DEFAULT_AGENTS = (
-    "random",
-    "think1",
-    "think2",
-    "think3",
-    "heuristic",
-    "onestep",
-    "nstep:3",
-    "minimax:3",
-    "perfect:0.5",
-    "perfect",
-)
+DEFAULT_AGENTS = (*PLAIN_AGENTS, "nstep:3", "minimax:3", "perfect:0.5", "perfect")
 DEFAULT_POSITIONS = 1000  # positions sampled for accuracy where every position is too many
 _POSITIONS_STREAM = 0x7070  # spawn key of the random stream that draws the sampled positions
 _PROGRESS_STEP = 64  # positions measured between two progress reports
@@ -154,8 +144,6 @@ class Tournament:
 
 def default_agents(variant: Variant) -> tuple[str, ...]:
     """The specs of :data:`DEFAULT_AGENTS` that play ``variant`` (on misère: not the rule players)."""
-    from .agents import make_agent
-
     playing = []
     for spec in DEFAULT_AGENTS:
         try:
@@ -324,8 +312,6 @@ def sample_positions(variant: Variant, count: int, seed: Seed = None) -> tuple[s
 
 
 def _rejection_sample(variant: Variant, count: int, rng: Any) -> tuple[str, ...]:
-    from math import comb
-
     n = variant.cells
     weights = [comb(n, ply) * comb(ply, ply // 2) for ply in range(n + 1)]
     chances = [w / sum(weights) for w in weights]

@@ -42,21 +42,10 @@ N = TypeVar("N", int, float)
 if TYPE_CHECKING:
     from ...lookup.oracle import Oracle
 
-__all__ = ["AGENT_NAMES", "Agent", "Policy", "make_agent"]
+__all__ = ["AGENT_NAMES", "PLAIN_AGENTS", "Agent", "Policy", "make_agent"]
 
-AGENT_NAMES = (
-    "random",
-    "think1",
-    "think2",
-    "think3",
-    "heuristic",
-    "onestep",
-    "nstep:D",
-    "minimax:D",
-    "mc:N",
-    "perfect",
-    "perfect:P",
-)
+PLAIN_AGENTS = ("random", "think1", "think2", "think3", "heuristic", "onestep")  # the agents that take no argument
+AGENT_NAMES = (*PLAIN_AGENTS, "nstep:D", "minimax:D", "mc:N", "perfect", "perfect:P")
 _DEFAULT_ARGUMENT = {"nstep": "3", "minimax": "3", "mc": "1000", "perfect": "1"}
 _MISERE_FAMILIES = ("random", "nstep", "mc", "perfect")  # the others' rules assume making a line wins
 
@@ -67,8 +56,8 @@ def make_agent(spec: str, oracle: Oracle | None = None, variant: Variant = STAND
         raise _invalid(spec, "expected a name such as 'random' or 'nstep:3'")
     family, colon, argument = spec.strip().lower().partition(":")
     if family not in _DEFAULT_ARGUMENT:
-        if colon or family not in AGENT_NAMES:
-            raise _invalid(spec, "unknown agent" if family not in AGENT_NAMES else f"{family!r} takes no argument")
+        if colon or family not in PLAIN_AGENTS:
+            raise _invalid(spec, "unknown agent" if family not in PLAIN_AGENTS else f"{family!r} takes no argument")
     elif not colon:
         argument = _DEFAULT_ARGUMENT[family]
     if variant.misere and family not in _MISERE_FAMILIES:
