@@ -60,7 +60,8 @@ class Agent(ABC):
 
     def choose(self, board: str, rng: Generator) -> Cell:
         """One move on ``board``, drawn from the policy with ``rng`` (see the module docstring)."""
-        cells, cumulative = self.sampler(board)
+        known = self._samplers.get(board) if board.__class__ is str else None  # a hot loop's path: one lookup
+        cells, cumulative = known or self.sampler(board)
         if len(cells) == 1:
             return cells[0]
         if cumulative is None:

@@ -43,7 +43,8 @@ class PerfectAgent(Agent):
         return self._oracle
 
     def choose(self, board: str, rng: Generator) -> Cell:
-        preferred, legal = recall(self._choices, board, self._choices_on)
+        known = self._choices.get(board) if board.__class__ is str else None  # a hot loop's path: one lookup
+        preferred, legal = known or recall(self._choices, board, self._choices_on)
         if self.probability < 1.0 and rng.random() >= self.probability:
             preferred = legal
         if len(preferred) == 1:
