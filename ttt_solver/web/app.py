@@ -31,7 +31,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.responses import Response
 
 from ..version import __version__
-from . import data, errors
+from . import data, error_responses
 from .cors import JsonCors
 from .limits import RequestLimits
 from .models import BatchIn, BatchOut, ErrorOut, HealthOut, PositionOut, VariantsOut
@@ -97,7 +97,7 @@ def create_app(
         redirect_slashes=False,  # its redirects name the Host header's host; Rewrite answers in place
     )
     registry = served if isinstance(served, Registry) else Registry.of_opened(served.values(), check_interval)
-    errors.install(app)
+    error_responses.install(app)
     app.add_middleware(ResponseCache, registry=registry, prefix=f"{API}/", max_bytes=cache_bytes)
     app.add_middleware(RequestLimits, max_body=max_body, max_query=MAX_QUERY_BYTES)
     app.add_middleware(Rewrite)
