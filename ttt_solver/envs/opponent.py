@@ -14,8 +14,12 @@ it replays each agent's sampling rule in numpy, giving the board after each move
   to move or the game is over.
 - any other enumerable agent using :meth:`Agent.choose` (``random``, ``think1..3``,
   ``heuristic``, ``onestep``, ``nstep:D``, ``minimax:D``) (:class:`PolicyMoves`): that rule
-  over tables of the agent's policy, filled the first time a board is met.
+  over tables of the agent's own samplers (:meth:`Agent.sampler`), filled the first time a board
+  is met.
 - anything else (``mc:N``, a custom agent) (:class:`LoopMoves`): ``agent.choose`` per game.
+
+``tests/test_agent_replays.py`` checks that each replay makes ``agent.choose``'s move with the same
+draws, on every unfinished position of 3x3 and 3x4k3 (one board of each symmetry class on 3x4k3).
 
 :class:`Draws` gives each game its own ``numpy.random.Generator`` and reads it in blocks;
 ``Generator.random(k)`` returns exactly the next ``k`` values of ``Generator.random()``, so
