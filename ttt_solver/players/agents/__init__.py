@@ -34,7 +34,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from ...errors import InvalidAgentError
-from ...game.variant import STANDARD, Variant
+from ...game.variant import STANDARD, Variant, as_variant
 from .base import Agent, Policy
 
 N = TypeVar("N", int, float)
@@ -50,8 +50,10 @@ _DEFAULT_ARGUMENT = {"nstep": "3", "minimax": "3", "mc": "1000", "perfect": "1"}
 _MISERE_FAMILIES = ("random", "nstep", "mc", "perfect")  # the others' rules assume making a line wins
 
 
-def make_agent(spec: str, oracle: Oracle | None = None, variant: Variant = STANDARD) -> Agent:
-    """The agent named by ``spec`` (see the module docstring); raise InvalidAgentError."""
+def make_agent(spec: str, oracle: Oracle | None = None, variant: Variant | str = STANDARD) -> Agent:
+    """The agent named by ``spec`` (see the module docstring) playing ``variant`` (a Variant or
+    its name); raise InvalidAgentError (InvalidVariantError for a bad variant)."""
+    variant = as_variant(variant)
     if not isinstance(spec, str):
         raise _invalid(spec, "expected a name such as 'random' or 'nstep:3'")
     family, colon, argument = spec.strip().lower().partition(":")
