@@ -262,7 +262,9 @@ def _paused_gc() -> Iterator[None]:
 
 
 def ensure_database(variant: Variant = STANDARD, announce: Callable[[str], None] | None = None) -> Path:
-    """The variant's default database, built first if it is missing (the one place that does).
+    """The variant's default database, built first if it is missing, whatever its size (the
+    server's 3x3 only: everything else asks :func:`ttt_solver.builder.first_use.default_database`,
+    which builds small variants only).
 
     ``announce`` is told one line before a build starts: a command that only wanted an answer
     gets that line, not the build's progress (``ttt-lookup build`` shows that)."""
