@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import GameOverError, InvalidBoardError
-from ..game.variant import STANDARD, Variant
+from ..game.variant import STANDARD, Variant, as_variant
 from ..lookup.oracle import Oracle
 from ..players.agents import Agent
 from ..players.agents.perfect import PerfectAgent
@@ -66,10 +66,6 @@ def check_illegal(illegal: str) -> str:
     if illegal not in ILLEGAL_MODES:
         raise ValueError(f"invalid illegal {illegal!r}: expected one of {', '.join(ILLEGAL_MODES)}")
     return illegal
-
-
-def as_variant(variant: Variant | str) -> Variant:
-    return Variant.parse(variant) if isinstance(variant, str) else variant
 
 
 class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):

@@ -34,13 +34,13 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..errors import GameOverError, InvalidBoardError, InvalidVariantError
-from ..game.variant import STANDARD, Variant
+from ..game.variant import STANDARD, Variant, as_variant
 from ..lookup.oracle import Oracle
 from ..players.agents import Agent
 from ._gym import spaces
 from .observation import DENSE_CELLS, PLAYING, BoardTables, board_tables, children, observation_shape, x_to_move
 from .opponent import Draws, PerfectMoves, batch_moves, resolve_opponent
-from .single import as_variant, check_illegal, parse_side
+from .single import check_illegal, parse_side
 
 _MOST_DRAWS = 3  # per game and step: side, then the opponent's mixing draw and pick
 
