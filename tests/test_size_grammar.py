@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
 from ttt_solver.cli.params import parse_size
-from ttt_solver.errors import InvalidBudgetError, InvalidVariantError
+from ttt_solver.errors import InvalidBudgetError, InvalidVariantError, shown
 from ttt_solver.game.variant import Variant
 from ttt_solver.system.memory import machine_memory, size_text
 
@@ -89,4 +89,4 @@ def test_a_budget_below_what_a_variant_needs_names_both_bounds(tmp_path):
 def test_every_variant_error_names_the_part_that_is_wrong(name, part):
     with pytest.raises(InvalidVariantError) as raised:
         Variant.parse(name)
-    assert str(raised.value) == f"invalid variant {name[:40]!r}: {part}"
+    assert str(raised.value) == f"invalid variant {shown(name)}: {part}"
