@@ -25,7 +25,7 @@ from copy import deepcopy
 
 import numpy as np
 
-from ttt_solver.game import board as rules
+from ttt_solver.game import rules
 from ttt_solver.lookup.oracle import Oracle
 from ttt_solver.players.agents import make_agent
 from ttt_solver.players.arena import compare_exact, compare_sampled

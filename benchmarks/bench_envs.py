@@ -24,7 +24,7 @@ from gymnasium.vector import SyncVectorEnv
 
 from ttt_solver import Oracle
 from ttt_solver.envs import ENV_ID, TicTacToeEnv, VectorTicTacToe
-from ttt_solver.game import board as rules
+from ttt_solver.game import rules
 from ttt_solver.solver.reference import solve
 
 GAMES = 4096

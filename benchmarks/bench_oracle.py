@@ -20,7 +20,7 @@ import numpy as np
 
 from ttt_solver import Oracle
 from ttt_solver.builder.build import build
-from ttt_solver.game import board as rules
+from ttt_solver.game import rules
 
 
 def alphabeta(text: str, alpha: int = -2, beta: int = 2) -> int:

@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from ttt_solver.builder.first_use import default_database
-from ttt_solver.game import board as rules
+from ttt_solver.game import rules
 from ttt_solver.game.variant import Variant
 from ttt_solver.lookup.oracle import Oracle
 from ttt_solver.players.agents import make_agent

@@ -180,7 +180,7 @@ def main() -> None:
     if not args.in_process and shutil.which("wrk") is None:
         sys.exit("Error: needs wrk (apt-get install wrk)")
 
-    from ttt_solver.game import board as rules
+    from ttt_solver.game import rules
 
     boards = rules.all_boards()
     with tempfile.TemporaryDirectory() as tmp:

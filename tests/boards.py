@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from ttt_solver.game import board as rules
+from ttt_solver.game import rules
 from ttt_solver.game.variant import Variant
 
 

@@ -19,7 +19,7 @@ from ttt_solver.errors import (
     InvalidVariantError,
     NotEnumerableError,
 )
-from ttt_solver.game import board as rules
+from ttt_solver.game import rules
 from ttt_solver.game.variant import Variant
 from ttt_solver.lookup.oracle import Oracle
 from ttt_solver.players.agents import AGENT_NAMES, Agent, make_agent

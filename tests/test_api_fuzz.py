@@ -24,8 +24,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ttt_solver.errors import GameOverError, InvalidArgumentError, InvalidBoardError, InvalidVariantError, TTTError
-from ttt_solver.game import board as rules
-from ttt_solver.game.board import Board
+from ttt_solver.game import rules
+from ttt_solver.game.rules import Board
 from ttt_solver.game.variant import MAX_CELLS, Variant
 from ttt_solver.lookup.oracle import Oracle
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ttt_solver.errors import InvalidBoardError, NotEnumerableError
-from ttt_solver.game import board as rules
+from ttt_solver.game import rules
 from ttt_solver.game.variant import STANDARD, Variant
 from ttt_solver.lookup.oracle import Oracle
 from ttt_solver.players.agents import make_agent

@@ -8,8 +8,8 @@ from collections import Counter
 import pytest
 
 from ttt_solver.errors import GameOverError, InvalidBoardError
-from ttt_solver.game import board as rules
-from ttt_solver.game.board import Board
+from ttt_solver.game import rules
+from ttt_solver.game.rules import Board
 from ttt_solver.game.variant import Variant
 
 FIRST = "but X moves first so X must have as many marks as O or one more"

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ttt_solver.errors import InvalidBoardError
-from ttt_solver.game import board as rules
+from ttt_solver.game import rules
 
 MARKS = "XOxo.-_"
 SEPARATORS = "/| \t\r\n"

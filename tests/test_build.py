@@ -14,8 +14,7 @@ from click.testing import CliRunner
 from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
 from ttt_solver.errors import BuildError, DatabaseError
-from ttt_solver.game import array_rules, codec
-from ttt_solver.game import board as rules
+from ttt_solver.game import array_rules, codec, rules
 from ttt_solver.game.variant import STANDARD, Variant
 from ttt_solver.lookup.rows import DatabaseRows
 from ttt_solver.solver.reference import solve

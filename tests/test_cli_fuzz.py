@@ -31,7 +31,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ttt_solver.cli import cli
-from ttt_solver.game import board as rules
+from ttt_solver.game import rules
 from ttt_solver.game.variant import Variant
 
 # -- the world the commands run in ---------------------------------------------------------------

@@ -1,5 +1,5 @@
 """The codec: codes of text and arrays, canonical codes, and the vectorised rules against the
-pure-Python rules of ttt_solver.game.board on every board of small variants."""
+pure-Python rules of ttt_solver.game.rules on every board of small variants."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ttt_solver.game import array_rules, codec
-from ttt_solver.game import board as rules
+from ttt_solver.game import array_rules, codec, rules
 from ttt_solver.game.symmetry import images
 from ttt_solver.game.variant import Variant
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from ttt_solver import Oracle
 from ttt_solver.cli import cli
 from ttt_solver.errors import DatabaseError, TTTError
-from ttt_solver.game import board as rules
+from ttt_solver.game import rules
 
 COLUMNS = {
     "positions": (

@@ -19,7 +19,7 @@ from ttt_solver import Oracle
 from ttt_solver.envs import ENV_ID, TicTacToeEnv, VectorTicTacToe
 from ttt_solver.envs.observation import PLAYING, LazyBoardTables, board_tables
 from ttt_solver.errors import GameOverError, InvalidAgentError, InvalidBoardError, InvalidVariantError
-from ttt_solver.game import board as rules
+from ttt_solver.game import rules
 from ttt_solver.game.variant import Variant
 from ttt_solver.players.agents import make_agent
 from ttt_solver.players.agents.perfect import PerfectAgent

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ttt_solver.errors import InvalidArgumentError, InvalidBoardError, InvalidVariantError, TTTError
-from ttt_solver.game import board as rules
+from ttt_solver.game import rules
 from ttt_solver.game.variant import Variant
 from ttt_solver.lookup.oracle import Oracle
 

@@ -14,7 +14,7 @@ import pytest
 from extras import need
 
 from ttt_solver import Oracle
-from ttt_solver.game import board as rules
+from ttt_solver.game import rules
 from ttt_solver.game.variant import Variant
 
 pytestmark = pytest.mark.openspiel

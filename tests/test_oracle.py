@@ -13,9 +13,8 @@ import reference
 from ttt_solver import Oracle
 from ttt_solver.builder.first_use import FirstUseBuild, shared_oracle
 from ttt_solver.errors import DatabaseError, DatabaseMissingError, GameOverError, InvalidBoardError
-from ttt_solver.game import board as rules
-from ttt_solver.game import codec
-from ttt_solver.game.board import Board
+from ttt_solver.game import codec, rules
+from ttt_solver.game.rules import Board
 from ttt_solver.game.variant import STANDARD
 from ttt_solver.solver.reference import rank, solve
 from ttt_solver.store import paths

@@ -15,7 +15,7 @@ need("rl", "pygame")
 from ttt_solver import Oracle
 from ttt_solver.envs import PZ_TO_CELL, PerfectPolicy, board_from_observation
 from ttt_solver.errors import GameOverError, InvalidBoardError, InvalidVariantError
-from ttt_solver.game import board as rules
+from ttt_solver.game import rules
 from ttt_solver.players.agents import make_agent
 from ttt_solver.solver.reference import solve
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ttt_solver.game import board as rules
+from ttt_solver.game import rules
 from ttt_solver.game.symmetry import canonical_text
 from ttt_solver.lookup import named_queries as queries
 from ttt_solver.lookup.oracle import Oracle

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from ttt_solver.cli import cli
 from ttt_solver.errors import SHOWN_LENGTH, DatabaseError, InvalidBoardError, InvalidVariantError, shown
-from ttt_solver.game import board as rules
+from ttt_solver.game import rules
 from ttt_solver.game.variant import Variant
 from ttt_solver.store.reader import held_variant
 

@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 from layered import move_table
 
-from ttt_solver.game import array_rules, codec
-from ttt_solver.game import board as rules
+from ttt_solver.game import array_rules, codec, rules
 from ttt_solver.game.symmetry import canonical_text, images
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.reference import solve

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import reference
 
-from ttt_solver.game import board as rules
+from ttt_solver.game import rules
 from ttt_solver.game.symmetry import canonical, canonical_text
 from ttt_solver.solver.reference import solve
 

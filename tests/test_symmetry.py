@@ -5,8 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ttt_solver.game import board as rules
-from ttt_solver.game import codec
+from ttt_solver.game import codec, rules
 from ttt_solver.game.symmetry import apply, canonical, canonical_text, images, inverse, orbit_size
 from ttt_solver.game.variant import STANDARD, Variant
 

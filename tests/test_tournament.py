@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ttt_solver.errors import InvalidAgentError, NotEnumerableError
-from ttt_solver.game import board as rules
+from ttt_solver.game import rules
 from ttt_solver.game.variant import STANDARD
 from ttt_solver.lookup.oracle import Oracle
 from ttt_solver.players.agents import make_agent

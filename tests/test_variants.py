@@ -20,8 +20,7 @@ from ttt_solver.builder.build import MOVES_STORED_LIMIT, build
 from ttt_solver.builder.first_use import FirstUseBuild, shared_oracle
 from ttt_solver.cli import cli
 from ttt_solver.errors import DatabaseError, InvalidBoardError, InvalidVariantError
-from ttt_solver.game import board as rules
-from ttt_solver.game import codec
+from ttt_solver.game import codec, rules
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.reference import rank, solve
 from ttt_solver.store import paths

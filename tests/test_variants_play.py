@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from ttt_solver import Oracle
 from ttt_solver.cli import cli
 from ttt_solver.errors import InvalidAgentError, NotFeasibleError
-from ttt_solver.game import board as rules
+from ttt_solver.game import rules
 from ttt_solver.game.variant import Variant, position_bound
 from ttt_solver.players.agents import make_agent
 from ttt_solver.players.arena import (

@@ -25,8 +25,7 @@ from ttt_solver.audit.retrograde import prove_arrays
 from ttt_solver.audit.verify import compare_moves, verify_source
 from ttt_solver.cli import cli
 from ttt_solver.errors import DatabaseError
-from ttt_solver.game import board as rules
-from ttt_solver.game import codec
+from ttt_solver.game import codec, rules
 from ttt_solver.game.variant import STANDARD, Variant
 from ttt_solver.lookup.proof import resolve
 from ttt_solver.lookup.rows import DatabaseRows

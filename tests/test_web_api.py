@@ -13,7 +13,7 @@ from extras import need
 from web_support import built_4x4, served_for
 
 from ttt_solver import Oracle
-from ttt_solver.game import board as rules
+from ttt_solver.game import rules
 from ttt_solver.game.variant import Variant
 from ttt_solver.lookup.analysis import OUTCOMES
 

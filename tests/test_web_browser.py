@@ -23,7 +23,7 @@ from browser_support import (  # noqa: F401 - the *_fixture names are fixtures
 from extras import need
 
 from ttt_solver import Oracle
-from ttt_solver.game import board as rules
+from ttt_solver.game import rules
 
 need("web", "fastapi")
 pytest.importorskip("playwright.sync_api")

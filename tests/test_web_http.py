@@ -175,7 +175,7 @@ def test_junk_in_the_query_string_is_never_cached(served):
 
 
 def test_the_cache_is_bounded_in_bytes_and_drops_the_least_recent_first(served):
-    from ttt_solver.game import board as rules
+    from ttt_solver.game import rules
 
     app = create_app(served, cache_bytes=50_000)
     client = TestClient(app)

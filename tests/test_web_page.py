@@ -25,7 +25,7 @@ from browser_support import (  # noqa: F401 - the *_fixture names are fixtures
 from extras import need
 
 from ttt_solver import Oracle
-from ttt_solver.game import board as rules
+from ttt_solver.game import rules
 from ttt_solver.game.variant import MAX_CELLS, Variant
 
 need("web", "fastapi")

@@ -1,6 +1,6 @@
 """ttt-solver: an exhaustively solved game database for tic-tac-toe and its family.
 
-Values are +1 win, 0 draw, -1 loss, always for the side to move (see :mod:`ttt_solver.game.board`).
+Values are +1 win, 0 draw, -1 loss, always for the side to move (see :mod:`ttt_solver.game.rules`).
 Heavy modules are imported lazily, so ``import ttt_solver`` stays cheap: the names below
 resolve on first use, and type checkers see them through the explicit re-exports.
 """
@@ -13,7 +13,7 @@ from .version import __version__ as __version__
 
 # public name -> the module that defines it
 _LAZY = {
-    "Board": "game.board",
+    "Board": "game.rules",
     "Variant": "game.variant",
     "STANDARD": "game.variant",
     "Oracle": "lookup.oracle",
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from .errors import InvalidVariantError as InvalidVariantError
     from .errors import NotEnoughMemoryError as NotEnoughMemoryError
     from .errors import TTTError as TTTError
-    from .game.board import Board as Board
+    from .game.rules import Board as Board
     from .game.variant import STANDARD as STANDARD
     from .game.variant import Variant as Variant
     from .lookup.oracle import Oracle as Oracle

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..game import board as rules
+from ..game import rules
 from ..game.variant import Variant
 from ..players.tournament import DEFAULT_AGENTS
 from . import complete

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..game import board as rules
+from ..game import rules
 from ..game.variant import Variant
 from ..lookup.analysis import analysis
 from .options import F, board_input, chart_option, database_options, load_oracle, require_plot, resolve_database

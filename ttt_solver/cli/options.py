@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..errors import BuildError, CacheError, DatabaseError, InvalidVariantError, TTTError
-from ..game import board as rules
+from ..game import rules
 from ..game.variant import STANDARD, Variant
 from ..system.memory import out_of_memory
 from .params import BadValue, FileName

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..game import board as rules
+from ..game import rules
 from ..game.variant import Variant
 from .lookup import move_sets
 from .options import database_options, load_oracle

@@ -38,8 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ..game import array_rules, codec
-from ..game import board as rules
+from ..game import array_rules, codec, rules
 from ..game.variant import STANDARD, Variant
 
 PLAYING = codec.PLAYING  # ``final`` of a legal board where play goes on

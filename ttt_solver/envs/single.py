@@ -246,7 +246,7 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
         return self._observation(), self.illegal_reward, self._over, False, {"action_mask": mask}
 
     def _start_from(self, board: str) -> tuple[int, int]:
-        from ..game import board as rules
+        from ..game import rules
 
         text = rules.parse(board, self.variant)
         if rules.terminal_value(text, self.variant) is not None:
@@ -254,7 +254,7 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
         return self._tables.index_of(text), 1 if rules.to_move(text) == rules.X else -1
 
     def _text(self) -> str:
-        from ..game import board as rules
+        from ..game import rules
 
         status = "to move"
         if self._over:

@@ -187,7 +187,7 @@ class VectorTicTacToe(VectorEnv):
             return tuple(draw(text, self.variant.rows, self.variant.cols) for text in texts)
         if self.render_mode != "ansi":
             return None
-        from ..game import board as rules
+        from ..game import rules
 
         return tuple(rules.pretty(text, self.variant) for text in texts)
 

@@ -207,7 +207,7 @@ def terminal_of_lines(x_bits: np.ndarray, o_bits: np.ndarray, full: np.ndarray |
 
 def legal(codes: np.ndarray, variant: Variant) -> np.ndarray:
     """bool per code: the board can arise in a real game (the rules of
-    :func:`ttt_solver.game.board.legality_error`, vectorised)."""
+    :func:`ttt_solver.game.rules.legality_error`, vectorised)."""
 
     d = digits(codes, variant)
     xs = (d == X_DIGIT).sum(axis=1)

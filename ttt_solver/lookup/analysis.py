@@ -1,14 +1,14 @@
 """The full answer for one position as plain data: what ``ttt-lookup analyze --json`` prints
 and what the HTTP API returns, so both stay the same contract.
 
-Values are +1 win, 0 draw, -1 loss for the side to move (see :mod:`ttt_solver.game.board`).
+Values are +1 win, 0 draw, -1 loss for the side to move (see :mod:`ttt_solver.game.rules`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..game import board as rules
+from ..game import rules
 
 if TYPE_CHECKING:
     from ..game.variant import Variant

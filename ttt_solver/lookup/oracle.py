@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from ..audit import SMALL_ROWS
 from ..errors import GameOverError, InvalidBoardError, InvalidVariantError
-from ..game import board as rules
-from ..game import codec
+from ..game import codec, rules
 from ..game.variant import STANDARD, Variant
 from ..system.memory import memory_is_an_error
 from .position import Move, Position

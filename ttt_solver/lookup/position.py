@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..game import board as rules
+from ..game import rules
 
 
 class Move(NamedTuple):

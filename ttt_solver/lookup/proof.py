@@ -15,8 +15,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from ..errors import DatabaseError
-from ..game import board as rules
-from ..game import codec
+from ..game import codec, rules
 from ..game.values import Outcome, move_result, outcome, rank
 from ..game.variant import Variant
 from ..store.content import Row

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidBoardError
-from ..game import board as rules
+from ..game import rules
 from ..game.values import NO_MOVE, NO_POSITION, REMOTENESS_BITS, byte_tables, result_bytes
 from ..game.variant import Variant
 from ..solver.tiers import Tiers

@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Union
 
 from ..errors import NotEnumerableError, NotFeasibleError
-from ..game import board as rules
+from ..game import rules
 from ..game.variant import Variant, position_bound
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from math import comb
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidAgentError, NotEnumerableError, NotFeasibleError
-from ..game import board as rules
+from ..game import rules
 from ..game.variant import Variant, position_bound
 from .agents import PLAIN_AGENTS, Agent, make_agent
 from .arena import Comparison, Seed, check_exact, compare_exact, compare_sampled, exact_feasible

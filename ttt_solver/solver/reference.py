@@ -1,6 +1,6 @@
 """Exhaustive memoised negamax over canonical positions (the recursive solver).
 
-Values are +1/0/-1 for the side to move (see :mod:`ttt_solver.game.board`). Remoteness counts
+Values are +1/0/-1 for the side to move (see :mod:`ttt_solver.game.rules`). Remoteness counts
 plies to the end under perfect play: the winner wins as fast as possible, the loser loses
 as slowly as possible; a drawn game always runs until the board is full. Each position is
 solved once, on its canonical board, so 3x3 costs 765 evaluations, not the 549,946 nodes
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..game import board as rules
+from ..game import rules
 from ..game.symmetry import canonical_text, orbit_size
 from ..game.variant import STANDARD, Variant
 

@@ -3,7 +3,7 @@
 Every call the HTTP API makes into ttt-solver's oracle, store and statistics goes through this
 module, so a change of the data layer is adapted here and nowhere else in ``ttt_solver.web``.
 
-Values are +1 win, 0 draw, -1 loss for the side to move (see :mod:`ttt_solver.game.board`).
+Values are +1 win, 0 draw, -1 loss for the side to move (see :mod:`ttt_solver.game.rules`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DatabaseError, InvalidBoardError, InvalidVariantError
-from ..game import board as rules
+from ..game import rules
 from ..game.variant import STANDARD, Variant
 from ..lookup.analysis import analyze
 from ..lookup.oracle import Oracle

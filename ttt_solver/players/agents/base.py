@@ -3,7 +3,7 @@
 An agent plays one side of a position: :meth:`Agent.policy` gives its move distribution
 ``{cell: probability}`` where that can be enumerated, :meth:`Agent.choose` picks one move
 with an injected ``numpy.random.Generator``. Boards are normalised text of an unfinished
-legal position (see :mod:`ttt_solver.game.board`). Policies are deterministic functions of the
+legal position (see :mod:`ttt_solver.game.rules`). Policies are deterministic functions of the
 board, so they are worked out once per board and memoised.
 
 ``choose`` samples the memoised policy, as :meth:`Agent.sampler` gives it (its cells in the
@@ -23,7 +23,7 @@ from itertools import accumulate
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...errors import GameOverError, InvalidAgentError, InvalidBoardError, NotEnumerableError
-from ...game import board as rules
+from ...game import rules
 from ...game.variant import Variant
 
 if TYPE_CHECKING:

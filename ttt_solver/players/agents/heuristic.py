@@ -12,7 +12,7 @@ the four corner cells and the sides are all the other cells.
 
 from __future__ import annotations
 
-from ...game import board as rules
+from ...game import rules
 from ...game.variant import STANDARD, Variant
 from .base import Agent, Policy, empty_cells, opponent, uniform, winning_cells
 

@@ -15,7 +15,7 @@ alternating sides. Here the opponent really moves and every leaf is scored for t
 
 from __future__ import annotations
 
-from ...game import board as rules
+from ...game import rules
 from ...game.variant import STANDARD, Variant
 from .base import Cell, SearchAgent, check_board, empty_cells, opponent, place, remember, search_depth
 

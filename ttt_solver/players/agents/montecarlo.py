@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...game import board as rules
+from ...game import rules
 from ...game.variant import STANDARD, Variant
 from .base import Agent, Cell, Policy, check_board
 

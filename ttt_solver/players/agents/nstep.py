@@ -18,7 +18,7 @@ misère too: there making the line is the loss, scored -100 for the player who m
 
 from __future__ import annotations
 
-from ...game import board as rules
+from ...game import rules
 from ...game.variant import STANDARD, Variant
 from .base import Cell, SearchAgent, check_board, empty_cells, place, remember, search_depth
 

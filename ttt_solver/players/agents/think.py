@@ -19,7 +19,7 @@ port of it in ``tests/test_agents.py``.
 
 from __future__ import annotations
 
-from ...game import board as rules
+from ...game import rules
 from ...game.variant import STANDARD, Variant
 from .base import Agent, Cell, Policy, empty_cells, opponent, place, uniform, winning_cells
 
