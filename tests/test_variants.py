@@ -238,8 +238,8 @@ def test_the_command_line_says_when_it_builds_on_first_use(tmp_path, monkeypatch
 
 def test_the_default_path_of_a_variant(tmp_path, monkeypatch):
     monkeypatch.setattr(paths, "data_folder", lambda: str(tmp_path / "data"))
-    assert paths.default_database(V4X4) == tmp_path / "data" / "4x4.sqlite"
-    assert paths.default_database(Variant()) == tmp_path / "data" / "ttt.sqlite"
+    assert paths.database_file(V4X4) == str(tmp_path / "data" / "4x4.sqlite")
+    assert paths.database_file(Variant()) == str(tmp_path / "data" / "ttt.sqlite")
     result = CliRunner().invoke(cli, ["build", "--variant", "2x5k3", "--quiet"])
     assert result.exit_code == 0
     assert (tmp_path / "data" / "2x5k3.sqlite").is_file()

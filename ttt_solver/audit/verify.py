@@ -24,16 +24,20 @@ import shutil
 import tempfile
 import zlib
 from collections.abc import Callable, Iterator
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+from sqlalchemy import MetaData, create_engine
 
 from ..errors import shown
 from ..game import array_rules
 from ..solver.passes import COLUMNS, Solved
 from ..solver.solve import Steps, default_memory
-from ..store import number_in
+from ..store import META_KEYS, number_in
+from ..store.cache_folder import cached, content_folder
 from ..store.content import BEST_SHIFT, DATA_FIELDS, PACKED, data_limit, digest_stream, unpack_blob
+from ..store.schema import add_generated, define
 from . import SMALL_ROWS
 from .report import Report
 from .retrograde import plies, prove_tiers, report_outside
@@ -86,7 +90,6 @@ def check_stored(source: Audited) -> Report:
     remembered in the cache folder (:mod:`ttt_solver.store.cache_folder`). Call it inside
     ``source.reader.snapshot()``, with the query, so that both read the same state of a server
     database."""
-    from ..store.cache_folder import cached, content_folder
 
     report = Report(source.variant.name, source.location, source.rebuild_hint())
     count = number_in(source.meta.get("positions")) or 0
@@ -246,9 +249,6 @@ _VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+!_-]*")
 def _check_meta(meta: dict[str, str], report: Report) -> None:
     """Every key the builder writes, and no other, each well formed (the counts and the digest
     are compared with the tables where those are read)."""
-    from datetime import datetime
-
-    from ..store import META_KEYS
 
     found = report.found
     for key in META_KEYS:
@@ -292,9 +292,6 @@ def _check_schema(reader: Any, variant: Variant, report: Report) -> None:
     if found is None:
         report.passed("positions' generated columns are the server's to compute")
         return
-    from sqlalchemy import MetaData, create_engine
-
-    from ..store.schema import add_generated, define
 
     engine = create_engine("sqlite://")
     with engine.begin() as conn:

@@ -27,15 +27,42 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import BuildError
+import numpy as np
+
+from ..audit.verify import verify_source
+from ..errors import BuildError, InvalidBudgetError
 from ..game.variant import STANDARD, Variant
+from ..lookup.rows import DatabaseRows
+from ..solver.passes import Solved
+from ..solver.scratch import locked, open_scratch, read_slice, scratch_path
+from ..solver.solve import (
+    SOLVER_VERSION,
+    default_memory,
+    in_memory,
+    merge_scratch,
+    smallest_memory,
+    solve_scratch,
+    solve_tables,
+)
 from ..store import GENERATOR, SCHEMA_VERSION, Target
-from ..store.paths import data_folder, default_database
-from ..system.memory import memory_is_an_error
+from ..store.content import digest, move_count, move_rows, pack_data, packed_arrays, packed_parts, position_blocks
+from ..store.paths import data_folder, database_file
+from ..store.reader import Reader
+from ..store.writer import (
+    FileWriter,
+    check_target,
+    destination,
+    failed_write,
+    install,
+    remove_database,
+    rows_written,
+    write_server,
+)
+from ..system.memory import machine_memory, memory_is_an_error, size_text
 from ..version import __version__
+from .disk import check_room, failure
 
 if TYPE_CHECKING:
-    from ..solver.passes import Solved
     from ..solver.scratch import Scratch
     from ..solver.solve import Tables
 
@@ -84,7 +111,7 @@ def build(
     memory: int | None = None,
     steps: Steps | None = None,
 ) -> BuildReport:
-    """Solve ``variant`` and write it to ``target`` (default: :func:`default_database`).
+    """Solve ``variant`` and write it to ``target`` (default: the variant's default database, :func:`~ttt_solver.store.paths.database_file`).
 
     ``store_moves``: write the moves table (default: when it has at most
     :data:`MOVES_STORED_LIMIT` rows). ``progress`` receives a line per stage, ``steps(phase,
@@ -94,13 +121,9 @@ def build(
     in bytes (default: what the machine can spare, at most 8 GiB). ``force``: replace a
     target ttt-solver did not make, and start over, whatever a stopped build left.
     """
-    from ..solver.scratch import locked, open_scratch
-    from ..solver.solve import SOLVER_VERSION, default_memory, in_memory, merge_scratch, solve_scratch, solve_tables
-    from ..store.writer import check_target
-    from .disk import check_room
 
     started = time.perf_counter()
-    where = Target.parse(target if target is not None else default_database(variant))
+    where = Target.parse(target if target is not None else database_file(variant))
     check_target(where, force)
     if tables is not None and tables.variant != variant:
         raise ValueError(f"tables of {tables.variant} given to build {variant}")
@@ -131,9 +154,6 @@ def build(
 
 def _check_budget(variant: Variant, memory: int) -> None:
     """InvalidBudgetError for a budget that no build of ``variant`` keeps, naming both bounds."""
-    from ..errors import InvalidBudgetError
-    from ..solver.solve import smallest_memory
-    from ..system.memory import machine_memory, size_text
 
     low, high = smallest_memory(variant), machine_memory()
     if memory < low or (high is not None and memory > high):
@@ -149,8 +169,6 @@ def _scratch_errors(where: Target, folder: str) -> Iterator[None]:
     """A file system's or SQLite's refusal to make or fill the scratch folder (a parent that
     is a file, a full disk, a file-size limit, a read-only folder) is one line naming the
     cause and what was kept; an interrupt or a bug stays as it is."""
-    from ..store.writer import failed_write
-    from .disk import failure
 
     try:
         yield
@@ -162,12 +180,9 @@ def _scratch_errors(where: Target, folder: str) -> Iterator[None]:
 
 def _scratch_folder(where: Target, variant: Variant) -> str:
     """Beside a file target; for a server, in the data folder, named for the URL."""
-    from ..solver.scratch import scratch_path
 
-    if where.path is not None:  # beside the file a symbolic link points to: renamed over it at the end
-        from ..store.writer import destination
-
-        return scratch_path(str(destination(where.path)))
+    if where.file is not None:  # beside the file a symbolic link points to: renamed over it at the end
+        return scratch_path(str(destination(Path(where.file))))
     named = hashlib.sha256(where.url.encode()).hexdigest()[:16]
     return os.path.join(data_folder(), f".{variant.name}.{named}.solving")
 
@@ -196,10 +211,6 @@ def _write(
     written: Callable[[int, int], None] | None,
     memory: int | None = None,
 ) -> tuple[str, str, int, int, int, dict[str, int], str]:
-
-    from ..solver.solve import SOLVER_VERSION
-    from ..store.content import digest, move_count, move_rows, packed_arrays, packed_parts, position_blocks
-    from ..store.writer import install, write_server
 
     total = len(solved)
     if store_moves and variant.cells > MOVES_CELLS:
@@ -251,9 +262,6 @@ def _write_file(
     """Write into the build's file, after the rows a stopped build wrote already (checked
     against the solved rows first: a damaged file is written again from the start). The
     digest in meta is the packed arrays' as read back from the file."""
-    from ..solver.scratch import read_slice
-    from ..store.content import packed_parts, position_blocks
-    from ..store.writer import FileWriter
 
     file = scratch.file("database.sqlite")
     start = _rows_written(scratch, file, solved)
@@ -274,10 +282,6 @@ def _write_file(
 def _rows_written(scratch: Scratch, file: str, solved: Solved) -> int:
     """The position rows an earlier run wrote to ``file``, if they match the solved ones; a
     file that does not (or that SQLite cannot read) is removed, and said."""
-    from ..solver.passes import Solved
-    from ..solver.scratch import read_slice
-    from ..store.content import pack_data
-    from ..store.writer import remove_database, rows_written
 
     if not os.path.exists(file):
         return 0
@@ -298,16 +302,11 @@ def _rows_written(scratch: Scratch, file: str, solved: Solved) -> int:
 
 def _prove(scratch: Scratch, file: str, memory: int | None, progress: Progress | None) -> None:
     """A resumed build's file proved whole (``ttt-lookup verify``) before it is installed."""
-    from ..audit.verify import verify_source
-    from ..lookup.rows import DatabaseRows
-    from ..store.reader import Reader
 
     started = time.perf_counter()
     with Reader(Target.parse(file), scratch.variant.name) as reader:
         report = verify_source(DatabaseRows(reader, scratch.variant), memory)
     if not report.ok:
-        from ..store.writer import remove_database
-
         remove_database(file)
         raise BuildError(
             f"the resumed build in {scratch.path!r} did not prove whole ({report.summary}): run the same"
@@ -319,9 +318,6 @@ def _prove(scratch: Scratch, file: str, memory: int | None, progress: Progress |
 def _outcomes(solved: Solved) -> dict[str, int]:
     """Legal boards by value for the side to move (each canonical row weighted by its orbit),
     the columns read a piece at a time (a memory-mapped one from its file)."""
-    import numpy as np
-
-    from ..solver.scratch import read_slice
 
     counts = {1: 0, 0: 0, -1: 0}
     for start in range(0, len(solved.code), 1 << 22):

@@ -11,6 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from ..game import array_rules, codec
 from ..store.paths import file_name
 from .tournament_chart import DRAW, LOSS, WIN, require
 
@@ -22,9 +25,6 @@ _VALUES = ((1, "win", WIN, "Greens"), (0, "draw", DRAW, "Greys"), (-1, "loss", L
 
 def count(arrays: Arrays) -> dict[tuple[int, int, int], int]:
     """Boards by (ply, value, remoteness), from a variant's canonical rows."""
-    import numpy as np
-
-    from ..game import array_rules, codec
 
     ply = (array_rules.digits(arrays.code, arrays.variant) != codec.EMPTY_DIGIT).sum(axis=1)
     keys = np.stack([ply, arrays.value, arrays.remoteness], axis=1).astype(np.int64)
@@ -45,7 +45,6 @@ def draw(counts: dict[tuple[int, int, int], int], variant: str, path: str | Path
     """Write the chart of ``count(...)`` to ``path`` (.png, .svg, .pdf, ...)."""
     target = Path(file_name(path, "chart file"))
     plt = require()
-    import numpy as np
     from matplotlib import colormaps
     from matplotlib.colors import ListedColormap, LogNorm
 

@@ -16,6 +16,7 @@ closed pipe (``| head``) stops any command quietly, with exit code 141 (a shell'
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -24,7 +25,9 @@ from typing import Any
 
 import click
 from click.exceptions import NoArgsIsHelpError
+from click.shell_completion import CompletionItem
 
+from ..game.suggest import did_you_mean
 from ..system.memory import guard_command_line
 from ..version import __version__
 from .options import translate_errors
@@ -70,8 +73,6 @@ class TTTGroup(click.Group):
         not only those loaded so far): ``unknown command 'anlyze': did you mean 'analyze'?``."""
         name = args[0]
         if not name.startswith("-") and not ctx.resilient_parsing and self.get_command(ctx, name) is None:
-            from ..game.suggest import did_you_mean
-
             hint = did_you_mean(name, self.list_commands(ctx))
             raise click.UsageError(f"unknown command {name!r}{f': {hint}' if hint else ''}", ctx)
         return super().resolve_command(ctx, args)
@@ -143,8 +144,6 @@ def cli() -> None:
 
 
 def _complete_commands(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
-    from click.shell_completion import CompletionItem
-
     return [CompletionItem(name) for name in cli.list_commands(ctx) if name.startswith(incomplete)]
 
 
@@ -180,8 +179,6 @@ def error_message(error: click.ClickException) -> str:
     if isinstance(error, click.BadParameter) and not isinstance(error, click.MissingParameter):
         return f"invalid {option_name(error.param)}: {_sentence(error.message)}"  # a check outside .values
     if isinstance(error, click.NoSuchOption):
-        from ..game.suggest import did_you_mean
-
         hint = did_you_mean(error.option_name, _long_options(error.ctx) or error.possibilities or ())
         message = f"unknown option {error.option_name!r}{f': {hint}' if hint else ''}"
     elif isinstance(error, click.UsageError):
@@ -229,7 +226,6 @@ def closed_pipe_ends() -> Iterator[None]:
 
 def _silence(*streams: Any) -> None:
     """Send what is left to write on ``streams`` to the null device."""
-    import os
 
     for stream in streams:
         try:

@@ -7,43 +7,36 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from click.shell_completion import CompletionItem
+
+from ..game.variant import NAMED_VARIANTS
+from ..lookup import named_queries as named
+from ..players.agents import AGENT_NAMES
+
 if TYPE_CHECKING:
     import click
-    from click.shell_completion import CompletionItem
 
 
 def variants(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
-    from click.shell_completion import CompletionItem
-
-    from ..game.variant import NAMED_VARIANTS
-
     return [CompletionItem(name) for name in NAMED_VARIANTS if name.startswith(incomplete)]
 
 
 def queries(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
-    from click.shell_completion import CompletionItem
-
-    from ..lookup import named_queries as named
-
     return [CompletionItem(q.name, help=q.description) for q in named.available() if q.name.startswith(incomplete)]
 
 
 def _agent_names() -> list[str]:
     """Every family once, as a spec that works alone (``nstep`` is ``nstep:3``, ``perfect`` is ``perfect:1``)."""
-    from ..players.agents import AGENT_NAMES
 
     return list(dict.fromkeys(name.partition(":")[0] for name in AGENT_NAMES))
 
 
 def agent(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
-    from click.shell_completion import CompletionItem
-
     return [CompletionItem(name) for name in _agent_names() if name.startswith(incomplete)]
 
 
 def agent_list(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     """``--agents think1,th`` -> ``think1,think2``, ``think1,think3``: complete the last item of the list."""
-    from click.shell_completion import CompletionItem
 
     done, _, last = incomplete.rpartition(",")
     prefix = f"{done}," if done else ""

@@ -15,9 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..charts.tournament_chart import draw, require
 from ..game import rules
-from ..game.variant import Variant
-from ..players.tournament import DEFAULT_AGENTS
+from ..game.variant import Variant, position_bound
+from ..players.agents import make_agent
+from ..players.arena import EXACT_LIMIT, compare_exact, compare_sampled, exact_feasible
+from ..players.tournament import DEFAULT_AGENTS, check_entrants, default_agents, run
 from . import complete
 from .options import CLIError, chart_option, database_options, load_oracle, require_plot
 from .output import echo_json, output_options, table
@@ -66,8 +69,6 @@ def compare(
         ttt-lookup compare think1 random --games 1000 --seed 1
         ttt-lookup compare think3 think2 --exact --json
     """
-    from ..game.variant import position_bound
-    from ..players.arena import compare_exact, compare_sampled
 
     _check_sampling_flags(exact, variant)
     agent_a, agent_b = _agents([a, b], db, variant, need_oracle=False)
@@ -128,7 +129,6 @@ def tournament(
         ttt-lookup tournament --exact --json --plot tournament.png
         ttt-lookup tournament --variant 4x4 --agents random,think2,perfect --games 100 --seed 1
     """
-    from ..players.tournament import check_entrants, default_agents, run
 
     _check_sampling_flags(exact, variant)
     names = [
@@ -137,8 +137,6 @@ def tournament(
         if spec.strip()
     ]
     if plot_path is not None:
-        from ..charts.tournament_chart import require
-
         require_plot(require)
     oracle, agents = _agents(names, db, variant, need_oracle=True, check=check_entrants)
     drawn = not exact and seed is None
@@ -159,8 +157,6 @@ def tournament(
             played = shown.phase(games * pairs, f"{n} agents, {games:,} games a pair")
             result = run(agents, oracle, games, seed, progress=played, positions=positions, accuracy_progress=measured)
     if plot_path is not None:
-        from ..charts.tournament_chart import draw
-
         require_plot(lambda: draw(result, plot_path, seed))
     if fmt == "json":
         echo_json({**result.to_dict(), "seed": seed})
@@ -173,8 +169,6 @@ def tournament(
 # -- helpers ------------------------------------------------------------------------------
 def _check_sampling_flags(exact: bool, variant: Variant) -> None:
     """``--exact`` takes no sampling option, and only variants small enough to walk."""
-    from ..game.variant import position_bound
-    from ..players.arena import EXACT_LIMIT, exact_feasible
 
     ctx = click.get_current_context()
     if exact:
@@ -202,7 +196,6 @@ def _agents(
 ) -> Any:
     """The agents (every spec, and ``check`` of them all, checked before any database is read),
     with the oracle if needed."""
-    from ..players.agents import make_agent
 
     agents = [make_agent(spec, None, variant) for spec in specs]
     if check is not None:

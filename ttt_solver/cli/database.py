@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 import click
 
+from ..audit.verify import verify_source
+from ..builder.build import build as build_database
 from ..game.variant import Variant
+from ..lookup.rows import DatabaseRows
+from ..store import Target
+from ..store.reader import Reader
 from ..system.memory import machine_memory
-from .options import CLIFailure, database_options, target_options
+from .options import CLIFailure, database_options, existing_database, target_options
 from .output import echo_json, output_options
 from .params import Size
 from .progress import bars, progress_lines, quiet_option
@@ -43,9 +49,6 @@ def build(variant: Variant, db: str | None, force: bool, quiet: bool, memory: in
         ttt-lookup build --variant 4x4
         ttt-lookup build --db my.sqlite --force
     """
-    import dataclasses
-
-    from ..builder.build import build as build_database
 
     if quiet:
         report = build_database(db, variant, force=force, memory=memory)
@@ -81,11 +84,6 @@ def verify(variant: Variant, db: str | None, quiet: bool, memory: int | None, fm
         ttt-lookup verify
         ttt-lookup verify --variant 4x4 --json
     """
-    from ..audit.verify import verify_source
-    from ..lookup.rows import DatabaseRows
-    from ..store import Target
-    from ..store.reader import Reader
-    from .options import existing_database
 
     target = Target.parse(existing_database(db, variant))
     with Reader(target, variant.name) as reader, bars() as shown:

@@ -10,9 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..charts.tournament_chart import require
 from ..game import rules
 from ..game.variant import Variant
 from ..lookup.analysis import analysis
+from ..lookup.rows import DatabaseRows
+from ..lookup.stats import compute
+from ..store import Target
+from ..store.reader import Reader
 from .options import F, board_input, chart_option, database_options, load_oracle, require_plot, resolve_database
 from .output import echo_json, grid, output_options
 
@@ -130,14 +135,8 @@ def stats(variant: Variant, db: str | None, fmt: str, plot_path: str | None) -> 
         ttt-lookup stats --json
         ttt-lookup stats --plot positions.png
     """
-    from ..lookup.rows import DatabaseRows
-    from ..lookup.stats import compute
-    from ..store import Target
-    from ..store.reader import Reader
 
     if plot_path is not None:
-        from ..charts.tournament_chart import require
-
         require_plot(require)  # before the work: a missing extra fails at once
     with Reader(Target.parse(resolve_database(db, variant)), variant.name) as reader:
         arrays = DatabaseRows(reader, variant).arrays()

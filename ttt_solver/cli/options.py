@@ -8,22 +8,23 @@ one ``Error: ...`` line on stderr, exit code 2 for bad input and 1 for a bad dat
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
-from ..errors import BuildError, CacheError, DatabaseError, InvalidVariantError, TTTError
+from ..errors import BuildError, CacheError, DatabaseError, InvalidVariantError, MissingExtraError, TTTError
 from ..game import rules
 from ..game.variant import STANDARD, Variant
+from ..lookup.oracle import Oracle
+from ..store import Target
+from ..store.build_cost import existing_default
+from ..store.paths import database_file
+from ..store.reader import held_variant
 from ..system.memory import out_of_memory
 from .params import BadValue, FileName
-
-if TYPE_CHECKING:
-    from pathlib import Path
-
-    from ..lookup.oracle import Oracle
 
 F = Callable[..., Any]
 
@@ -72,15 +73,14 @@ def chart_path(ctx: click.Context, param: click.Parameter, value: str | None) ->
     """A ``--plot FILE`` callback: refuse, before any work, a file no chart can be written to."""
     if value is None:
         return None
-    from pathlib import Path
 
-    path = Path(value)
-    if not path.name or path.name.startswith("."):
+    folder, name = os.path.split(value)
+    if not name or name.startswith("."):
         raise BadValue(value, "expected a file name, e.g. chart.png", param, ctx)
-    if path.suffix.lower().lstrip(".") not in CHART_FORMATS:
+    if os.path.splitext(name)[1].lower().lstrip(".") not in CHART_FORMATS:
         raise BadValue(value, f"the name must end in .{', .'.join(CHART_FORMATS)}", param, ctx)
-    if not path.parent.is_dir():
-        raise BadValue(value, f"there is no folder {str(path.parent)!r}", param, ctx)
+    if not os.path.isdir(folder or "."):
+        raise BadValue(value, f"there is no folder {folder or '.'!r}", param, ctx)
     return value
 
 
@@ -98,7 +98,6 @@ def chart_option(what: str) -> Callable[[F], F]:
 
 def require_plot(action: Callable[[], Any]) -> Any:
     """Run ``action`` (which draws or checks for matplotlib); a missing extra is one error line."""
-    from ..errors import MissingExtraError
 
     try:
         return action()
@@ -158,8 +157,6 @@ def command_variant(db: str | None, given: Variant | None, writes: bool = False)
     own read reports it, in its words and with its exit code."""
     if db is None:
         return given or STANDARD
-    from ..store import Target
-    from ..store.reader import held_variant
 
     target = Target.parse(db)  # InvalidTargetError: bad input, whatever the command
     try:
@@ -210,9 +207,6 @@ def resolve_database(db: str | None, variant: Variant) -> str:
     build command (:mod:`ttt_solver.builder.first_use`)."""
     if db is not None:
         return db
-    import os
-
-    from ..store.paths import database_file
 
     found = database_file(variant)
     if os.path.exists(found):
@@ -227,16 +221,14 @@ def existing_database(db: str | None, variant: Variant) -> str:
     missing one is an error naming the build command."""
     if db is not None:
         return db
-    from ..store.build_cost import existing_default
 
     return existing_default(variant)
 
 
-def load_oracle(db: str | Path | None, variant: Variant, many: bool = False) -> Oracle:
+def load_oracle(db: str | os.PathLike[str] | None, variant: Variant, many: bool = False) -> Oracle:
     """An oracle for the command line. One lookup reads and proves only the rows it shows
     (no load at all); ``many``: thousands of lookups will follow (games, accuracy), so the
     oracle loads the digest-checked arrays once instead.
     """
-    from ..lookup.oracle import Oracle
 
     return Oracle.load(resolve_database(None if db is None else str(db), variant), variant, eager=many)

@@ -9,6 +9,7 @@ and ``q``.
 from __future__ import annotations
 
 import itertools
+import random
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -56,7 +57,6 @@ def play(side: str, skill: float, seed: int | None, variant: Variant, db: str | 
         ttt-lookup play
         ttt-lookup play --as O --skill 0.7 --seed 1
     """
-    import random
 
     oracle = load_oracle(db, variant)
     rng = random.Random(seed)

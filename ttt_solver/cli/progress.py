@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -89,7 +90,6 @@ def progress_lines(quiet: bool) -> Callable[[str], None] | None:
 
 def draw_seed() -> int:
     """A seed for a run that was given none, from the operating system: printed, so it can be replayed."""
-    import secrets
 
     return secrets.randbelow(2**32)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ..game.variant import Variant
+from ..lookup import named_queries as queries
 from . import complete
 from .options import CLIError, database_options, resolve_database
 from .output import echo_rows, output_options
@@ -39,7 +40,6 @@ def query(name: str | None, params: tuple[str, ...], list_: bool, variant: Varia
         ttt-lookup query traps --param min_losing=4
         ttt-lookup query opening --param first=0 --csv
     """
-    from ..lookup import named_queries as queries
 
     if list_:
         if name is not None or params:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from ..game.variant import NAMED_VARIANTS
+from ..game.variant import NAMED_VARIANTS, Variant
 
 ENV_ID = "ttt_solver/TicTacToe-v0"
 # Variants registered under their own ids (any other: gymnasium.make(ENV_ID, variant="3x4")).
@@ -60,7 +60,6 @@ def _register() -> None:
         from gymnasium.envs.registration import register, registry
     except ImportError:  # PerfectPolicy works without Gymnasium
         return
-    from ..game.variant import Variant
 
     ids = {ENV_ID: "3x3", **{variant_id(name): name for name in VARIANTS}}
     for env_id, name in ids.items():

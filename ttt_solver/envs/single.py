@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import GameOverError, InvalidBoardError
+from ..game import rules
 from ..game.variant import STANDARD, Variant, as_variant
 from ..lookup.oracle import Oracle
 from ..players.agents import Agent
@@ -48,6 +49,7 @@ from ..players.agents.perfect import PerfectAgent
 from ._gym import gym, spaces
 from .observation import PLAYING, board_tables, observation_shape, perspective
 from .opponent import resolve_opponent
+from .render import draw
 from .replies import Node, ReplyTree, reply_tree
 
 SIDES = {"x": 1, "o": -1, "random": 0}
@@ -195,8 +197,6 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
         if self.render_mode == "ansi":
             return self._text()
         if self.render_mode == "rgb_array":
-            from .render import draw
-
             return draw(self.board, self.variant.rows, self.variant.cols)
         if self.render_mode == "human":
             print(self._text())
@@ -246,16 +246,12 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
         return self._observation(), self.illegal_reward, self._over, False, {"action_mask": mask}
 
     def _start_from(self, board: str) -> tuple[int, int]:
-        from ..game import rules
-
         text = rules.parse(board, self.variant)
         if rules.terminal_value(text, self.variant) is not None:
             raise GameOverError(f"cannot start from {board!r}: the game is over")
         return self._tables.index_of(text), 1 if rules.to_move(text) == rules.X else -1
 
     def _text(self) -> str:
-        from ..game import rules
-
         status = "to move"
         if self._over:
             status = {1.0: "won", 0.0: "drawn", -1.0: "lost"}.get(self._last_reward, f"over ({self._last_reward:+g})")

@@ -34,12 +34,14 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..errors import GameOverError, InvalidBoardError, InvalidVariantError
+from ..game import rules
 from ..game.variant import STANDARD, Variant, as_variant
 from ..lookup.oracle import Oracle
 from ..players.agents import Agent
 from ._gym import spaces
 from .observation import DENSE_CELLS, PLAYING, BoardTables, board_tables, children, observation_shape, x_to_move
 from .opponent import Draws, PerfectMoves, batch_moves, resolve_opponent
+from .render import draw
 from .single import check_illegal, parse_side
 
 _MOST_DRAWS = 3  # per game and step: side, then the opponent's mixing draw and pick
@@ -182,12 +184,9 @@ class VectorTicTacToe(VectorEnv):
         """One frame per game, as SyncVectorEnv gives: text (``ansi``) or an image (``rgb_array``)."""
         texts = [self._tables.texts[i] for i in self._index.tolist()]
         if self.render_mode == "rgb_array":
-            from .render import draw
-
             return tuple(draw(text, self.variant.rows, self.variant.cols) for text in texts)
         if self.render_mode != "ansi":
             return None
-        from ..game import rules
 
         return tuple(rules.pretty(text, self.variant) for text in texts)
 

@@ -54,13 +54,11 @@ class Geometry:
 
 
 def _digit_table(m: int) -> np.ndarray:
-
     codes = np.arange(3**m, dtype=np.int64)
     return np.stack([codes // 3 ** (m - 1 - i) % 3 for i in range(m)], axis=1).astype(np.uint8).reshape(3**m, m)
 
 
 def _line_table(digits: np.ndarray, cells: range, variant: Variant, mark: int) -> np.ndarray:
-
     masks = np.zeros(len(digits), dtype=np.uint64)
     for number, line in enumerate(variant.lines):
         inside = [cell - cells.start for cell in line if cell in cells]
@@ -199,7 +197,6 @@ def terminal_values(codes: np.ndarray, variant: Variant) -> np.ndarray:
 
 
 def terminal_of_lines(x_bits: np.ndarray, o_bits: np.ndarray, full: np.ndarray | bool, variant: Variant) -> np.ndarray:
-
     lined = np.int8(1 if variant.misere else -1)
     finished_by_line = (x_bits | o_bits) != 0
     return np.where(finished_by_line, lined, np.where(full, np.int8(0), np.int8(PLAYING))).astype(np.int8)

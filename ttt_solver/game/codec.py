@@ -19,6 +19,7 @@ arrays of codes. Values are +1 win, 0 draw, -1 loss for the side to move.
 from __future__ import annotations
 
 from functools import cache
+from operator import itemgetter
 
 from .variant import Permutation, Variant
 
@@ -71,8 +72,6 @@ def _chunks() -> tuple[str, ...]:
 
 @cache
 def _getters(variant: Variant) -> tuple[tuple[Permutation, ...], tuple[object, ...]]:
-    from operator import itemgetter
-
     return variant.symmetries, tuple(itemgetter(*perm) for perm in variant.symmetries)
 
 

@@ -8,6 +8,7 @@ Only an error path imports this (and difflib).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from difflib import SequenceMatcher
 
 
 def close_names(name: str, names: Iterable[str], count: int = 3) -> list[str]:
@@ -30,7 +31,6 @@ MARGIN = 0.1  # and at most this much below the likest name's: 'verfy' is 'verif
 
 def _similar(typed: str, keys: list[str]) -> list[str]:
     """The keys most like ``typed``, likest first."""
-    from difflib import SequenceMatcher
 
     matcher = SequenceMatcher(b=typed)
     scored = []

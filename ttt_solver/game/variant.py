@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
+from math import comb
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidVariantError, shown
@@ -185,7 +186,6 @@ def position_bound(empty: int, plies: int | None = None) -> int:
     """How many boards of ``empty`` cells have legal piece counts (X as many as O or one more):
     a bound on the positions reachable from a board with ``empty`` empty cells (within
     ``plies`` moves of it, if given: what a search of that depth can visit)."""
-    from math import comb
 
     last = empty if plies is None else min(plies, empty)
     return sum(comb(empty, ply) * comb(ply, ply // 2) for ply in range(last + 1))

@@ -21,15 +21,18 @@ from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
+from ..game.values import NO_POSITION, result_bytes
+from ..solver.tiers import tiers
 from ..store import number_in
 from ..store.arrays import Arrays
 from ..store.cache_folder import content_folder
 from ..store.content import PACKED, Hashes, unpack_blob
+from .places import Places
 from .proved import ProvedFromFile
+from .tables import BatchTables, spread_rows
 
 if TYPE_CHECKING:
     from .rows import DatabaseRows
-    from .tables import BatchTables
 
 R = TypeVar("R")
 
@@ -104,17 +107,12 @@ def _write_arrays(source: DatabaseRows, folder: str) -> None:
 def mapped_tables(source: DatabaseRows) -> BatchTables:
     """The batch tables of ``source``, memory-mapped from the cache (spread there first from
     the mapped arrays if missing)."""
-    from ..solver.tiers import tiers
-    from .places import Places
-    from .tables import BatchTables, spread_rows
 
     arrays = mapped_arrays(source)
     folder = _folder(source)
     places = Places(tiers(source.variant))
     path = os.path.join(folder, "results.bin")
     if not os.path.exists(path):
-        from ..game.values import NO_POSITION, result_bytes
-
         partial = f"{path}.{os.getpid()}.part"
         results = np.memmap(partial, dtype=np.uint8, mode="w+", shape=(places.size + 1,))
         results[:] = NO_POSITION

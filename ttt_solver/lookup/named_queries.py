@@ -24,8 +24,13 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
+from ..audit.verify import check_stored
 from ..errors import TTTError
+from ..game.suggest import did_you_mean
 from ..game.variant import Variant
+from ..lookup.rows import DatabaseRows
+from ..store import Target
+from ..store.reader import Reader
 
 _PARAM_LINE = re.compile(r"--\s*param\s+(\w+)\s*(?:=\s*(.*?))?\s*(?:\((int|real|text)\))?\s*:\s*(.*)")
 _VARIANTS_LINE = re.compile(r"--\s*variants:\s*(.*)")
@@ -105,8 +110,6 @@ class NamedQuery:
         """The parameters to bind: defaults overridden by ``given`` (text, coerced to numbers)."""
         unknown = [key for key in given if key not in self.params]
         if unknown:
-            from ..game.suggest import did_you_mean
-
             takes = ", ".join(self.params) or "no parameters"
             hint = did_you_mean(unknown[0], self.params)
             raise QueryError(
@@ -130,10 +133,6 @@ def answer(named: NamedQuery, db: str, variant: Variant, bound: dict[str, Any]) 
     which is ``ttt-lookup verify``), in the same read of a server database as the statement:
     damage is a DatabaseError with the command that rebuilds the database, never rows read
     from it."""
-    from ..audit.verify import check_stored
-    from ..lookup.rows import DatabaseRows
-    from ..store import Target
-    from ..store.reader import Reader
 
     named.check_variant(variant.name)
     # Opening checks the meta table: a foreign, outdated or mismatched database fails here.
@@ -169,8 +168,6 @@ def get(name: str) -> NamedQuery:
     """The named query; raise QueryError if there is none."""
     known = names()
     if name not in known:
-        from ..game.suggest import did_you_mean
-
         hint, listed = did_you_mean(name, known), "ttt-lookup query --list"
         raise QueryError(f"unknown query {name!r}: {f'{hint} (see {listed})' if hint else f'see {listed}'}")
     return NamedQuery.from_text(name, folder().joinpath(f"{name}.sql").read_text(encoding="utf-8"))

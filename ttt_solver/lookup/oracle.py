@@ -19,11 +19,15 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from ..audit import SMALL_ROWS
-from ..errors import GameOverError, InvalidBoardError, InvalidVariantError
+from ..errors import GameOverError, InvalidArgumentError, InvalidBoardError, InvalidVariantError
 from ..game import codec, rules
 from ..game.variant import STANDARD, Variant
+from ..store import Target
+from ..store.build_cost import existing_default
+from ..store.reader import Reader
 from ..system.memory import memory_is_an_error
 from .position import Move, Position
+from .proved import ProvedFromFile
 from .rows import DatabaseRows
 
 if TYPE_CHECKING:
@@ -73,9 +77,6 @@ class Oracle:
         queries and proves its rows. ``verify``: prove the whole table first, as
         ``ttt-lookup verify`` does (seconds on 4x4).
         """
-        from ..store import Target
-        from ..store.build_cost import existing_default
-        from ..store.reader import Reader
 
         given = variant if isinstance(variant, Variant) or variant is None else Variant.parse(variant)
         target = Target.parse(db if db is not None else existing_default(given or STANDARD))
@@ -303,7 +304,6 @@ def _source(database: DatabaseRows, eager: bool) -> RowSource:
         from .in_memory import InMemory
 
         return InMemory.from_database(database)
-    from .proved import ProvedFromFile
 
     return ProvedFromFile(database)
 
@@ -325,6 +325,5 @@ def _pick(rng: Any, count: int) -> int:
         return int(rng.integers(count))
     if hasattr(rng, "randrange"):
         return int(rng.randrange(count))
-    from ..errors import InvalidArgumentError
 
     raise InvalidArgumentError(f"rng must be a random.Random or a numpy.random.Generator, got {type(rng).__name__}")

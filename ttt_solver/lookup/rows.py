@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from ..errors import DatabaseError
 from ..game.variant import Variant
 from ..store import number_in
-from ..store.content import Row, cells_of
+from ..store.content import Row, cells_of, unpack_data
+from ..store.hints import rebuild_hint
 
 if TYPE_CHECKING:
     from ..store.arrays import Arrays
@@ -59,7 +60,6 @@ class DatabaseRows:
             return found
         if len(read) >= _READ_LIMIT:
             read.clear()
-        from ..store.content import unpack_data
 
         for code, data in self.reader.rows([code for code in codes if code not in found]).items():
             numbers = unpack_data(data)
@@ -90,8 +90,6 @@ class DatabaseRows:
         return DatabaseError(f"database {self.location!r} is damaged ({why}); {self.rebuild_hint()}")
 
     def rebuild_hint(self) -> str:
-        from ..store.hints import rebuild_hint
-
         return rebuild_hint(self.location, self.variant.name)
 
     def close(self) -> None:

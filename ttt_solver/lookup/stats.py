@@ -11,12 +11,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
+from ..game import array_rules, codec
 from ..game.variant import STANDARD, Variant
 from ..store import Target
+from ..store.cache_folder import cached, content_folder
+from ..store.reader import Reader
+from .mapped import mapped_arrays
+from .rows import DatabaseRows
 
 if TYPE_CHECKING:
     from ..store.arrays import Arrays
-    from .rows import DatabaseRows
 
 OUTCOMES = {1: "win", 0: "draw", -1: "loss"}
 
@@ -120,9 +126,6 @@ STEP = 1 << 22  # rows counted at a time: memory-mapped arrays of 20 cells are r
 def compute(arrays: Arrays) -> Stats:
     """Stats of every canonical row (numpy, a part at a time: a second for the 1.2 million
     rows of 4x4, a minute for the 170 million of 4x5)."""
-    import numpy as np
-
-    from ..game import array_rules, codec
 
     boards, canonical = Counts(), Counts()
     by_remoteness = [np.zeros(64, dtype=np.int64), np.zeros(64, dtype=np.int64)]
@@ -163,8 +166,6 @@ def compute(arrays: Arrays) -> Stats:
 def load_stats(db: str | Path, variant: Variant = STANDARD) -> Stats:
     """Read a database's digest-checked arrays and count them (a big one's counts are kept
     in its cache folder, :mod:`ttt_solver.store.cache_folder`)."""
-    from ..store.reader import Reader
-    from .rows import DatabaseRows
 
     with Reader(Target.parse(db), variant.name) as reader:
         return stats_of(DatabaseRows(reader, variant))
@@ -173,8 +174,6 @@ def load_stats(db: str | Path, variant: Variant = STANDARD) -> Stats:
 def stats_of(source: DatabaseRows) -> Stats:
     """The counts of a database: from its arrays, or for a big one from its cache folder
     (counted there once, from the memory-mapped arrays: a minute for 4x5)."""
-    from ..store.cache_folder import cached, content_folder
-    from .mapped import mapped_arrays
 
     if not source.big:
         return compute(source.arrays())

@@ -18,16 +18,20 @@ their digest, and ``ttt-lookup verify`` proves the table.
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidBoardError
+from ..audit.report import Report
+from ..audit.retrograde import prove_arrays
+from ..errors import InvalidArgumentError, InvalidBoardError
 from ..game import rules
 from ..game.values import NO_MOVE, NO_POSITION, REMOTENESS_BITS, byte_tables, result_bytes
 from ..game.variant import Variant
-from ..solver.tiers import Tiers
+from ..solver.tiers import Tiers, _steps
 from ..store.arrays import Arrays
 from .places import Codes, Places, index_of
 
@@ -94,8 +98,6 @@ class BatchTables:
     @classmethod
     def build(cls, arrays: Arrays, location: str, hint: str) -> BatchTables:
         """The tables of rows in memory, proved whole first."""
-        from ..audit.report import Report
-        from ..audit.retrograde import prove_arrays
 
         variant = arrays.variant
         proof = prove_arrays(arrays, Report(variant.name, location, hint))
@@ -243,7 +245,6 @@ class BatchTables:
 def _both_steps(found: Tiers) -> tuple[np.ndarray, np.ndarray]:
     """The tables of :meth:`Tiers.steps` for X to move and then for O, side by side: a board's
     row is its half code, plus the half's size when O is to move."""
-    from ..solver.tiers import _steps
 
     even, odd = _steps(found.geometry, 0), _steps(found.geometry, 1)
     return np.concatenate([even[0], odd[0]], axis=1), np.concatenate([even[1], odd[1]], axis=1)
@@ -285,15 +286,12 @@ def _uniform(rng: Any, size: int) -> np.ndarray:
         return np.asarray(rng.random(size))
     if hasattr(rng, "getrandbits"):
         return np.random.default_rng(rng.getrandbits(64)).random(size)
-    from ..errors import InvalidArgumentError
 
     raise InvalidArgumentError(f"rng must be a random.Random or a numpy.random.Generator, got {type(rng).__name__}")
 
 
 @cache
 def _cores() -> int:
-    import os
-
     return os.cpu_count() or 1
 
 
@@ -305,7 +303,6 @@ def _in_parallel(fill: Any, count: int) -> None:
     if workers < 2:
         fill(0, count)
         return
-    from concurrent.futures import ThreadPoolExecutor
 
     step = -(-count // workers // _CHUNK) * _CHUNK
     with ThreadPoolExecutor(workers) as pool:

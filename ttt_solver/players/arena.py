@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Union
 
+import numpy as np
+
 from ..errors import NotEnumerableError, NotFeasibleError
 from ..game import rules
 from ..game.variant import Variant, position_bound
@@ -124,7 +126,6 @@ def compare_sampled(
     a: Agent, b: Agent, games: int = 1000, seed: Seed = None, progress: Callable[[int], Any] | None = None
 ) -> Comparison:
     """Play ``games`` games, A as X in the even-numbered ones; ``progress(n)`` after every n games."""
-    import numpy as np
 
     if not isinstance(games, int) or games < 1:
         raise ValueError(f"games must be a positive integer, got {games!r}")

@@ -22,8 +22,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
+from ..builder.first_use import shared_oracle
 from ..errors import MissingExtraError, install_hint
 from ..game.variant import MAX_CELLS, Variant
+from .agents import make_agent
 
 try:
     import pyspiel
@@ -93,9 +97,6 @@ class PerfectBot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel ships no type in
         seed: int | None = None,
     ) -> None:
         pyspiel.Bot.__init__(self)
-        import numpy as np
-
-        from .agents import make_agent
 
         self.variant = variant_of_game(game)
         if player_id not in (0, 1):
@@ -103,8 +104,6 @@ class PerfectBot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel ships no type in
         if not isinstance(spec, str) or spec.partition(":")[0] != "perfect":
             raise ValueError(f"invalid spec {spec!r}: expected 'perfect' or 'perfect:P' with P from 0 to 1")
         if oracle is None:
-            from ..builder.first_use import shared_oracle
-
             oracle = shared_oracle(self.variant, db)
         self.player_id = player_id
         self.agent: PerfectAgent = make_agent(spec, oracle, self.variant)  # type: ignore[assignment]

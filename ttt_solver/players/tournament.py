@@ -22,6 +22,8 @@ from functools import cache
 from math import comb
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..errors import InvalidAgentError, NotEnumerableError, NotFeasibleError
 from ..game import rules
 from ..game.variant import Variant, position_bound
@@ -182,7 +184,6 @@ def round_robin(
             if progress is not None:
                 progress(1)
         return tuple(results)
-    import numpy as np
 
     root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     seeds = root.spawn(len(pairs))
@@ -201,7 +202,6 @@ def accuracy(
     """How often ``agent`` keeps the value (see the module docstring): over every unfinished
     position, or over ``boards`` (e.g. from :func:`sample_positions`), then marked sampled.
     ``progress(n)`` as n more positions are measured."""
-    import numpy as np
 
     if oracle.variant != agent.variant:
         raise ValueError(f"the oracle solves {oracle.variant}, agent {agent.name!r} plays {agent.variant}")
@@ -292,7 +292,6 @@ def sample_positions(variant: Variant, count: int, seed: Seed = None) -> tuple[s
     drawn before. A sample of more than a twentieth of those boards is drawn from the list of
     every position instead (there must be a feasible number of them).
     """
-    import numpy as np
 
     if not isinstance(count, int) or count < 1:
         raise ValueError(f"count must be a positive integer, got {count!r}")

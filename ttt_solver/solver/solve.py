@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..game import array_rules, codec
 from ..game.variant import Variant
 from . import checksums
 from .passes import COLUMNS, Solved, new_tier, solve_chunk, spread
@@ -69,7 +70,6 @@ class Tables:
     @property
     def ply(self) -> np.ndarray:
         """int8 pieces on each board."""
-        from ..game import array_rules, codec
 
         digits = array_rules.digits(self.solved.code, self.variant)
         found: np.ndarray = np.count_nonzero(digits != codec.EMPTY_DIGIT, axis=1).astype(np.int8)

@@ -6,14 +6,16 @@ the packed arrays of a database (:func:`unpack`, digest checked) or solved table
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..game.array_rules import search
 from ..game.variant import Variant
-from .content import Row, cells_of
+from .content import PACKED, Row, cells_of, digest, unpack_blob
 
 if TYPE_CHECKING:
     from ..solver.solve import Tables
@@ -43,8 +45,6 @@ class Arrays:
         return len(self.code)
 
     def fetch(self, codes: Collection[int]) -> dict[int, Row]:
-        from ..game.array_rules import search
-
         wanted = np.fromiter(codes, dtype=np.int64, count=len(codes))
         index, found = search(self.code, wanted)
         columns = [
@@ -59,9 +59,6 @@ class Arrays:
 def unpack(packed: dict[str, tuple[str, list[bytes]]], variant: Variant, meta: dict[str, str]) -> Arrays:
     """The packed arrays as :class:`Arrays`, their digest and row count checked against the
     meta table; ValueError saying what is wrong."""
-    import zlib
-
-    from .content import PACKED, digest, unpack_blob
 
     if sorted(packed) != sorted(name for name, _ in PACKED) or any(packed[name][0] != dtype for name, dtype in PACKED):
         raise ValueError(f"the packed arrays are {sorted(packed)!r}, not the {len(PACKED)} columns this version writes")

@@ -19,6 +19,7 @@ by side, a part at a time.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import lru_cache
 from hashlib import sha256
@@ -206,7 +207,6 @@ def pack_blob(name: str, raw: bytes) -> bytes:
 
 def pack_pieces(name: str, dtype: str, pieces: Iterable[Any]) -> bytes:
     """:func:`pack_blob` of the concatenation of ``pieces`` (arrays), compressed one after another."""
-    import zlib
 
     import numpy as np
 
@@ -230,7 +230,6 @@ def unpack_blob(name: str, blob: bytes) -> bytes:
 def unpack_pieces(name: str, blob: bytes) -> Iterator[bytes]:
     """:func:`unpack_blob`, a piece at a time (zlib.error if the blob is damaged, ValueError if
     it ends inside a number)."""
-    import zlib
 
     import numpy as np
 

@@ -7,10 +7,11 @@ not a ttt-solver database is never overwritten on our advice.
 
 from __future__ import annotations
 
+import shlex
+
 
 def build_command(target: str, variant_name: str, force: bool = False) -> str:
     """``ttt-lookup build --variant V --db D [--force]``."""
-    import shlex
 
     return f"ttt-lookup build --variant {variant_name} --db {shlex.quote(target)}{' --force' if force else ''}"
 

@@ -8,12 +8,9 @@ data directory, never inside the installed package.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
+from ..errors import InvalidTargetError
 from ..game.variant import STANDARD, Variant
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 # Spelled with os.path, not pathlib: a command-line lookup finds its database without importing it.
 # This file is ttt_solver/store/paths.py: the checkout is three folders up.
@@ -24,7 +21,6 @@ def file_name(path: object, what: str = "path") -> str:
     """``path`` (text or a path object) as text the file system can name; else an
     InvalidTargetError naming what is wrong: not text, a NUL character, or a character the
     file system's encoding cannot write (a lone surrogate that did not come from its bytes)."""
-    from ..errors import InvalidTargetError
 
     text = os.fspath(path) if isinstance(path, os.PathLike) else path
     if not isinstance(text, str):
@@ -41,7 +37,7 @@ def file_name(path: object, what: str = "path") -> str:
 
 
 def data_folder() -> str:
-    """Where default databases go, as a string (see :func:`data_directory`)."""
+    """Where default databases go."""
     if all(os.path.isfile(os.path.join(_CHECKOUT, name)) for name in ("build_db.py", "pyproject.toml")):
         return os.path.join(_CHECKOUT, "data")
     base = os.environ.get("XDG_DATA_HOME", "")
@@ -51,17 +47,5 @@ def data_folder() -> str:
 
 
 def database_file(variant: Variant = STANDARD) -> str:
-    """The variant's default database, as a string (see :func:`default_database`)."""
+    """The variant's default database."""
     return os.path.join(data_folder(), f"{'ttt' if variant == STANDARD else variant.name}.sqlite")
-
-
-def data_directory() -> Path:
-    from pathlib import Path
-
-    return Path(data_folder())
-
-
-def default_database(variant: Variant = STANDARD) -> Path:
-    from pathlib import Path
-
-    return Path(database_file(variant))

@@ -16,8 +16,10 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from typing import Any, Self
 
-from ..errors import DatabaseError, shown
+from ..errors import DatabaseError, TTTError, install_hint, shown
+from ..game.variant import Variant
 from . import GENERATOR, MOVE_COLUMNS, SCHEMA_VERSION, TABLE_NAMES, number_in
+from .hints import build_hint, rebuild_hint
 from .target import Target, file_kind
 
 Row = tuple[Any, ...]
@@ -85,8 +87,6 @@ def live_tables(conn: Any) -> list[str]:
 def missing_driver(error: ModuleNotFoundError) -> str:
     """What to say when a server URL's driver module is not installed."""
     if error.name == "psycopg":  # the driver of the [postgres] extra
-        from ..errors import install_hint
-
         hint = install_hint("postgres", "'psycopg[binary]'")
         return f"its database driver 'psycopg' is not installed ({hint})"
     package = _DRIVER_PACKAGES.get(error.name or "")
@@ -135,8 +135,6 @@ def held_variant(spec: str | os.PathLike[str]) -> str:
 
 def _variant_named(text: bytes, otherwise: str) -> str:
     """The name of the variant that ``text`` names, or ``otherwise``."""
-    from ..errors import TTTError
-    from ..game.variant import Variant
 
     try:
         return Variant.parse(text.decode()).name
@@ -185,8 +183,6 @@ class Reader:
         if kind is not None:  # a folder, FIFO or device can never become a database: no advice to build one
             raise DatabaseError(f"{self.target.spec!r} is {kind}, not a database file: give --db a database file")
         if not os.path.isfile(path):
-            from .hints import build_hint
-
             raise DatabaseError(
                 f"no database at {self.target.spec!r}; {build_hint(self.target.spec, self.variant_name)}"
             )
@@ -206,8 +202,6 @@ class Reader:
                 ) from None
             why = sqlite_message(error)
             if "malformed" in why:  # a damaged SQLite file: ours, perhaps, but its meta cannot say
-                from .hints import rebuild_hint
-
                 raise DatabaseError(
                     f"{self.target.spec!r} is damaged ({why}); if it is a ttt-solver database,"
                     f" {rebuild_hint(self.target.spec, self.variant_name)}"
@@ -325,7 +319,6 @@ class Reader:
     # -- errors -----------------------------------------------------------------------------
     def _damaged(self, why: str) -> DatabaseError:
         """A database of ours that cannot be read as written."""
-        from .hints import rebuild_hint
 
         return DatabaseError(
             f"database {self.target.spec!r} is damaged ({why}); {rebuild_hint(self.target.spec, self.variant_name)}"
@@ -348,8 +341,6 @@ class Reader:
     def _no_meta(self, why: str) -> DatabaseError:
         """The meta table could not be read: an empty server database, or not our database."""
         if self._engine is not None and not self._server_tables():
-            from .hints import build_hint
-
             spec = self.target.spec
             return DatabaseError(f"no ttt-solver database at {spec!r}; {build_hint(spec, self.variant_name)}")
         return self._unreadable(why)
@@ -385,8 +376,6 @@ class Reader:
             raise self._unreadable(f"its meta table names generator {shown(meta.get('generator'))}")
         version = meta.get("schema_version")
         if version != SCHEMA_VERSION:
-            from .hints import rebuild_hint
-
             number = number_in(version)
             older = number is not None and number < int(SCHEMA_VERSION)
             if older:
@@ -402,7 +391,6 @@ class Reader:
             self.variant_name = name = meta["variant"]
         if meta.get("variant") != name:
             held = meta.get("variant")
-            from .hints import rebuild_hint
 
             if held is None:
                 raise DatabaseError(

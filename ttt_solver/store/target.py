@@ -8,13 +8,11 @@ shown as ``***`` in every message.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, NamedTuple
+import stat
+from typing import NamedTuple
 
 from ..errors import InvalidTargetError
 from .paths import file_name
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 
 class Target(NamedTuple):
@@ -51,13 +49,6 @@ class Target(NamedTuple):
             return cls(_masked(text), None, f"postgresql+psycopg://{rest}")
         return cls(_masked(text), None, text)
 
-    @property
-    def path(self) -> Path | None:
-        """:attr:`file` as a Path."""
-        from pathlib import Path
-
-        return None if self.file is None else Path(self.file)
-
     def __str__(self) -> str:
         return self.spec
 
@@ -66,7 +57,6 @@ def file_kind(path: str) -> str | None:
     """What is at ``path`` when it is not a regular file: ``"a folder"``, ``"a FIFO"``, ...;
     None for a regular file or nothing at all (a symbolic link is followed). OSError when
     the system cannot look (a name too long, a loop of links, a folder it may not enter)."""
-    import stat
 
     try:
         mode = os.stat(path).st_mode

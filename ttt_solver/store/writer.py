@@ -22,9 +22,15 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+from sqlalchemy import MetaData, create_engine, event
+from sqlalchemy.exc import SQLAlchemyError
+
 from ..errors import BuildError
-from . import GENERATOR, MOVE_COLUMNS, TABLE_NAMES
-from .reader import SQLITE_ERRORS, live_tables, sqlite_message
+from . import GENERATOR, MOVE_COLUMNS, TABLE_NAMES, schema
+from .content import PACKED, digest_stream, unpack_pieces
+from .reader import SQLITE_ERRORS, live_tables, missing_driver, server_error, sqlite_message, sqlite_uri
+from .schema import add_generated
 from .target import Target, file_kind
 
 if TYPE_CHECKING:
@@ -32,7 +38,6 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Connection, Engine
 
     from ..game.variant import Variant
-    from . import schema
 
 Columns = Sequence[Sequence[Any]]  # one list per column
 Blocks = Iterable[Columns]  # the rows, a block at a time, in key order
@@ -45,7 +50,6 @@ POSITION_STORED = ("code", "data")  # the stored columns of positions (the rest 
 def existing_generator(path: Path) -> str | None:
     """The ``generator`` recorded in an existing SQLite file's meta table, if any (sqlite3.Error
     if SQLite cannot read the file)."""
-    from .reader import sqlite_uri
 
     with closing(sqlite3.connect(sqlite_uri(path), uri=True)) as conn:
         conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()  # the file itself is readable
@@ -117,10 +121,6 @@ def _cannot_build(path: Path, error: BaseException) -> BuildError:
 def _server(target: Target) -> Iterator[Engine]:
     """An engine for a server URL, disposed of afterwards; a driver's or SQLAlchemy's error
     inside becomes a one-line :class:`BuildError`."""
-    from sqlalchemy import create_engine
-    from sqlalchemy.exc import SQLAlchemyError
-
-    from .reader import missing_driver, server_error
 
     try:
         engine = create_engine(target.url)
@@ -155,7 +155,6 @@ def _swap(conn: Connection, suffix: str) -> None:
     """Drop the live tables and give the new ones their names, in the open transaction. The
     locks are taken in one statement, in one order (a reader's statement that reads two of the
     tables names positions first), so a reader waits for the commit instead of deadlocking."""
-    from . import schema
 
     live = live_tables(conn)
     if live:
@@ -184,10 +183,6 @@ class FileWriter:
     on its own, and :meth:`positions` skips the rows a stopped build already wrote."""
 
     def __init__(self, path: str, variant: Variant) -> None:
-        from sqlalchemy import MetaData, create_engine, event
-
-        from . import schema
-
         self.path = path
         self.cells = variant.cells
         self.tables = schema.define(MetaData(), variant.cells, generated=False)
@@ -223,7 +218,6 @@ class FileWriter:
     def rest(self, moves: Blocks, packed: Packed) -> None:
         """The moves and the packed arrays, in one transaction (written again whole after a
         stop), and no meta yet: its digest is read back from the file (:meth:`packed_digest`)."""
-        from .schema import add_generated
 
         with self.engine.begin() as conn:
             add_generated(conn, self.cells)
@@ -235,9 +229,6 @@ class FileWriter:
     def packed_digest(self, variant_name: str, rows: int) -> str:
         """The content digest of the packed arrays as the file holds them (read back, part by
         part), for ``rows`` rows; ValueError if they do not add up."""
-        import numpy as np
-
-        from .content import PACKED, digest_stream, unpack_pieces
 
         def parts(conn: Connection, name: str) -> Iterator[bytes]:
             """One part's blob in memory at a time (4x5k4's codes are 11 parts)."""
@@ -267,7 +258,6 @@ def rows_written(path: str, expected: Callable[[int, int], tuple[Any, Any]]) -> 
     """The position rows of the half-written file at ``path``, and why it cannot be written
     on (None: it can): SQLite's quick check, then its rows in code order against
     ``expected(start, stop)``, the (codes, data) arrays they were written from."""
-    import numpy as np
 
     start = 0
     try:
@@ -300,8 +290,8 @@ def remove_database(path: str) -> None:
 def install(built: str, target: Target) -> None:
     """Put the finished file ``built`` in the place of the target: synced to disk first, so
     that a crash leaves the old database or the new one, never a mixture."""
-    assert target.path is not None
-    path = destination(target.path)
+    assert target.file is not None
+    path = destination(Path(target.file))
     try:
         handle = os.open(built, os.O_RDONLY)
         try:
@@ -320,9 +310,6 @@ def write_server(
     force: bool = False, written: Written | None = None,
 ) -> None:  # fmt: skip
     """Write everything to a server URL in one transaction."""
-    from sqlalchemy import MetaData
-
-    from . import schema
 
     def counted(blocks: Blocks) -> Iterator[Columns]:
         for block in blocks:

@@ -18,11 +18,13 @@ and 40 MB for every further core.
 
 from __future__ import annotations
 
+import mmap
 import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import wraps
+from importlib.machinery import PathFinder
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
 from ..errors import NotEnoughMemoryError
@@ -145,7 +147,6 @@ def numpy_room() -> int:
 
 def reserve(size: int) -> None:
     """MemoryError unless ``size`` bytes of address space can be mapped now (then unmapped)."""
-    import mmap
 
     flags = mmap.MAP_PRIVATE | getattr(mmap, "MAP_ANONYMOUS", 0) | getattr(mmap, "MAP_NORESERVE", 0)
     try:
@@ -163,7 +164,6 @@ class _FirstNumpy:
             return None
         sys.meta_path.remove(cls)
         reserve(numpy_room())
-        from importlib.machinery import PathFinder
 
         spec = PathFinder.find_spec(name, path)
         if spec is not None and spec.loader is not None:

@@ -23,6 +23,8 @@ from ..game import rules
 from ..game.variant import STANDARD, Variant
 from ..lookup.analysis import analyze
 from ..lookup.oracle import Oracle
+from ..lookup.rows import DatabaseRows
+from ..lookup.stats import stats_of
 from ..store import Target, number_in, paths
 from ..store.reader import Reader, held_variant
 
@@ -129,8 +131,6 @@ def open_variant(
     tables are built now (which checks the packed arrays' digest and proves the whole table),
     unless ``reuse`` (an earlier opening) holds them for the same content digest. ``progress``
     hears of the slow part before it starts."""
-    from ..lookup.rows import DatabaseRows
-    from ..lookup.stats import stats_of
 
     name = str(database)
     variant = variant or variant_of(name)

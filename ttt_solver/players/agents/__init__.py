@@ -36,6 +36,13 @@ from typing import TYPE_CHECKING, TypeVar
 from ...errors import InvalidAgentError
 from ...game.variant import STANDARD, Variant, as_variant
 from .base import Agent, Policy
+from .heuristic import HeuristicAgent, OneStepAgent
+from .minimax import MinimaxAgent
+from .montecarlo import MonteCarloAgent
+from .nstep import NStepAgent
+from .perfect import PerfectAgent
+from .random_agent import RandomAgent
+from .think import ThinkAgent
 
 N = TypeVar("N", int, float)
 
@@ -75,31 +82,18 @@ def make_agent(spec: str, oracle: Oracle | None = None, variant: Variant | str =
 
 def _build(family: str, argument: str, oracle: Oracle | None, variant: Variant) -> Agent:
     if family == "random":
-        from .random_agent import RandomAgent
-
         return RandomAgent(variant)
     if family.startswith("think"):
-        from .think import ThinkAgent
-
         return ThinkAgent(int(family[-1]), variant)
     if family in ("heuristic", "onestep"):
-        from .heuristic import HeuristicAgent, OneStepAgent
-
         return HeuristicAgent(variant) if family == "heuristic" else OneStepAgent(variant)
     if family == "perfect":
-        from .perfect import PerfectAgent
-
         return PerfectAgent(_number(float, argument, "perfect probability"), oracle, variant)
     number = _number(int, argument, f"{family} {'trials' if family == 'mc' else 'depth'}")
     if family == "nstep":
-        from .nstep import NStepAgent
-
         return NStepAgent(number, variant)
     if family == "minimax":
-        from .minimax import MinimaxAgent
-
         return MinimaxAgent(number, variant)
-    from .montecarlo import MonteCarloAgent
 
     return MonteCarloAgent(number, variant)
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...errors import GameOverError, InvalidAgentError, InvalidBoardError, NotEnumerableError
 from ...game import rules
-from ...game.variant import Variant
+from ...game.variant import Variant, position_bound
 
 if TYPE_CHECKING:
     from numpy.random import Generator
@@ -107,8 +107,6 @@ class SearchAgent(Agent):
     kind = "search"
 
     def __init__(self, depth: int, variant: Variant) -> None:
-        from ...game.variant import position_bound
-
         if not isinstance(depth, int) or depth < 1:
             raise InvalidAgentError(f"{self.kind} depth must be a positive integer, got {depth!r}")
         if position_bound(variant.cells, depth) > SEARCH_LIMIT:  # refuse up front what would never finish

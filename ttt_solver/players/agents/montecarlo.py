@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ...game import rules
 from ...game.variant import STANDARD, Variant
 from .base import Agent, Cell, Policy, check_board
@@ -59,8 +61,6 @@ class MonteCarloAgent(Agent):
         return self._scores(check_board(board, self.variant), rng)[0]
 
     def _scores(self, board: str, rng: Generator) -> tuple[Any, Any]:
-        import numpy as np
-
         if self._lines is None:
             self._lines = np.array(self.variant.lines, dtype=np.intp)
         me = rules.to_move(board)
@@ -77,7 +77,6 @@ class MonteCarloAgent(Agent):
 
 def _playouts(marks: Any, empties: Any, lines: Any, trials: int, rng: Generator, misere: bool = False) -> Any:
     """Summed score grid of ``trials`` playouts; ``marks`` is +1 agent / -1 opponent / 0 empty."""
-    import numpy as np
 
     played_at = rng.random((trials, len(empties))).argsort(axis=1).argsort(axis=1)  # ply of each empty cell
     time = np.full((trials, len(marks)), -1, dtype=np.int16)

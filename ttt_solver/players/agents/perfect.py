@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...builder.first_use import shared_oracle
 from ...errors import GameOverError
 from ...game.variant import STANDARD, Variant
 from .base import Agent, Cell, Policy, check_board, empty_cells, recall
@@ -38,8 +39,6 @@ class PerfectAgent(Agent):
     @property
     def oracle(self) -> Oracle:
         if self._oracle is None:
-            from ...builder.first_use import shared_oracle
-
             self._oracle = shared_oracle(self.variant)
         return self._oracle
 
