@@ -45,8 +45,8 @@ def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
         for method, operation in methods.items()
     ]
     table = "\n".join(["| method | path | summary |", "| --- | --- | --- |", *rows])
-    body = json.dumps(schema, indent=2)
-    return markdown.replace(MARK, f"{table}\n\nThe whole schema ([openapi.json](openapi.json)):\n\n```json\n{body}\n```\n")
+    whole = f"The whole schema ([openapi.json](openapi.json)):\n\n```json\n{json.dumps(schema, indent=2)}\n```\n"
+    return markdown.replace(MARK, f"{table}\n\n{whole}")
 
 
 def on_files(files: Files, config: Any) -> Files:

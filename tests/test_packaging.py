@@ -123,7 +123,8 @@ def test_the_metadata_has_the_spdx_licence_and_classifiers(sdist):
 
 def test_install_hints_name_commands_that_work():
     """ttt-solver is not on PyPI: no hint may tell users to pip install it by name."""
-    sources = [*ROOT.glob("ttt_solver/**/*.py"), *ROOT.glob("examples/*.py"), ROOT / "README.md", *ROOT.glob("docs/*.md")]
+    documents = [ROOT / "README.md", *ROOT.glob("docs/*.md")]
+    sources = [*ROOT.glob("ttt_solver/**/*.py"), *ROOT.glob("examples/*.py"), *documents]
     offending = [str(p.relative_to(ROOT)) for p in sources if "install 'ttt-solver[" in p.read_text(encoding="utf-8")]
     assert offending == []
 

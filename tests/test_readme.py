@@ -36,11 +36,13 @@ BLOCK = re.compile(r"^```(\w+)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 def blocks(language: str) -> list[tuple[str, str]]:
     """(where, text) of every top-level fenced block in ``language`` of every document, where
     is ``README.md line 12`` or ``docs/python.md line 40``."""
-    found = []
+    found: list[tuple[str, str]] = []
     for document in DOCUMENTS:
         text = document.read_text(encoding="utf-8")
         name = document.relative_to(ROOT).as_posix()
-        found += [(f"{name} line {text.count(chr(10), 0, m.start()) + 1}", m[2]) for m in BLOCK.finditer(text) if m[1] == language]
+        for m in BLOCK.finditer(text):
+            if m[1] == language:
+                found.append((f"{name} line {text.count(chr(10), 0, m.start()) + 1}", m[2]))
     return found
 
 
