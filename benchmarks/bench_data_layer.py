@@ -118,7 +118,7 @@ def main() -> None:
     parser.add_argument("--skip-4x4", action="store_true")
     args = parser.parse_args()
     from ttt_solver import Oracle
-    from ttt_solver.build import build
+    from ttt_solver.builder.build import build
 
     env_db = Path(tempfile.mkdtemp())
     db3 = env_db / "ttt.sqlite"

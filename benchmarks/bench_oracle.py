@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ttt_solver import Oracle
-from ttt_solver.build import build
+from ttt_solver.builder.build import build
 from ttt_solver.game import board as rules
 
 

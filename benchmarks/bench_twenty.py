@@ -137,14 +137,14 @@ def main() -> None:
         made = time.process_time() - started
         import numpy as np
 
-        from ttt_solver.game import codec
+        from ttt_solver.game import array_rules
 
         arrays = oracle.arrays()
         rng_np = np.random.default_rng(args.seed)
         picks = rng_np.integers(0, len(arrays.code), 200_000)
-        images = codec.image_codes(np.asarray(arrays.code[picks]), oracle.variant)
+        images = array_rules.image_codes(np.asarray(arrays.code[picks]), oracle.variant)
         chosen = images[rng_np.integers(0, len(images), len(picks)), np.arange(len(picks))]
-        distinct = (codec.digits(chosen, oracle.variant).astype(np.int8) - 1).astype(np.int8)
+        distinct = (array_rules.digits(chosen, oracle.variant).astype(np.int8) - 1).astype(np.int8)
         batch = distinct[rng_np.integers(0, len(distinct), 1_000_000)]
         for name in ("value_batch", "best_move_batch"):
             times = []

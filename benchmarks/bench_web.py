@@ -174,7 +174,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         db = args.db
         if db is None:
-            from ttt_solver.build import build
+            from ttt_solver.builder.build import build
 
             db = str(Path(tmp) / "ttt.sqlite")
             build(db)

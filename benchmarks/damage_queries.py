@@ -20,7 +20,7 @@ from pathlib import Path
 from click.testing import CliRunner, Result
 
 from ttt_solver import queries
-from ttt_solver.build import build
+from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
 
 PARAMS = {"positions_at_ply": ["--param", "ply=4"]}

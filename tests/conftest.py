@@ -34,7 +34,7 @@ from hypothesis import HealthCheck, settings
 from pg_cluster import Cluster, unavailable
 
 from ttt_solver import Oracle
-from ttt_solver.build import build
+from ttt_solver.builder.build import build
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.solve import Tables, solve_tables
 

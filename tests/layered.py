@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ttt_solver.game import codec
+from ttt_solver.game import array_rules, codec
 from ttt_solver.game.variant import Variant
 
 Progress = Callable[[str], None]
@@ -75,9 +75,9 @@ def unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _expand(codes: np.ndarray, variant: Variant) -> tuple[_Layer, np.ndarray]:
     """Classify one layer and generate the next one (returned as sorted canonical codes)."""
-    terminal = codec.terminal_values(codes, variant)
+    terminal = array_rules.terminal_values(codes, variant)
     live = terminal == codec.PLAYING
-    rows, cells, children = codec.children(codes[live], variant)
+    rows, cells, children = array_rules.children(codes[live], variant)
     following, child = unique_inverse(children)
     counts = np.bincount(rows, minlength=int(live.sum()))
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
@@ -107,7 +107,9 @@ def solve_tables(variant: Variant, progress: Progress | None = None) -> Tables:
     value, remoteness, best, wins, draws, losses = (np.concatenate(parts)[order] for parts in zip(*columns))
     plies = np.concatenate([np.full(len(layer.codes), p, np.int8) for p, layer in enumerate(layers)])[order]
     codes = codes[order]
-    return Tables(variant, codes, value, remoteness, best, codec.orbits(codes, variant), wins, draws, losses, plies)
+    return Tables(
+        variant, codes, value, remoteness, best, array_rules.orbits(codes, variant), wins, draws, losses, plies
+    )
 
 
 def _back_up(layer: _Layer, value: np.ndarray, remoteness: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -152,7 +154,7 @@ def move_table(tables: Tables) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     """Every move of every unfinished position, ordered by position then cell: (row index of
     the position, cell in its own numbering, value for the mover, remoteness)."""
     live = np.flatnonzero(tables.remoteness > 0)
-    rows, cells, result = codec.children(tables.codes[live], tables.variant)
+    rows, cells, result = array_rules.children(tables.codes[live], tables.variant)
     index = np.searchsorted(tables.codes, result)
     return (
         live[rows],

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from ttt_solver import Oracle
-from ttt_solver.game import codec
+from ttt_solver.audit.verify import verify_source
+from ttt_solver.game import array_rules
 from ttt_solver.game.variant import Variant
 from ttt_solver.lookup import mapped
 from ttt_solver.lookup.rows import DatabaseRows
 from ttt_solver.lookup.stats import compute, load_stats
-from ttt_solver.lookup.verify import verify_source
 from ttt_solver.store import Target
 from ttt_solver.store.reader import Reader
 
@@ -31,9 +31,9 @@ def some_boards(variant: Variant, arrays, count: int, seed: int = 0) -> np.ndarr
     """Legal boards in array form: canonical rows under random symmetries."""
     rng = np.random.default_rng(seed)
     rows = rng.integers(0, len(arrays.code), count)
-    images = codec.image_codes(np.asarray(arrays.code)[rows], variant)
+    images = array_rules.image_codes(np.asarray(arrays.code)[rows], variant)
     chosen = images[rng.integers(0, len(images), count), np.arange(count)]
-    return (codec.digits(chosen, variant).astype(np.int8) - 1).astype(np.int8)
+    return (array_rules.digits(chosen, variant).astype(np.int8) - 1).astype(np.int8)
 
 
 @pytest.mark.parametrize("name", ["3x4k3", "3x3-misere"])

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ttt_solver.build import build
+from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
 from ttt_solver.errors import BuildError, DatabaseError
+from ttt_solver.game import array_rules, codec
 from ttt_solver.game import board as rules
-from ttt_solver.game import codec
 from ttt_solver.game.variant import STANDARD, Variant
 from ttt_solver.lookup.rows import DatabaseRows
 from ttt_solver.solver.reference import solve
@@ -144,7 +144,7 @@ def test_meta_describes_the_build(built):
 def test_round_trip_reads_back_what_was_solved(built):
     solutions = solve()
     arrays = read(Target.parse(built)).arrays()
-    texts = codec.decode_texts(arrays.code, STANDARD)
+    texts = array_rules.decode_texts(arrays.code, STANDARD)
     assert sorted(texts) == sorted(solutions)
     assert arrays.value.tolist() == [solutions[t].value for t in texts]
     assert arrays.remoteness.tolist() == [solutions[t].remoteness for t in texts]

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from ttt_solver.build import build
+from ttt_solver.audit.verify import verify_source
+from ttt_solver.builder.build import build
 from ttt_solver.errors import BuildError
 from ttt_solver.game.variant import STANDARD
 from ttt_solver.lookup.rows import DatabaseRows
-from ttt_solver.lookup.verify import verify_source
 from ttt_solver.store import Target
 from ttt_solver.store.reader import Reader
 

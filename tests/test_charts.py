@@ -8,10 +8,10 @@ import pytest
 from click.testing import CliRunner
 
 from ttt_solver import Oracle
+from ttt_solver.charts.tournament_chart import title, wilson
 from ttt_solver.cli import cli
 from ttt_solver.players.agents import make_agent
 from ttt_solver.players.tournament import run
-from ttt_solver.plot import title, wilson
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -60,7 +60,7 @@ def test_stats_plot(db_path, tmp_path):
 
 def test_stats_plot_counts_every_board_by_ply_value_and_remoteness(db_path):
     from ttt_solver import Oracle
-    from ttt_solver.plot_stats import compact, count
+    from ttt_solver.charts.variant_chart import compact, count
 
     counts = count(Oracle.load(db_path).arrays())
     assert sum(counts.values()) == 5478

@@ -352,7 +352,7 @@ def test_wrong_variant_db(run):
 
 @pytest.mark.parametrize(("variant", "board"), [("3x3", "X...O...."), ("2x3", "X....O")])
 def test_a_lookup_that_builds_the_default_database_says_so_in_one_line(tmp_path, monkeypatch, variant, board):
-    from ttt_solver import paths
+    from ttt_solver.store import paths
 
     monkeypatch.setattr(paths, "data_folder", lambda: str(tmp_path))
     runner = CliRunner(env={"TTT_DB": None})
@@ -656,7 +656,7 @@ from click.testing import CliRunner
 from ttt_solver.cli import cli
 result = CliRunner().invoke(cli, ["analyze", "X...O....", "--json", "--db", {str(db_path)!r}])
 assert result.exit_code == 0, result.output
-heavy = ("sqlalchemy", "numpy", "ttt_solver.cli.arena", "ttt_solver.cli.query", "ttt_solver.build")
+heavy = ("sqlalchemy", "numpy", "ttt_solver.cli.contests", "ttt_solver.cli.query", "ttt_solver.builder.build")
 print(" ".join(name for name in heavy if name in sys.modules))
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -120,7 +120,7 @@ def world(tmp_path_factory: pytest.TempPathFactory, variant_db: Callable[[str], 
     }
     before = _listing(CHECKOUT_DATA)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("ttt_solver.paths.data_folder", lambda: str(data))
+        patch.setattr("ttt_solver.store.paths.data_folder", lambda: str(data))
         try:
             import ttt_solver.web.server  # noqa: F401 - needs the [web] extra
         except ImportError:  # without the [web] extra, serve says so in one Error: line

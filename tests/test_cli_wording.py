@@ -181,7 +181,7 @@ def test_the_k_message_says_what_that_board_allows():
 # -- the value types parse any text into a number in range, or refuse it in the one wording -------
 @given(st.one_of(st.text(max_size=12), st.integers().map(str), st.floats().map(str)))
 def test_a_number_option_takes_any_text_or_refuses_it_in_one_line(text):
-    from ttt_solver.cli.values import BadValue, Number, Whole
+    from ttt_solver.cli.params import BadValue, Number, Whole
 
     games = click.Option(["--games"])
     for kind, parse, low, high in ((Whole(1, 10), int, 1, 10), (Number(0, 1), float, 0, 1)):

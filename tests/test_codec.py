@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ttt_solver.game import array_rules, codec
 from ttt_solver.game import board as rules
-from ttt_solver.game import codec
 from ttt_solver.game.symmetry import images
 from ttt_solver.game.variant import Variant
 
@@ -35,12 +35,12 @@ def test_the_code_of_a_board_reads_it_in_base_3_with_o_0_empty_1_x_2():
 def test_text_array_and_code_forms_agree(name):
     variant = Variant.parse(name)
     boards = random_boards(variant, 300)
-    codes = codec.encode_texts(boards, variant)
+    codes = array_rules.encode_texts(boards, variant)
     assert codes.tolist() == [codec.encode(b) for b in boards]
-    assert codec.decode_texts(codes, variant) == boards
+    assert array_rules.decode_texts(codes, variant) == boards
     assert [codec.decode(c, variant.cells) for c in codes.tolist()] == boards
     arrays = np.array([rules.to_array(b) for b in boards], dtype=np.int8)
-    assert codec.codes_of_arrays(arrays, variant).tolist() == codes.tolist()
+    assert array_rules.codes_of_arrays(arrays, variant).tolist() == codes.tolist()
 
 
 @pytest.mark.parametrize("name", VARIANTS)
@@ -48,7 +48,7 @@ def test_the_canonical_code_is_the_smallest_image_code(name):
     variant = Variant.parse(name)
     boards = random_boards(variant, 300, seed=1)
     expected = [min(codec.encode(image) for image in images(board, variant)) for board in boards]
-    assert codec.canonical_codes(codec.encode_texts(boards, variant), variant).tolist() == expected
+    assert array_rules.canonical_codes(array_rules.encode_texts(boards, variant), variant).tolist() == expected
     assert [codec.canonical_code(b, variant) for b in boards] == expected
     for board in boards[:50]:
         code, perm = codec.canonical(board, variant)
@@ -60,10 +60,10 @@ def test_the_canonical_code_is_the_smallest_image_code(name):
 def test_legal_and_terminal_match_the_rules_on_every_board(name):
     variant = Variant.parse(name)
     codes = np.arange(3**variant.cells, dtype=np.int64)
-    texts = codec.decode_texts(codes, variant)
-    legal = codec.legal(codes, variant)
+    texts = array_rules.decode_texts(codes, variant)
+    legal = array_rules.legal(codes, variant)
     assert legal.tolist() == [rules.legality_error(t, variant) is None for t in texts]
-    terminal = codec.terminal_values(codes[legal], variant).tolist()
+    terminal = array_rules.terminal_values(codes[legal], variant).tolist()
     expected = [rules.terminal_value(t, variant) for t, ok in zip(texts, legal.tolist()) if ok]
     assert terminal == [codec.PLAYING if v is None else v for v in expected]
 
@@ -72,7 +72,7 @@ def test_children_are_the_canonical_results_of_every_move():
     variant = Variant.parse("3x4k3")
     boards = [b for b in random_boards(variant, 400, seed=2) if rules.legality_error(b, variant) is None]
     boards = [b for b in boards if rules.terminal_value(b, variant) is None]
-    rows, cells, children = codec.children(codec.encode_texts(boards, variant), variant)
+    rows, cells, children = array_rules.children(array_rules.encode_texts(boards, variant), variant)
     expected = [
         (i, cell, codec.canonical_code(rules.play(b, cell, variant), variant))
         for i, b in enumerate(boards)
@@ -84,7 +84,7 @@ def test_children_are_the_canonical_results_of_every_move():
 def test_orbits_count_distinct_images():
     variant = Variant.parse("4x4")
     boards = random_boards(variant, 300, seed=3)
-    found = codec.orbits(codec.encode_texts(boards, variant), variant).tolist()
+    found = array_rules.orbits(array_rules.encode_texts(boards, variant), variant).tolist()
     assert found == [len(set(images(b, variant))) for b in boards]
 
 

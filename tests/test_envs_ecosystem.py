@@ -11,11 +11,12 @@ import pytest
 
 gym = pytest.importorskip("gymnasium", reason="needs the [rl] extra: pip install -e '.[rl]'")
 
-from ttt_solver import Oracle, paths
+from ttt_solver import Oracle
 from ttt_solver.envs import ENV_ID, VARIANTS, VectorTicTacToe, variant_id
 from ttt_solver.envs.render import CELL, draw
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.reference import solve
+from ttt_solver.store import paths
 
 ROOT = Path(__file__).resolve().parent.parent
 WHITE, BLUE, ORANGE = (255, 255, 255), (0, 114, 178), (230, 159, 0)

@@ -27,7 +27,7 @@ def test_a_lookup_reads_sqlite_without_sqlalchemy_or_numpy(db_path):
 
 
 def test_building_loads_the_solver_and_writer_but_not_the_cli(tmp_path):
-    code = f"from ttt_solver.build import build\nbuild({str(tmp_path / 't.sqlite')!r})"
+    code = f"from ttt_solver.builder.build import build\nbuild({str(tmp_path / 't.sqlite')!r})"
     assert loaded_after(code) == {"sqlalchemy", "numpy"}
 
 
@@ -41,7 +41,7 @@ def test_a_command_line_lookup_loads_neither_numpy_sqlalchemy_nor_pathlib(db_pat
     for db in (["--db", str(db_path)], []):
         code = (
             f"import sys, sysconfig\nsys.path[:0] = [{root!r}]\nsys.path.append(sysconfig.get_paths()['purelib'])\n"
-            f"import ttt_solver.paths\nttt_solver.paths.data_folder = lambda: {str(tmp_path)!r}\n"
+            f"import ttt_solver.store.paths\nttt_solver.store.paths.data_folder = lambda: {str(tmp_path)!r}\n"
             "from ttt_solver.cli import main\n"
             f"try:\n    main(['analyze', 'X...O....', '--json', *{db!r}])\nexcept SystemExit as done:\n"
             "    assert done.code == 0, done.code\n"

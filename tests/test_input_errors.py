@@ -135,7 +135,7 @@ def test_command_line_input_that_once_slipped_through(db_path, args, message):
 def test_a_build_never_writes_over_a_fifo(tmp_path):
     import os
 
-    from ttt_solver.build import build
+    from ttt_solver.builder.build import build
     from ttt_solver.errors import BuildError
 
     fifo = tmp_path / "pipe.sqlite"
@@ -153,7 +153,7 @@ def test_a_build_waits_for_another_build_of_the_same_target(tmp_path):
     import os
     import threading
 
-    from ttt_solver.build import build
+    from ttt_solver.builder.build import build
 
     target = tmp_path / "t.sqlite"
     scratch = tmp_path / ".t.sqlite.solving"
@@ -315,7 +315,7 @@ def test_play_asks_again_for_a_move_that_is_no_ascii_cell_number(db_path, typed)
 def test_a_build_to_a_url_without_its_driver_fails_before_solving(tmp_path):
     from click.testing import CliRunner
 
-    from ttt_solver.build import build
+    from ttt_solver.builder.build import build
     from ttt_solver.cli import cli
     from ttt_solver.errors import BuildError
 

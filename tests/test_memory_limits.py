@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from ttt_solver.errors import NotEnoughMemoryError, TTTError
-from ttt_solver.memory import out_of_memory
+from ttt_solver.system.memory import out_of_memory
 
 CAPS_MB = (90, 120, 150, 180, 210)
 MEMORY_ERROR = "Error: not enough memory to run 'ttt-lookup "

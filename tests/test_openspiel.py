@@ -18,7 +18,7 @@ from ttt_solver.game.variant import Variant
 
 pyspiel = pytest.importorskip("pyspiel")
 
-from ttt_solver.openspiel import PerfectBot, board_of, variant_of
+from ttt_solver.players.openspiel_bot import PerfectBot, board_of, variant_of
 
 
 class Negamax:

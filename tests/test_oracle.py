@@ -10,13 +10,14 @@ import numpy as np
 import pytest
 import reference
 
-from ttt_solver import Oracle, paths
+from ttt_solver import Oracle
 from ttt_solver.errors import DatabaseError, GameOverError, InvalidBoardError
 from ttt_solver.game import board as rules
 from ttt_solver.game import codec
 from ttt_solver.game.board import Board
 from ttt_solver.game.variant import STANDARD
 from ttt_solver.solver.reference import rank, solve
+from ttt_solver.store import paths
 
 LEGAL = rules.all_boards()
 

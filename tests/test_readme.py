@@ -60,7 +60,7 @@ def literal_prefix(comment: str) -> tuple[bool, object]:
 @pytest.fixture
 def default_databases(monkeypatch, tmp_path, db_path, db_4x4):
     """The default database of every variant lives in tmp_path; 3x3 and 4x4 are the session's."""
-    from ttt_solver import paths
+    from ttt_solver.store import paths
 
     (tmp_path / "ttt.sqlite").symlink_to(db_path)
     (tmp_path / "4x4.sqlite").symlink_to(db_4x4)
@@ -136,6 +136,35 @@ def test_shown_command_line_is_one_the_command_takes(where, line):
             assert done.exit_code == 0, where
         except click.ClickException as error:
             pytest.fail(f"{where}: {line!r}: {error.format_message()}")
+
+
+def named_in_the_documents(pattern: str) -> set[str]:
+    return {found for document in DOCUMENTS for found in re.findall(pattern, document.read_text(encoding="utf-8"))}
+
+
+def test_every_file_of_the_package_named_exists():
+    """A module moved or renamed cannot leave a page pointing at nothing."""
+    named = named_in_the_documents(r"`(ttt_solver/[\w/]*(?:\.py)?)`")
+    assert [path for path in sorted(named) if not (ROOT / path).exists()] == []
+
+
+def test_every_dotted_name_of_the_package_named_is_defined():
+    """``ttt_solver.players.openspiel_bot.PerfectBot``: the module exists and defines the name
+    (read from its source, so that an extra that is not installed does not matter)."""
+    missing = []
+    for dotted in sorted(named_in_the_documents(r"\b(ttt_solver(?:\.\w+)+)")):
+        parts = dotted.split(".")
+        for end in range(len(parts), 0, -1):
+            module = ROOT.joinpath(*parts[:end])
+            source = module / "__init__.py" if module.is_dir() else module.with_suffix(".py")
+            if source.exists():
+                rest = parts[end:]
+                if rest and not re.search(rf"\b{re.escape(rest[0])}\b", source.read_text(encoding="utf-8")):
+                    missing.append(dotted)
+                break
+        else:
+            missing.append(dotted)
+    assert missing == []
 
 
 def test_the_test_set_up_command_is_the_one_ci_runs():

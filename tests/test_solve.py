@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from layered import move_table
 
+from ttt_solver.game import array_rules, codec
 from ttt_solver.game import board as rules
-from ttt_solver.game import codec
 from ttt_solver.game.symmetry import canonical_text, images
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.reference import solve
@@ -35,7 +35,7 @@ def tables_3x3():
 
 
 def decode(codes, variant):
-    return codec.decode_texts(codes, variant)
+    return array_rules.decode_texts(codes, variant)
 
 
 def move_results(tables, text: str) -> list[tuple[int, int, int]]:

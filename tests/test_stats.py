@@ -9,10 +9,10 @@ import pytest
 
 from ttt_solver.game import codec
 from ttt_solver.game.variant import STANDARD
-from ttt_solver.lookup.arrays import Arrays
 from ttt_solver.lookup.oracle import Oracle
 from ttt_solver.lookup.stats import Counts, compute, load_stats
 from ttt_solver.solver.solve import solve_tables
+from ttt_solver.store.arrays import Arrays
 
 OUTCOME = {1: "win", 0: "draw", -1: "loss"}
 

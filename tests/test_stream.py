@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from layered import solve_tables as layered_tables
 
-from ttt_solver.game import codec
+from ttt_solver.game import array_rules, codec
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.scratch import locked, open_scratch
 from ttt_solver.solver.solve import MIN_CHUNK, chunk_boards, merge_scratch, solve_scratch, solve_tables
@@ -43,9 +43,9 @@ def test_the_tiers_number_every_board_with_legal_counts_in_code_order(rows, cols
         stop = min(size, start + rng.randrange(1, 5000))
         high, low = found.boards(ply, start, stop)
         assert found.ranks(ply, high, low).tolist() == list(range(start, stop))
-        codes = high * codec.geometry(variant).base + low
+        codes = high * array_rules.geometry(variant).base + low
         assert (np.diff(codes) > 0).all()
-        digits = codec.digits(codes, variant)
+        digits = array_rules.digits(codes, variant)
         assert ((digits == codec.X_DIGIT).sum(axis=1) == (ply + 1) // 2).all()
         assert ((digits == codec.O_DIGIT).sum(axis=1) == ply // 2).all()
 

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ttt_solver import Oracle
-from ttt_solver.build import build
+from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
 from ttt_solver.errors import DatabaseError, InvalidTargetError, TTTError
 from ttt_solver.lookup.stats import load_stats
@@ -53,7 +53,7 @@ def test_a_path_no_file_system_can_name_is_an_invalid_target_everywhere(tmp_path
 
 @pytest.mark.parametrize("path", ["a\0b.png", "\ud800.svg"], ids=repr)
 def test_charts_refuse_such_a_path_before_drawing(path):
-    from ttt_solver import plot, plot_stats
+    from ttt_solver.charts import plot, plot_stats
 
     with pytest.raises(InvalidTargetError, match="^invalid chart file "):
         plot.draw(None, path)  # type: ignore[arg-type]  # the path is checked first
@@ -63,7 +63,7 @@ def test_charts_refuse_such_a_path_before_drawing(path):
 
 def test_the_openspiel_bot_takes_the_same_error():
     pyspiel = pytest.importorskip("pyspiel")
-    from ttt_solver.openspiel import PerfectBot
+    from ttt_solver.players.openspiel_bot import PerfectBot
 
     with pytest.raises(InvalidTargetError):
         PerfectBot(pyspiel.load_game("tic_tac_toe"), 0, db="a\0b")

@@ -46,7 +46,7 @@ COUNTS = {
 }
 
 # OpenSpiel's game for each variant: mnk(m, n, k) has n rows of m columns (the mapping is
-# ttt_solver.openspiel's, checked by variant_of below); misere(...) negates the returns.
+# ttt_solver.players.openspiel_bot's, checked by variant_of below); misere(...) negates the returns.
 GAMES = {
     "4x5k4": "mnk(m=5,n=4,k=4)",
     "5x4k4": "mnk(m=4,n=5,k=4)",
@@ -156,7 +156,7 @@ SEED = 17
 
 def load_game(name: str) -> Any:
     pyspiel = pytest.importorskip("pyspiel")
-    from ttt_solver.openspiel import variant_of
+    from ttt_solver.players.openspiel_bot import variant_of
 
     game = pyspiel.load_game(GAMES[name])
     assert variant_of(game) == Variant.parse(name)
@@ -194,7 +194,7 @@ def searched(game: Any, state: Any) -> tuple[int, int]:
 def test_sampled_positions_agree_with_openspiel(name, oracles):
     oracle = oracles(name)
     game = load_game(name)  # skips without OpenSpiel
-    from ttt_solver.openspiel import board_of
+    from ttt_solver.players.openspiel_bot import board_of
 
     rng = random.Random(SEED)
     print(f"\n{name} against {GAMES[name]}: ply, positions, wins/draws/losses, OpenSpiel mean and max s")

@@ -15,14 +15,15 @@ from boards import playouts
 from click.testing import CliRunner
 from damage import set_number
 
-from ttt_solver import Oracle, paths
-from ttt_solver.build import MOVES_STORED_LIMIT, build
+from ttt_solver import Oracle
+from ttt_solver.builder.build import MOVES_STORED_LIMIT, build
 from ttt_solver.cli import cli
 from ttt_solver.errors import DatabaseError, InvalidBoardError, InvalidVariantError
 from ttt_solver.game import board as rules
 from ttt_solver.game import codec
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.reference import rank, solve
+from ttt_solver.store import paths
 
 ROOT = Path(__file__).resolve().parent.parent
 V4X4 = Variant.parse("4x4")

@@ -20,19 +20,19 @@ from damage import set_number
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ttt_solver.audit.report import Report
+from ttt_solver.audit.retrograde import prove_arrays
+from ttt_solver.audit.verify import compare_moves, verify_source
 from ttt_solver.cli import cli
 from ttt_solver.errors import DatabaseError
 from ttt_solver.game import board as rules
 from ttt_solver.game import codec
 from ttt_solver.game.variant import STANDARD, Variant
-from ttt_solver.lookup.arrays import Arrays
 from ttt_solver.lookup.proof import resolve
-from ttt_solver.lookup.report import Report
-from ttt_solver.lookup.retrograde import prove_arrays
 from ttt_solver.lookup.rows import DatabaseRows
-from ttt_solver.lookup.verify import compare_moves, verify_source
 from ttt_solver.solver.passes import Solved
 from ttt_solver.store import Target
+from ttt_solver.store.arrays import Arrays
 from ttt_solver.store.reader import Reader
 
 V4X4 = Variant.parse("4x4")

@@ -175,9 +175,9 @@ def test_cached_answers_are_the_apps_answers(db_path):
 def test_by_default_every_database_in_the_data_directory_is_served(db_path, tmp_path, monkeypatch):
     import shutil
 
-    from ttt_solver import paths
-    from ttt_solver.build import build
+    from ttt_solver.builder.build import build
     from ttt_solver.game.variant import Variant
+    from ttt_solver.store import paths
     from ttt_solver.web.data import default_databases, open_all
 
     monkeypatch.setattr(paths, "data_folder", lambda: str(tmp_path))
@@ -191,7 +191,7 @@ def test_by_default_every_database_in_the_data_directory_is_served(db_path, tmp_
 def test_serve_variant_names_default_databases(db_path, tmp_path, monkeypatch, started):
     import shutil
 
-    from ttt_solver import paths
+    from ttt_solver.store import paths
 
     monkeypatch.setattr(paths, "data_folder", lambda: str(tmp_path))
     shutil.copy(db_path, tmp_path / "ttt.sqlite")

@@ -94,7 +94,7 @@ def test_a_file_gone_or_of_another_variant_stops_its_variant_until_a_good_one_is
 def test_a_server_database_is_watched_by_its_digest(pg_url, solved):
     import psycopg
 
-    from ttt_solver.build import build
+    from ttt_solver.builder.build import build
     from ttt_solver.game.variant import Variant
 
     build(pg_url, Variant.parse("3x3"), tables=solved("3x3"))

@@ -41,7 +41,7 @@ class BuildError(TTTError):
 class NotEnoughMemoryError(TTTError, MemoryError):
     """The process ran out of memory, or of address space under a limit such as ``ulimit -v``
     (a MemoryError too, so code that catches MemoryError still catches it; see
-    :mod:`ttt_solver.memory`)."""
+    :mod:`ttt_solver.system.memory`)."""
 
 
 class InvalidAgentError(TTTError, ValueError):

@@ -26,15 +26,15 @@ from click.exceptions import NoArgsIsHelpError
 from ..version import __version__
 from .options import translate_errors
 from .output import colour_option
+from .params import BadValue, option_name
 from .stopping import Terminated, terminate_as_interrupt
-from .values import BadValue, option_name
 
 # module in ttt_solver.cli -> the commands it defines (and lists in its COMMANDS)
 COMMAND_MODULES = {
     "lookup": ("analyze", "best", "stats"),
     "play": ("play",),
     "query": ("query",),
-    "arena": ("compare", "tournament"),
+    "contests": ("compare", "tournament"),
     "database": ("build", "verify"),
     "serve": ("serve",),
 }
@@ -61,7 +61,7 @@ class TTTGroup(click.Group):
         not only those loaded so far): ``unknown command 'anlyze': did you mean 'analyze'?``."""
         name = args[0]
         if not name.startswith("-") and not ctx.resilient_parsing and self.get_command(ctx, name) is None:
-            from ..suggest import did_you_mean
+            from ..game.suggest import did_you_mean
 
             hint = did_you_mean(name, self.list_commands(ctx))
             raise click.UsageError(f"unknown command {name!r}{f': {hint}' if hint else ''}", ctx)
@@ -166,7 +166,7 @@ def error_message(error: click.ClickException) -> str:
     if isinstance(error, click.BadParameter) and not isinstance(error, click.MissingParameter):
         return f"invalid {option_name(error.param)}: {_sentence(error.message)}"  # a check outside .values
     if isinstance(error, click.NoSuchOption):
-        from ..suggest import did_you_mean
+        from ..game.suggest import did_you_mean
 
         hint = did_you_mean(error.option_name, error.possibilities or ())  # click's close long options
         message = f"unknown option {error.option_name!r}{f': {hint}' if hint else ''}"
@@ -212,7 +212,7 @@ def main(argv: list[str] | None = None, prog_name: str = "ttt-lookup") -> None:
     """
     import gc
 
-    from ..memory import guard_command_line
+    from ..system.memory import guard_command_line
 
     guard_command_line()
     gc.freeze()

@@ -9,8 +9,8 @@ import click
 from ..game.variant import Variant
 from .options import CLIFailure, database_options, target_options
 from .output import echo_json, output_options
+from .params import Size
 from .progress import bars, progress_lines, quiet_option
-from .values import Size
 
 memory_option = click.option(
     "--memory",
@@ -40,7 +40,7 @@ def build(variant: Variant, db: str | None, force: bool, quiet: bool, memory: in
     """
     import dataclasses
 
-    from ..build import build as build_database
+    from ..builder.build import build as build_database
 
     if quiet:
         report = build_database(db, variant, force=force, memory=memory)
@@ -76,8 +76,8 @@ def verify(variant: Variant, db: str | None, quiet: bool, memory: int | None, fm
         ttt-lookup verify
         ttt-lookup verify --variant 4x4 --json
     """
+    from ..audit.verify import verify_source
     from ..lookup.rows import DatabaseRows
-    from ..lookup.verify import verify_source
     from ..store import Target
     from ..store.reader import Reader
     from .options import resolve_database

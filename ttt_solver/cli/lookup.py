@@ -136,14 +136,14 @@ def stats(variant: Variant, db: str | None, fmt: str, plot_path: str | None) -> 
     from ..store.reader import Reader
 
     if plot_path is not None:
-        from ..plot import require
+        from ..charts.tournament_chart import require
 
         require_plot(require)  # before the work: a missing extra fails at once
     with Reader(Target.parse(resolve_database(db, variant)), variant.name) as reader:
         arrays = DatabaseRows(reader, variant).arrays()
     found = compute(arrays)
     if plot_path is not None:
-        from ..plot_stats import count, draw
+        from ..charts.variant_chart import count, draw
 
         require_plot(lambda: draw(count(arrays), variant.name, plot_path))
     if fmt == "json":

@@ -17,8 +17,8 @@ import click
 from ..errors import BuildError, DatabaseError, InvalidVariantError, TTTError
 from ..game import board as rules
 from ..game.variant import STANDARD, Variant
-from ..memory import out_of_memory
-from .values import BadValue, FileName
+from ..system.memory import out_of_memory
+from .params import BadValue, FileName
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -211,12 +211,12 @@ def resolve_database(db: str | None, variant: Variant) -> str:
         return db
     import os
 
-    from ..paths import database_file
+    from ..store.paths import database_file
 
     found = database_file(variant)
     if os.path.exists(found):
         return found
-    from ..build import ensure_database
+    from ..builder.build import ensure_database
 
     return str(ensure_database(variant, announce=lambda line: click.echo(line, err=True)))
 

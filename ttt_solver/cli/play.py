@@ -18,7 +18,7 @@ from ..game.variant import Variant
 from .lookup import move_sets
 from .options import database_options, load_oracle
 from .output import grid
-from .values import SEED, Number, OneOf
+from .params import SEED, Number, OneOf
 
 if TYPE_CHECKING:
     from ..lookup.oracle import Oracle

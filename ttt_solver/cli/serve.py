@@ -12,11 +12,11 @@ import click
 
 from ..errors import MissingExtraError, install_hint
 from ..game.variant import Variant
-from ..memory import out_of_memory, reserve_threads
 from ..store import Target
+from ..system.memory import out_of_memory, reserve_threads
 from .options import CLIError, CLIFailure
+from .params import Number, Size, Whole, shown
 from .stopping import raise_if_stopped
-from .values import Number, Size, Whole, shown
 
 WEB_PACKAGES = "fastapi uvicorn uvloop httptools fastapi-offline"
 

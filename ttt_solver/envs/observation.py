@@ -35,8 +35,8 @@ from typing import Any
 
 import numpy as np
 
+from ..game import array_rules, codec
 from ..game import board as rules
-from ..game import codec
 from ..game.variant import STANDARD, Variant
 
 PLAYING = codec.PLAYING  # ``final`` of a legal board where play goes on
@@ -68,7 +68,7 @@ class BoardTables:
 
     def index_array(self, boards: np.ndarray) -> np.ndarray:
         """Table indices of an ``(N, cells)`` array of +1/-1/0 boards (not checked for legality)."""
-        return codec.codes_of_arrays(boards, self.variant)
+        return array_rules.codes_of_arrays(boards, self.variant)
 
     def is_legal(self, index: int) -> bool:
         return index in self.texts
@@ -93,7 +93,7 @@ class LazyBoardTables:
 
     def __init__(self, variant: Variant) -> None:
         self.variant = variant
-        self.powers = tuple(int(w) for w in codec.geometry(variant).weights)
+        self.powers = tuple(int(w) for w in array_rules.geometry(variant).weights)
         self.empty_index = codec.offset(variant.cells)
         self.texts = _Rows(self._text)
         self.final_list = _Rows(self._final)
@@ -177,9 +177,9 @@ def _dense_tables(variant: Variant) -> BoardTables:
     n = variant.cells
     size = 3**n
     codes = np.arange(size, dtype=np.int64)
-    cells = (codec.digits(codes, variant).astype(np.int8) - 1).astype(np.int8)  # +1 X, -1 O, 0 empty
-    legal = codec.legal(codes, variant)
-    final = np.where(legal, codec.terminal_values(codes, variant), np.int8(ILLEGAL)).astype(np.int8)
+    cells = (array_rules.digits(codes, variant).astype(np.int8) - 1).astype(np.int8)  # +1 X, -1 O, 0 empty
+    legal = array_rules.legal(codes, variant)
+    final = np.where(legal, array_rules.terminal_values(codes, variant), np.int8(ILLEGAL)).astype(np.int8)
     empty = cells == 0
     masks = (empty & (final == PLAYING)[:, None]).astype(np.int8)
     order = np.argsort(~empty, axis=1, kind="stable").astype(np.int8)  # empty cells first, ascending
@@ -192,7 +192,7 @@ def _dense_tables(variant: Variant) -> BoardTables:
         planes[:, column, :, :, 0] = grid == side
         planes[:, column, :, :, 1] = grid == -side
     legal_index = np.flatnonzero(legal)
-    texts = dict(zip(legal_index.tolist(), codec.decode_texts(legal_index, variant)))
+    texts = dict(zip(legal_index.tolist(), array_rules.decode_texts(legal_index, variant)))
     for table in (final, masks, planes, empties):
         table.flags.writeable = False
     mask_rows: list[np.ndarray | None] = [None] * size
@@ -201,7 +201,7 @@ def _dense_tables(variant: Variant) -> BoardTables:
         mask_rows[i] = masks[i]
         plane_rows[0][i] = planes[i, 0]
         plane_rows[1][i] = planes[i, 1]
-    powers = tuple(int(w) for w in codec.geometry(variant).weights)
+    powers = tuple(int(w) for w in array_rules.geometry(variant).weights)
     return BoardTables(
         variant, powers, codec.offset(n), final, masks, planes, empties, texts, final.tolist(), mask_rows, plane_rows
     )

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from ..game import codec
+from ..game import array_rules
 from ..game.variant import Variant
 from ..lookup.tables import bit_tables
 from ..players.agents import Agent, make_agent
@@ -159,7 +159,7 @@ def batch_moves(agent: Agent, tables: BoardTables) -> BatchMoves:
 def _preferred_by_code(agent: PerfectAgent, tables: BoardTables) -> np.ndarray:
     """uint16 preferred-move mask of every table index (0 where no legal board is, or the game is over)."""
     legal = np.flatnonzero(tables.final != ILLEGAL)
-    boards = (codec.digits(legal, tables.variant).astype(np.int8) - 1).astype(np.int8)
+    boards = (array_rules.digits(legal, tables.variant).astype(np.int8) - 1).astype(np.int8)
     preferred = np.zeros(len(tables.final), dtype=np.uint16)
     preferred[legal] = agent.oracle.batch_tables().preferred_masks(boards)
     return preferred

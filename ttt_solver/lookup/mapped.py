@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
-from contextlib import suppress
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..store import number_in
+from ..store.arrays import Arrays
+from ..store.cache_folder import content_folder
 from ..store.content import PACKED, Hashes, unpack_blob
-from .arrays import Arrays
 
 if TYPE_CHECKING:
     from .rows import DatabaseRows
@@ -37,39 +36,8 @@ def is_big(source: DatabaseRows) -> bool:
     return (number_in(source.meta.get("positions")) or 0) > EAGER_ROWS
 
 
-def cached(source: DatabaseRows, name: str, make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """``make()``, kept as JSON in the database's cache folder (made once per content digest;
-    made every time where the cache folder cannot be written: it only saves time)."""
-    import json
-
-    path = os.path.join(_folder(source), name)
-    try:
-        with open(path) as file:
-            found: dict[str, Any] = json.load(file)
-            return found
-    except (OSError, ValueError):
-        pass
-    made = make()
-    partial = f"{path}.{os.getpid()}.part"
-    try:
-        os.makedirs(_folder(source), exist_ok=True)
-        with open(partial, "w") as file:
-            json.dump(made, file)
-        os.replace(partial, path)
-    except OSError:  # a read-only home, a full disk, XDG_CACHE_HOME naming a file
-        with suppress(OSError):
-            os.remove(partial)
-    return made
-
-
-def cache_folder() -> str:
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    root = base if os.path.isabs(base) else os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(root, "ttt-solver")
-
-
 def _folder(source: DatabaseRows) -> str:
-    return os.path.join(cache_folder(), f"{source.variant.name}-{source.meta.get('digest', '')[:24]}")
+    return content_folder(source.variant.name, source.meta.get("digest", ""))
 
 
 def mapped_arrays(source: DatabaseRows) -> Arrays:

@@ -17,20 +17,22 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
+from ..audit import SMALL_ROWS
 from ..errors import GameOverError, InvalidBoardError, InvalidVariantError
-from ..game import board as rules
 from ..game import codec
+from ..game import board as rules
 from ..game.variant import STANDARD, Variant
-from ..memory import memory_is_an_error
-from .proof import Move, Position, Row, resolve
-from .rows import SMALL_ROWS, DatabaseRows
+from ..store.content import Row
+from ..system.memory import memory_is_an_error
+from .proof import Move, Position, resolve
+from .rows import DatabaseRows
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from ..solver.reference import Solution
     from ..solver.solve import Tables
-    from .arrays import Arrays
+    from ..store.arrays import Arrays
     from .rows import RowSource
     from .tables import BatchTables
 
@@ -81,14 +83,14 @@ class Oracle:
 
         variant = variant if isinstance(variant, Variant) else Variant.parse(variant)
         if db is None:
-            from ..build import ensure_database
+            from ..builder.build import ensure_database
 
             db = ensure_database(variant)
         target = Target.parse(db)
         source = DatabaseRows(Reader(target, variant.name), variant)
         try:
             if verify:
-                from .verify import verify_source
+                from ..audit.verify import verify_source
 
                 verify_source(source).raise_for_contradictions()
             return cls(source, eager=eager)
@@ -99,7 +101,8 @@ class Oracle:
     @classmethod
     def from_tables(cls, tables: Tables) -> Oracle:
         """An oracle straight from :func:`ttt_solver.solver.layers.solve_tables`, with no database."""
-        from .arrays import ArrayRows, Arrays
+        from ..store.arrays import Arrays
+        from .array_rows import ArrayRows
 
         return cls(ArrayRows(Arrays.from_tables(tables)))
 
@@ -108,7 +111,8 @@ class Oracle:
         """An oracle straight from the recursive solver :func:`ttt_solver.solver.reference.solve`."""
         import numpy as np
 
-        from .arrays import ArrayRows, Arrays
+        from ..store.arrays import Arrays
+        from .array_rows import ArrayRows
 
         texts = sorted(solutions, key=codec.encode)
         rows = [solutions[text] for text in texts]
@@ -298,6 +302,7 @@ class Oracle:
             ) from None
 
     def _resolve_all(self) -> None:
+        from ..game.array_rules import decode_texts
         from ..game.symmetry import images
 
         arrays = self._load_arrays()
@@ -307,7 +312,7 @@ class Oracle:
             return {code: every[code] for code in codes if code in every}
 
         hint = self.source.rebuild_hint
-        for text in codec.decode_texts(arrays.code, self.variant):
+        for text in decode_texts(arrays.code, self.variant):
             for image in images(text, self.variant):
                 if image not in self._positions:
                     self._positions[image] = resolve(image, self.variant, fetch, self.location, hint, prove=False)

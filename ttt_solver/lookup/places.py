@@ -21,7 +21,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ..game import codec
+from ..game import array_rules, codec
 from ..game.variant import Variant
 from ..solver.tiers import Tiers, tiers
 
@@ -43,7 +43,7 @@ def _halves(part: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     return found.astype(np.int64)
 
 
-def _half_matrix(g: codec.Geometry) -> tuple[np.ndarray, tuple[int, int]]:
+def _half_matrix(g: array_rules.Geometry) -> tuple[np.ndarray, tuple[int, int]]:
     """The matrix that gives a board's two half codes and X's marks less O's, and the half
     codes of empty halves (added after: digits are numbers plus one)."""
     weights = g.weights.astype(np.float64)
@@ -59,7 +59,7 @@ class Codes:
 
     def __init__(self, variant: Variant) -> None:
         self.variant = variant
-        g = codec.geometry(variant)
+        g = array_rules.geometry(variant)
         self.size = 3**variant.cells
         # One product gives the code while float32 holds it exactly (up to 15 cells); 16 cells
         # are read as two 64-bit words of 8 cells (:func:`_word_tables`).
@@ -94,7 +94,7 @@ class Codes:
 
     def images(self, codes: np.ndarray) -> Iterator[np.ndarray]:
         """The place of each symmetry's image of each code, a symmetry at a time."""
-        yield from codec.image_codes(np.asarray(codes, dtype=np.int64), self.variant)
+        yield from array_rules.image_codes(np.asarray(codes, dtype=np.int64), self.variant)
 
 
 _WORD_CELLS = 8  # cells of a board read as one 64-bit word

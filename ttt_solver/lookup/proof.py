@@ -19,40 +19,7 @@ from ..game import board as rules
 from ..game import codec
 from ..game.values import Outcome, move_result, outcome, rank
 from ..game.variant import Variant
-
-
-class Row(NamedTuple):
-    """What a lookup needs of one canonical position (canonical cell numbering)."""
-
-    value: int
-    remoteness: int
-    best: tuple[int, ...]  # ascending cells that keep the value
-    wins: int
-    draws: int
-    losses: int
-
-
-def cells_of(mask: int) -> tuple[int, ...]:
-    """The cells of a bit mask, ascending (a table for each byte: lookups read thousands)."""
-    bytes_ = _byte_cells()
-    found = bytes_[0][mask & 255]
-    shift = 1
-    mask >>= 8
-    while mask:
-        found += bytes_[shift][mask & 255]
-        mask >>= 8
-        shift += 1
-    return found
-
-
-@lru_cache(maxsize=1)
-def _byte_cells() -> tuple[tuple[tuple[int, ...], ...], ...]:
-    """For each byte of a mask (0 to 3) and each of its values, its cells."""
-    return tuple(
-        tuple(tuple(8 * byte + bit for bit in range(8) if value >> bit & 1) for value in range(256))
-        for byte in range(4)
-    )
-
+from ..store.content import Row
 
 Fetch = Callable[[Collection[int]], dict[int, Row]]
 

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING
 
 from ..errors import DatabaseError
 from ..game.variant import Variant
-from .proof import Row, cells_of
+from ..store.content import Row, cells_of
 
 if TYPE_CHECKING:
     from typing import Protocol
 
+    from ..store.arrays import Arrays
     from ..store.reader import Reader
-    from .arrays import Arrays
 
     class RowSource(Protocol):
         variant: Variant
@@ -35,12 +35,6 @@ if TYPE_CHECKING:
 
         def close(self) -> None: ...
 
-
-SMALL_ROWS = 100_000
-"""Most canonical rows an eager oracle (:mod:`.oracle`) proves whole at load and resolves for
-every real board (3x3: 765 rows in a few milliseconds; 3x4k3: 28,275); a named query's check
-(:mod:`.verify`) proves as many. Bigger variants (4x4: 1.2 million) keep the digest-checked
-arrays and resolve each board when asked."""
 
 _READ_LIMIT = 1 << 16  # rows kept by a DatabaseRows before it starts again
 
@@ -89,7 +83,7 @@ class DatabaseRows:
         return self._arrays
 
     def _load_arrays(self) -> Arrays:
-        from .arrays import unpack
+        from ..store.arrays import unpack
 
         try:
             return unpack(self.reader.packed(), self.variant, self.meta)

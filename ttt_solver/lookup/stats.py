@@ -15,7 +15,7 @@ from ..game.variant import STANDARD, Variant
 from ..store import Target
 
 if TYPE_CHECKING:
-    from .arrays import Arrays
+    from ..store.arrays import Arrays
     from .rows import DatabaseRows
 
 OUTCOMES = {1: "win", 0: "draw", -1: "loss"}
@@ -119,7 +119,7 @@ def compute(arrays: Arrays) -> Stats:
     rows of 4x4, a minute for the 170 million of 4x5)."""
     import numpy as np
 
-    from ..game import codec
+    from ..game import array_rules, codec
 
     boards, canonical = Counts(), Counts()
     by_remoteness = [np.zeros(64, dtype=np.int64), np.zeros(64, dtype=np.int64)]
@@ -150,8 +150,8 @@ def compute(arrays: Arrays) -> Stats:
     if example_rows:
         rows = np.concatenate(example_rows)
         codes = np.asarray(arrays.code[rows])
-        ply = (codec.digits(codes, arrays.variant) != codec.EMPTY_DIGIT).sum(axis=1)
-        texts = codec.decode_texts(codes, arrays.variant)
+        ply = (array_rules.digits(codes, arrays.variant) != codec.EMPTY_DIGIT).sum(axis=1)
+        texts = array_rules.decode_texts(codes, arrays.variant)
         example = min(zip(ply.tolist(), texts))[1]
         longest = LongestWin(top, int(np.asarray(arrays.orbit[rows]).astype(np.int64).sum()), len(rows), example)
     return Stats(arrays.variant.name, boards, canonical, longest)
@@ -159,7 +159,7 @@ def compute(arrays: Arrays) -> Stats:
 
 def load_stats(db: str | Path, variant: Variant = STANDARD) -> Stats:
     """Read a database's digest-checked arrays and count them (a big one's counts are kept
-    in its cache folder, :mod:`ttt_solver.lookup.mapped`)."""
+    in its cache folder, :mod:`ttt_solver.store.cache_folder`)."""
     from ..store.reader import Reader
     from .rows import DatabaseRows
 
@@ -170,11 +170,13 @@ def load_stats(db: str | Path, variant: Variant = STANDARD) -> Stats:
 def stats_of(source: DatabaseRows) -> Stats:
     """The counts of a database: from its arrays, or for a big one from its cache folder
     (counted there once, from the memory-mapped arrays: a minute for 4x5)."""
-    from .mapped import cached, is_big, mapped_arrays
+    from ..store.cache_folder import cached, content_folder
+    from .mapped import is_big, mapped_arrays
 
     if not is_big(source):
         return compute(source.arrays())
     try:
-        return Stats.from_dict(cached(source, "stats.json", lambda: compute(mapped_arrays(source)).to_dict()))
+        folder = content_folder(source.variant.name, source.meta.get("digest", ""))
+        return Stats.from_dict(cached(folder, "stats.json", lambda: compute(mapped_arrays(source)).to_dict()))
     except ValueError as why:
         raise source.damaged(str(why)) from None

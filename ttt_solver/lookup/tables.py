@@ -11,7 +11,7 @@ read from the mask where there is one, else found from the result bytes of the b
 children, a gather per cell (741 MB of result bytes for 4x5, and nothing else).
 
 Building the tables from rows in memory proves the whole table against the rules first
-(:func:`ttt_solver.lookup.retrograde.prove_arrays`), which also yields the preferred moves;
+(:func:`ttt_solver.audit.retrograde.prove_arrays`), which also yields the preferred moves;
 tables built from a big database's packed arrays (:mod:`ttt_solver.lookup.mapped`) rely on
 their digest, and ``ttt-lookup verify`` proves the table.
 """
@@ -28,7 +28,7 @@ from ..game import board as rules
 from ..game.values import NO_MOVE, NO_POSITION, REMOTENESS_BITS, byte_tables, result_bytes
 from ..game.variant import Variant
 from ..solver.tiers import Tiers
-from .arrays import Arrays
+from ..store.arrays import Arrays
 from .places import Codes, Places, index_of
 
 # Boards per pass. Two threads release and take back the GIL around every numpy call: with
@@ -94,8 +94,8 @@ class BatchTables:
     @classmethod
     def build(cls, arrays: Arrays, location: str, hint: str) -> BatchTables:
         """The tables of rows in memory, proved whole first."""
-        from .report import Report
-        from .retrograde import prove_arrays
+        from ..audit.report import Report
+        from ..audit.retrograde import prove_arrays
 
         variant = arrays.variant
         proof = prove_arrays(arrays, Report(variant.name, location, hint))

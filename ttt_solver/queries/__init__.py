@@ -101,7 +101,7 @@ class NamedQuery:
         """The parameters to bind: defaults overridden by ``given`` (text, coerced to numbers)."""
         unknown = [key for key in given if key not in self.params]
         if unknown:
-            from ..suggest import did_you_mean
+            from ..game.suggest import did_you_mean
 
             takes = ", ".join(self.params) or "no parameters"
             hint = did_you_mean(unknown[0], self.params)
@@ -121,13 +121,13 @@ def answer(named: NamedQuery, db: str, variant: Variant, bound: dict[str, Any]) 
     parameters ``bound`` (:meth:`NamedQuery.bind`).
 
     Before the statement runs, the database is checked as far as a query can afford
-    (:func:`ttt_solver.lookup.verify.check_stored`: SQLite's own check of the file, the meta table,
+    (:func:`ttt_solver.audit.verify.check_stored`: SQLite's own check of the file, the meta table,
     every table equal to the digest-checked packed arrays; not the proof against the rules,
     which is ``ttt-lookup verify``), in the same read of a server database as the statement:
     damage is a DatabaseError with the command that rebuilds the database, never rows read
     from it."""
+    from ..audit.verify import check_stored
     from ..lookup.rows import DatabaseRows
-    from ..lookup.verify import check_stored
     from ..store import Target
     from ..store.reader import Reader
 
@@ -162,7 +162,7 @@ def get(name: str) -> NamedQuery:
 
     known = names()
     if name not in known:
-        from ..suggest import did_you_mean
+        from ..game.suggest import did_you_mean
 
         hint, listed = did_you_mean(name, known), "ttt-lookup query --list"
         raise QueryError(f"unknown query {name!r}: {f'{hint} (see {listed})' if hint else f'see {listed}'}")

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..game import codec
+from ..game import array_rules, codec
 from ..game.values import NO_POSITION, back_up, byte_tables, result_bytes
 from .tiers import Tiers
 
@@ -79,9 +79,9 @@ def positions(tiers: Tiers, ply: int, start: int, stop: int) -> Positions:
     g = tiers.geometry
     x_bits = np.take(g.x_lines[0], high) & np.take(g.x_lines[1], low)
     o_bits = np.take(g.o_lines[0], high) & np.take(g.o_lines[1], low)
-    legal = codec.lines_legal(x_bits, o_bits, ply % 2 == 1, variant)
+    legal = array_rules.lines_legal(x_bits, o_bits, ply % 2 == 1, variant)
     high, low, orbit, x_bits, o_bits = high[legal], low[legal], orbit[legal], x_bits[legal], o_bits[legal]
-    terminal = codec._terminal(x_bits, o_bits, ply == variant.cells, variant)
+    terminal = array_rules.terminal_of_lines(x_bits, o_bits, ply == variant.cells, variant)
     return Positions(high, low, orbit, terminal, np.flatnonzero(terminal == codec.PLAYING))
 
 

@@ -69,9 +69,9 @@ class Tables:
     @property
     def ply(self) -> np.ndarray:
         """int8 pieces on each board."""
-        from ..game import codec
+        from ..game import array_rules, codec
 
-        digits = codec.digits(self.solved.code, self.variant)
+        digits = array_rules.digits(self.solved.code, self.variant)
         found: np.ndarray = np.count_nonzero(digits != codec.EMPTY_DIGIT, axis=1).astype(np.int8)
         return found
 

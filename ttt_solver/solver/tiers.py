@@ -2,7 +2,7 @@
 
 Tier ``p`` holds every board with ``p`` pieces and legal piece counts (X has ``(p + 1) // 2``,
 O has ``p // 2``): 741 million boards over the 21 tiers of a 20-cell board, against 3.5 billion
-codes. A board is its two half codes (:func:`ttt_solver.game.codec.halves`); its **rank** in
+codes. A board is its two half codes (:func:`ttt_solver.game.array_rules.halves`); its **rank** in
 its tier is
 
     rank = offsets[p][high] + rank_low[low]
@@ -14,7 +14,7 @@ ranks) that the solver's passes handle one at a time (:mod:`ttt_solver.solver.pa
 that a distributed engine could hand to different machines.
 
 Every legal board is in its tier, and every board of a tier with legal lines
-(:func:`ttt_solver.game.codec.lines_legal`) is reachable in play, so the tiers replace the
+(:func:`ttt_solver.game.array_rules.lines_legal`) is reachable in play, so the tiers replace the
 forward search: nothing is generated that is not needed, and nothing needs sorting.
 """
 
@@ -24,7 +24,7 @@ from functools import cache
 
 import numpy as np
 
-from ..game import codec
+from ..game import array_rules, codec
 from ..game.variant import Variant
 
 
@@ -32,7 +32,7 @@ class Tiers:
     """The combinatorial index of one variant's tiers (tables of ``3**(cells / 2)`` rows)."""
 
     def __init__(self, variant: Variant) -> None:
-        g = codec.geometry(variant)
+        g = array_rules.geometry(variant)
         self.variant = variant
         self.geometry = g
         lo = g.low_cells
@@ -118,7 +118,7 @@ class Tiers:
 
 
 @cache
-def _steps(g: codec.Geometry, parity: int) -> tuple[np.ndarray, np.ndarray]:
+def _steps(g: array_rules.Geometry, parity: int) -> tuple[np.ndarray, np.ndarray]:
     side = 1 if parity == 0 else -1  # X (digit 2) moves at even plies, O (digit 0) at odd ones
     tables = []
     for digits, taken in ((g.digits[0], len(g.digits[0]) + 1), (g.digits[1], len(g.digits[1]))):

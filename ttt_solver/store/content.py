@@ -20,7 +20,9 @@ by side, a part at a time.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from functools import lru_cache
+from hashlib import sha256
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import SCHEMA_VERSION
 
@@ -30,18 +32,39 @@ if TYPE_CHECKING:
     from ..game.variant import Variant
     from ..solver.passes import Solved
 
-# CPython's built-in SHA-256 module loads in about 1 ms, hashlib's OpenSSL binding in about
-# 10 ms; the same algorithm and digest.
-if TYPE_CHECKING:
-    from hashlib import sha256
-else:
-    try:
-        from _sha256 import sha256  # CPython 3.11
-    except ImportError:  # pragma: no cover - other versions and interpreters
-        try:
-            from _sha2 import sha256  # CPython 3.12+
-        except ImportError:
-            from hashlib import sha256
+
+class Row(NamedTuple):
+    """What a lookup needs of one canonical position (canonical cell numbering)."""
+
+    value: int
+    remoteness: int
+    best: tuple[int, ...]  # ascending cells that keep the value
+    wins: int
+    draws: int
+    losses: int
+
+
+def cells_of(mask: int) -> tuple[int, ...]:
+    """The cells of a bit mask, ascending (a table for each byte: lookups read thousands)."""
+    bytes_ = _byte_cells()
+    found = bytes_[0][mask & 255]
+    shift = 1
+    mask >>= 8
+    while mask:
+        found += bytes_[shift][mask & 255]
+        mask >>= 8
+        shift += 1
+    return found
+
+
+@lru_cache(maxsize=1)
+def _byte_cells() -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """For each byte of a mask (0 to 3) and each of its values, its cells."""
+    return tuple(
+        tuple(tuple(8 * byte + bit for bit in range(8) if value >> bit & 1) for value in range(256))
+        for byte in range(4)
+    )
+
 
 # The solution as arrays: (name, numpy dtype), the order the digest hashes them in.
 PACKED = (
@@ -204,13 +227,13 @@ def move_rows(solved: Solved, variant: Variant) -> Iterator[list[list[Any]]]:
     each move's value and remoteness are its child's row, negated and one ply further."""
     import numpy as np
 
-    from ..game import codec
+    from ..game import array_rules
 
     live = np.flatnonzero(np.asarray(solved.remoteness) > 0)
     step = BLOCK // variant.cells
     for start in range(0, len(live), step):
         codes = np.asarray(solved.code[live[start : start + step]])
-        parent, cell, child = codec.children(codes, variant)
+        parent, cell, child = array_rules.children(codes, variant)
         index = np.searchsorted(solved.code, child)
         yield [
             codes[parent].tolist(),
@@ -224,12 +247,12 @@ def move_count(solved: Solved, variant: Variant) -> int:
     """How many rows the moves table would have: one per empty cell of each unfinished position."""
     import numpy as np
 
-    from ..game import codec
+    from ..game import array_rules, codec
 
     count = 0
     for start in range(0, len(solved.code), BLOCK):
         part = slice(start, start + BLOCK)
         live = np.asarray(solved.remoteness[part]) > 0
-        empty = codec.digits(np.asarray(solved.code[part])[live], variant) == codec.EMPTY_DIGIT
+        empty = array_rules.digits(np.asarray(solved.code[part])[live], variant) == codec.EMPTY_DIGIT
         count += int(np.count_nonzero(empty))
     return count

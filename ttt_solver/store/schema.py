@@ -10,7 +10,7 @@ columns: ``SELECT board, value, best_moves FROM positions`` works as it always d
 
 ``packed`` holds the same solution as compact little-endian arrays in parts, so that an
 in-memory load reads a few blobs instead of millions of rows; ``ttt-lookup verify`` proves the
-two agree. ``moves`` is written for small variants only (see :mod:`ttt_solver.build`).
+two agree. ``moves`` is written for small variants only (see :mod:`ttt_solver.builder.build`).
 
 On PostgreSQL the text columns use the "C" collation, so that ``ORDER BY board`` sorts as
 SQLite does (byte order: ``.`` < ``O`` < ``X``) and a named query gives the same rows on both.

@@ -11,7 +11,7 @@ import os
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import InvalidTargetError
-from ..paths import file_name
+from .paths import file_name
 
 if TYPE_CHECKING:
     from pathlib import Path

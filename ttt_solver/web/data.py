@@ -174,8 +174,8 @@ def open_variant(
 
 def default_databases(progress: Callable[[str], None] | None = None) -> list[tuple[Path, Variant]]:
     """Every database in the default data directory, 3x3 first (built now if it is missing)."""
-    from ..build import ensure_database
-    from ..paths import data_directory, default_database
+    from ..builder.build import ensure_database
+    from ..store.paths import data_directory, default_database
 
     found = [(ensure_database(STANDARD, progress), STANDARD)]
     for path in sorted(data_directory().glob("*.sqlite")):
@@ -195,8 +195,8 @@ def open_all(
 ) -> dict[str, Served]:
     """The served variants by name: the given databases and the default databases of the given
     variants (3x3 built if missing), or, when neither is given, every default database."""
-    from ..build import ensure_database
-    from ..paths import default_database
+    from ..builder.build import ensure_database
+    from ..store.paths import default_database
 
     pairs: list[tuple[str | Path, Variant]] = [(db, variant_of(db)) for db in databases or ()]
     for wanted in variants or ():

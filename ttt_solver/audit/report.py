@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DatabaseError
-from ..game import codec
+from ..game import array_rules
 
 SHOWN = 10  # contradictions a report lists in full
 
@@ -64,7 +64,7 @@ class Report:
         count = int(np.count_nonzero(bad))
         if count:
             self.bad.update(codes[bad].tolist())
-            self.failed(what, codec.decode_texts(codes[bad][:3], variant), count)
+            self.failed(what, array_rules.decode_texts(codes[bad][:3], variant), count)
         else:
             self.passed(passed)
 

@@ -21,8 +21,8 @@ from ..players.tournament import DEFAULT_AGENTS
 from . import complete
 from .options import CLIError, chart_option, database_options, load_oracle, require_plot
 from .output import echo_json, output_options, table
+from .params import SEED, Whole
 from .progress import bars, draw_seed, seed_text
-from .values import SEED, Whole
 
 if TYPE_CHECKING:
     from ..players.arena import Comparison
@@ -139,7 +139,7 @@ def tournament(
         if spec.strip()
     ]
     if plot_path is not None:
-        from ..plot import require
+        from ..charts.tournament_chart import require
 
         require_plot(require)
     oracle, agents = _agents(names, db, variant, need_oracle=True, check=check_entrants)
@@ -161,7 +161,7 @@ def tournament(
             played = shown.phase(games * pairs, f"{n} agents, {games:,} games a pair")
             result = run(agents, oracle, games, seed, progress=played, positions=positions, accuracy_progress=measured)
     if plot_path is not None:
-        from ..plot import draw
+        from ..charts.tournament_chart import draw
 
         require_plot(lambda: draw(result, plot_path, seed))
     if fmt == "json":

@@ -4,7 +4,7 @@
 boards the database holds (up to 20 cells), and for the ``misere`` transform of either::
 
     import pyspiel
-    from ttt_solver.openspiel import PerfectBot
+    from ttt_solver.players.openspiel_bot import PerfectBot
 
     game = pyspiel.load_game("tic_tac_toe")
     bots = [PerfectBot(game, 0), PerfectBot(game, 1, "perfect:0.5", seed=1)]
@@ -22,19 +22,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .errors import MissingExtraError, install_hint
-from .game.variant import MAX_CELLS, Variant
+from ..errors import MissingExtraError, install_hint
+from ..game.variant import MAX_CELLS, Variant
 
 try:
     import pyspiel
 except ImportError:
     raise MissingExtraError(
-        f"ttt_solver.openspiel needs OpenSpiel, the [openspiel] extra: {install_hint('openspiel', 'open-spiel')}"
+        f"ttt_solver.players.openspiel_bot needs OpenSpiel, the [openspiel] extra: {install_hint('openspiel', 'open-spiel')}"
     ) from None
 
 if TYPE_CHECKING:
-    from .lookup.oracle import Oracle
-    from .players.agents.perfect import PerfectAgent
+    from ..lookup.oracle import Oracle
+    from .agents.perfect import PerfectAgent
 
 GAMES = ("tic_tac_toe", "mnk", "misere(game=tic_tac_toe())", "misere(game=mnk(...))")
 
@@ -95,7 +95,7 @@ class PerfectBot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel ships no type in
         pyspiel.Bot.__init__(self)
         import numpy as np
 
-        from .players.agents import make_agent
+        from .agents import make_agent
 
         self.variant = variant_of(game)
         if player_id not in (0, 1):
@@ -103,7 +103,7 @@ class PerfectBot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel ships no type in
         if not isinstance(spec, str) or spec.partition(":")[0] != "perfect":
             raise ValueError(f"invalid spec {spec!r}: expected 'perfect' or 'perfect:P' with P from 0 to 1")
         if oracle is None:
-            from .lookup.oracle import Oracle
+            from ..lookup.oracle import Oracle
 
             oracle = Oracle.load(db, variant=self.variant)
         self.player_id = player_id

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from .game.variant import STANDARD, Variant
+from ..game.variant import STANDARD, Variant
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -23,7 +23,7 @@ def file_name(path: object, what: str = "path") -> str:
     """``path`` (text or a path object) as text the file system can name; else an
     InvalidTargetError naming what is wrong: not text, a NUL character, or a character the
     file system's encoding cannot write (a lone surrogate that did not come from its bytes)."""
-    from .errors import InvalidTargetError
+    from ..errors import InvalidTargetError
 
     text = os.fspath(path) if isinstance(path, os.PathLike) else path
     if not isinstance(text, str):

@@ -12,12 +12,12 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import MissingExtraError, install_hint
-from .memory import out_of_memory
-from .paths import file_name
+from ..errors import MissingExtraError, install_hint
+from ..store.paths import file_name
+from ..system.memory import out_of_memory
 
 if TYPE_CHECKING:
-    from .players.tournament import Tournament
+    from ..players.tournament import Tournament
 
 INSTALL_HINT = install_hint("plot", "matplotlib")
 

@@ -24,23 +24,38 @@ import shutil
 import tempfile
 import zlib
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from ..game import codec
+from ..game import array_rules
 from ..solver.passes import COLUMNS, Solved
 from ..solver.solve import Steps, default_memory
 from ..store import number_in
 from ..store.content import BEST_SHIFT, DATA_FIELDS, PACKED, data_limit, digest_stream, unpack_blob
 from ..store.reader import shown
+from . import SMALL_ROWS
 from .report import Report
 from .retrograde import plies, prove_tiers, report_outside
-from .rows import SMALL_ROWS
 
 if TYPE_CHECKING:
     from ..game.variant import Variant
-    from .rows import DatabaseRows
+    from ..store.reader import Reader
+
+
+class Audited(Protocol):
+    """What an audit reads: a database's reader, the variant it holds, and how to rebuild it
+    (a lookup's row source, :class:`ttt_solver.lookup.rows.DatabaseRows`, is one)."""
+
+    variant: Variant
+    location: str
+    reader: Reader
+
+    @property
+    def meta(self) -> dict[str, str]: ...
+
+    def rebuild_hint(self) -> str: ...
+
 
 READ_ROWS = 1 << 20  # positions rows read at a time
 HELD_ROWS = 1 << 22  # most rows held at once to check a moves table against
@@ -48,7 +63,7 @@ WHOLE_CHECK_ROWS = 100_000  # most positions rows SQLite's own check covers (3x4
 
 
 def verify_source(
-    source: DatabaseRows,
+    source: Audited,
     memory: int | None = None,
     steps: Steps | None = None,
     progress: Callable[[str], None] | None = None,
@@ -61,17 +76,17 @@ def verify_source(
         return _verify(source, memory or default_memory(), steps, report, prove=True)
 
 
-def check_stored(source: DatabaseRows) -> Report:
+def check_stored(source: Audited) -> Report:
     """What a named query checks before it answers: everything :func:`verify_source` checks
     but the proof against the rules, which is made only where an in-memory load makes it too
-    (up to :data:`~ttt_solver.lookup.rows.SMALL_ROWS` rows: 3x3 in milliseconds). So a query
+    (up to :data:`~ttt_solver.audit.SMALL_ROWS` rows: 3x3 in milliseconds). So a query
     answers only from tables equal to the digest-checked packed arrays that ``Oracle.load()``
     accepts. A bigger SQLite file (4x4: 2 s; 20 cells: minutes) is checked once per state of
     the file (its inode, size and change times: any write changes them), the passed check
-    remembered in the cache folder of :mod:`.mapped`. Call it inside
+    remembered in the cache folder (:mod:`ttt_solver.store.cache_folder`). Call it inside
     ``source.reader.snapshot()``, with the query, so that both read the same state of a server
     database."""
-    from .mapped import cached
+    from ..store.cache_folder import cached, content_folder
 
     report = Report(source.variant.name, source.location, source.rebuild_hint())
     count = number_in(source.meta.get("positions")) or 0
@@ -80,14 +95,15 @@ def check_stored(source: DatabaseRows) -> Report:
         return _verify(source, default_memory(), None, report, prove=count <= SMALL_ROWS)
     state = os.stat(file)
     name = f"checked-{state.st_dev}-{state.st_ino}-{state.st_size}-{state.st_mtime_ns}-{state.st_ctime_ns}.json"
-    if cached(source, name, lambda: {"ok": _verify(source, default_memory(), None, report, prove=False).ok})["ok"]:
+    folder = content_folder(source.variant.name, source.meta.get("digest", ""))
+    if cached(folder, name, lambda: {"ok": _verify(source, default_memory(), None, report, prove=False).ok})["ok"]:
         return report  # passed now, or before on this very file
     if not report.found:  # failed before: say what fails now
         _verify(source, default_memory(), None, report, prove=False)
     return report
 
 
-def _verify(source: DatabaseRows, memory: int, steps: Steps | None, report: Report, *, prove: bool) -> Report:
+def _verify(source: Audited, memory: int, steps: Steps | None, report: Report, *, prove: bool) -> Report:
     variant = source.variant
     meta = source.meta
     reader = source.reader
@@ -167,7 +183,7 @@ class _Tiers:
 
     def everything(self) -> Solved | None:
         """Every row in code order, when there are few enough to hold at once (a table of up to
-        :data:`ttt_solver.build.MOVES_STORED_LIMIT` moves belongs to one)."""
+        :data:`ttt_solver.builder.build.MOVES_STORED_LIMIT` moves belongs to one)."""
         if sum(self.counts) > HELD_ROWS:
             return None
         rows = Solved.concatenate([self.rows(ply) for ply in range(self.variant.cells + 1)])
@@ -290,7 +306,7 @@ def _check_schema(reader: Any, variant: Variant, report: Report) -> None:
     report.check(found == wanted, "the positions table and its generated columns are this version's")
 
 
-def _check_packed(source: DatabaseRows, variant: Variant, tiers: _Tiers, report: Report, steps: Steps | None) -> None:
+def _check_packed(source: Audited, variant: Variant, tiers: _Tiers, report: Report, steps: Steps | None) -> None:
     """The packed arrays, a part at a time: their rows against the table, then their digest."""
     reader = source.reader
     try:
@@ -358,7 +374,7 @@ def _packed_equal_table(reader: Any, variant: Variant, tiers: _Tiers, parts: int
     return taken == [len(rows[p].code) for p in range(variant.cells + 1)]
 
 
-def _check_moves(source: DatabaseRows, variant: Variant, tiers: _Tiers, report: Report, table: bool) -> None:
+def _check_moves(source: Audited, variant: Variant, tiers: _Tiers, report: Report, table: bool) -> None:
     """The ``moves`` table (``table``: there is one) against the children's rows, whatever
     ``meta`` says of it; and ``meta`` against what is there."""
     said, count = source.meta.get("moves_stored"), source.meta.get("moves")
@@ -384,8 +400,8 @@ def compare_moves(stored: list[tuple[Any, ...]], rows: Solved, variant: Variant,
     """Rows of ``moves`` (code, cell, value, remoteness, by code then cell) against what the
     children's rows imply."""
     live = np.flatnonzero(rows.remoteness > 0)
-    parent, cells, children = codec.children(rows.code[live], variant)
-    index, found = codec.search(rows.code, children)
+    parent, cells, children = array_rules.children(rows.code[live], variant)
+    index, found = array_rules.search(rows.code, children)
     index[~found] = 0  # a missing child is reported by the proof of the positions
     expected = np.stack(
         [rows.code[live][parent], cells, -rows.value[index].astype(np.int64), rows.remoteness[index] + 1], axis=1
@@ -406,7 +422,7 @@ def compare_moves(stored: list[tuple[Any, ...]], rows: Solved, variant: Variant,
     if bad.any():
         codes = got[bad][:3, 0]
         outside = (codes < 0) | (codes >= 3**variant.cells)  # a damaged code: no board to show
-        listed = codes.astype(str).tolist() if outside.any() else codec.decode_texts(codes, variant)
+        listed = codes.astype(str).tolist() if outside.any() else array_rules.decode_texts(codes, variant)
         report.failed("moves rows differ from the children's rows", listed, int(bad.sum()))
     else:
         report.passed("every moves row equals its child's row")

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..game import codec
+from ..game import array_rules
 from ..game.variant import Variant
 from ..solver.passes import Positions, Solved, new_tier, positions, solve_chunk, spread
 from ..solver.scratch import read_slice
@@ -35,7 +35,7 @@ from ..solver.tiers import Tiers, tiers
 from .report import Report
 
 if TYPE_CHECKING:
-    from .arrays import Arrays
+    from ..store.arrays import Arrays
 
 # Compared between a stored row and what its children imply, with the names a report uses.
 COMPARED = (
@@ -124,21 +124,21 @@ def _compare(
 ) -> np.ndarray:
     """Compare the stored rows of a chunk with the expected ones; the stored rows found sound
     (as an index into ``got``)."""
-    index, present = codec.search(expected.code, got.code)
+    index, present = array_rules.search(expected.code, got.code)
     extra = got.code[~present]
     if len(extra):
         counts["extra"] += len(extra)
-        canonical = codec.canonical_codes(extra, variant) == extra
+        canonical = array_rules.canonical_codes(extra, variant) == extra
         if (~canonical).any():
             report.failed(
                 "a row that is not canonical",
-                codec.decode_texts(extra[~canonical][:3], variant),
+                array_rules.decode_texts(extra[~canonical][:3], variant),
                 int((~canonical).sum()),
             )
         if canonical.any():
             report.failed(
                 "a row that is no legal position",
-                codec.decode_texts(extra[canonical][:3], variant),
+                array_rules.decode_texts(extra[canonical][:3], variant),
                 int(canonical.sum()),
             )
         report.bad.update(extra[:1000].tolist())
@@ -148,7 +148,7 @@ def _compare(
         counts["missing"] += int((~have).sum())
         report.failed(
             "a canonical legal position with no row",
-            codec.decode_texts(expected.code[~have][:3], variant),
+            array_rules.decode_texts(expected.code[~have][:3], variant),
             int((~have).sum()),
         )
     rows = np.flatnonzero(present)
@@ -163,7 +163,7 @@ def _compare(
             codes = got.code[rows][bad]
             report.bad.update(codes[:1000].tolist())
             what = f"{label} not what the children imply" if name != "orbit" else "wrong orbit"
-            report.failed(what, codec.decode_texts(codes[:3], variant), int(bad.sum()))
+            report.failed(what, array_rules.decode_texts(codes[:3], variant), int(bad.sum()))
             sound &= ~bad
     return rows[sound]
 
@@ -200,7 +200,9 @@ def report_outside(codes: np.ndarray, variant: Variant, report: Report) -> None:
             )
         if inside.any():
             report.failed(
-                "a row that is no legal position", codec.decode_texts(codes[inside][:3], variant), int(inside.sum())
+                "a row that is no legal position",
+                array_rules.decode_texts(codes[inside][:3], variant),
+                int(inside.sum()),
             )
 
 

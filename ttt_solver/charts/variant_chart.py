@@ -11,11 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .paths import file_name
-from .plot import DRAW, LOSS, WIN, require
+from ..store.paths import file_name
+from .tournament_chart import DRAW, LOSS, WIN, require
 
 if TYPE_CHECKING:
-    from .lookup.arrays import Arrays
+    from ..store.arrays import Arrays
 
 _VALUES = ((1, "win", WIN, "Greens"), (0, "draw", DRAW, "Greys"), (-1, "loss", LOSS, "Oranges"))
 
@@ -24,9 +24,9 @@ def count(arrays: Arrays) -> dict[tuple[int, int, int], int]:
     """Boards by (ply, value, remoteness), from a variant's canonical rows."""
     import numpy as np
 
-    from .game import codec
+    from ..game import array_rules, codec
 
-    ply = (codec.digits(arrays.code, arrays.variant) != codec.EMPTY_DIGIT).sum(axis=1)
+    ply = (array_rules.digits(arrays.code, arrays.variant) != codec.EMPTY_DIGIT).sum(axis=1)
     keys = np.stack([ply, arrays.value, arrays.remoteness], axis=1).astype(np.int64)
     found, where = np.unique(keys, axis=0, return_inverse=True)
     weights = np.bincount(where.ravel(), weights=arrays.orbit.astype(np.int64)).astype(np.int64)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..game.variant import Variant
-from .proof import Row, cells_of
+from .content import Row, cells_of
 
 if TYPE_CHECKING:
     from ..solver.solve import Tables
@@ -43,7 +43,7 @@ class Arrays:
         return len(self.code)
 
     def fetch(self, codes: Collection[int]) -> dict[int, Row]:
-        from ..game.codec import search
+        from ..game.array_rules import search
 
         wanted = np.fromiter(codes, dtype=np.int64, count=len(codes))
         index, found = search(self.code, wanted)
@@ -56,33 +56,12 @@ class Arrays:
         }
 
 
-class ArrayRows:
-    """Rows held in memory: from solved tables, or from the recursive solver."""
-
-    def __init__(self, arrays: Arrays, location: str = "<memory>") -> None:
-        self.variant = arrays.variant
-        self.location = location
-        self._arrays = arrays
-
-    def fetch(self, codes: Collection[int]) -> dict[int, Row]:
-        return self._arrays.fetch(codes)
-
-    def arrays(self) -> Arrays:
-        return self._arrays
-
-    def rebuild_hint(self) -> str:
-        return "solve the variant again"
-
-    def close(self) -> None:
-        pass
-
-
 def unpack(packed: dict[str, tuple[str, list[bytes]]], variant: Variant, meta: dict[str, str]) -> Arrays:
     """The packed arrays as :class:`Arrays`, their digest and row count checked against the
     meta table; ValueError saying what is wrong."""
     import zlib
 
-    from ..store.content import PACKED, digest, unpack_blob
+    from .content import PACKED, digest, unpack_blob
 
     if sorted(packed) != sorted(name for name, _ in PACKED) or any(packed[name][0] != dtype for name, dtype in PACKED):
         raise ValueError(f"the packed arrays are {sorted(packed)!r}, not the {len(PACKED)} columns this version writes")

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from functools import wraps
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
-from .errors import NotEnoughMemoryError
+from ..errors import NotEnoughMemoryError
 
 if TYPE_CHECKING:
     from importlib.abc import Loader  # not at run time: it imports pathlib, which a lookup never needs

@@ -24,15 +24,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .game.variant import STANDARD, Variant
-from .memory import memory_is_an_error
-from .paths import data_folder, default_database
-from .store import GENERATOR, SCHEMA_VERSION, Target
-from .version import __version__
+from ..game.variant import STANDARD, Variant
+from ..store import GENERATOR, SCHEMA_VERSION, Target
+from ..store.paths import data_folder, default_database
+from ..system.memory import memory_is_an_error
+from ..version import __version__
 
 if TYPE_CHECKING:
-    from .solver.passes import Solved
-    from .solver.solve import Tables
+    from ..solver.passes import Solved
+    from ..solver.solve import Tables
 
 Progress = Callable[[str], None]
 Steps = Callable[[str, int, int], None]  # (phase, units just done, units in the phase)
@@ -88,9 +88,9 @@ def build(
     (:func:`ttt_solver.solver.solve.solve_tables`), to write it again. ``memory``: the budget
     in bytes (default: what the machine can spare, at most 8 GiB).
     """
-    from .solver.scratch import locked, open_scratch
-    from .solver.solve import SOLVER_VERSION, default_memory, in_memory, merge_scratch, solve_scratch, solve_tables
-    from .store.writer import check_target
+    from ..solver.scratch import locked, open_scratch
+    from ..solver.solve import SOLVER_VERSION, default_memory, in_memory, merge_scratch, solve_scratch, solve_tables
+    from ..store.writer import check_target
 
     started = time.perf_counter()
     where = Target.parse(target if target is not None else default_database(variant))
@@ -126,7 +126,7 @@ def _scratch_errors(where: Target) -> Iterator[None]:
     try:
         yield
     except OSError as error:
-        from .errors import BuildError
+        from ..errors import BuildError
 
         why = error.strerror or str(error)
         raise BuildError(f"cannot build database at {where.spec!r}: {why}") from None
@@ -134,10 +134,10 @@ def _scratch_errors(where: Target) -> Iterator[None]:
 
 def _scratch_folder(where: Target, variant: Variant) -> str:
     """Beside a file target; for a server, in the data folder, named for the URL."""
-    from .solver.scratch import scratch_path
+    from ..solver.scratch import scratch_path
 
     if where.path is not None:  # beside the file a symbolic link points to: renamed over it at the end
-        from .store.writer import destination
+        from ..store.writer import destination
 
         return scratch_path(str(destination(where.path)))
     named = hashlib.sha256(where.url.encode()).hexdigest()[:16]
@@ -169,9 +169,9 @@ def _write(
 ) -> tuple[str, str, int, int, int, dict[str, int], str]:
     import numpy as np
 
-    from .solver.solve import SOLVER_VERSION
-    from .store.content import digest, move_count, move_rows, packed_arrays, packed_parts, position_blocks
-    from .store.writer import FileWriter, file_errors, install, write_server
+    from ..solver.solve import SOLVER_VERSION
+    from ..store.content import digest, move_count, move_rows, packed_arrays, packed_parts, position_blocks
+    from ..store.writer import FileWriter, file_errors, install, write_server
 
     total = len(solved)
     if store_moves and variant.cells > MOVES_CELLS:
@@ -221,7 +221,7 @@ def _write_file(
     """Write into the build's file, after the rows a stopped build wrote already."""
     import numpy as np
 
-    from .store.content import packed_parts, position_blocks
+    from ..store.content import packed_parts, position_blocks
 
     total = len(solved)
     try:

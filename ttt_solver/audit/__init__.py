@@ -1,0 +1,12 @@
+"""Auditing a whole solved table: ``ttt-lookup verify``, the proof of every row against the
+rules and the rows below it (:mod:`.retrograde`), and its report (:mod:`.report`).
+
+The audit reads rows only through the store (:mod:`ttt_solver.store`), which alone knows the
+row format; the query layer (:mod:`ttt_solver.lookup`) uses it to prove small tables whole.
+"""
+
+SMALL_ROWS = 100_000
+"""Most canonical rows an eager oracle (:mod:`ttt_solver.lookup.oracle`) proves whole at load and resolves for
+every real board (3x3: 765 rows in a few milliseconds; 3x4k3: 28,275); a named query's check
+(:mod:`.verify`) proves as many. Bigger variants (4x4: 1.2 million) keep the digest-checked
+arrays and resolve each board when asked."""
