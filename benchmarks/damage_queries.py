@@ -19,9 +19,9 @@ from pathlib import Path
 
 from click.testing import CliRunner, Result
 
-from ttt_solver import queries
 from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
+from ttt_solver.lookup import named_queries as queries
 
 PARAMS = {"positions_at_ply": ["--param", "ply=4"]}
 

@@ -1,6 +1,7 @@
 """The package's imports run one way: no module reaches itself again through the modules it
-imports, counting the imports inside functions (made on first use) and leaving out those
-only type checkers see (``if TYPE_CHECKING:``)."""
+imports, and no layer imports a layer above it, counting the imports inside functions (made on
+first use) and leaving out those only type checkers see (``if TYPE_CHECKING:``). The layers,
+from the ground up, are :data:`LAYERS`; each module lives in the folder of its layer."""
 
 from __future__ import annotations
 
@@ -77,14 +78,69 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def test_no_module_imports_itself_back():
+LAYERS = (
+    ("errors", "version"),  # the few modules at the root
+    ("system",),  # what the process needs of the machine
+    ("game",),  # board, variant, rules, codes, symmetry
+    ("solver",),  # solving in arrays
+    ("store",),  # the only place that talks SQL and knows the row format
+    ("audit",),  # proving whole tables
+    ("lookup",),  # answering questions, each proved
+    ("builder",),  # writing databases: nothing below imports it
+    ("players",),
+    ("envs",),
+    ("charts",),
+    ("web",),
+    ("cli",),
+    ("__init__", "__main__"),  # the package's own face
+)
+ROOT_MODULES = {"__init__", "__main__", "errors", "version"}
+READERS = ("lookup", "audit", "web")  # reading never builds
+
+
+def layer_of(name: str) -> int:
+    part = name.split(".")[1] if "." in name else "__init__"
+    return next(height for height, names in enumerate(LAYERS) if part in names)
+
+
+def graph() -> dict[str, set[str]]:
     found = modules()
-    graph = {name: imports(name, path, set(found)) for name, path in found.items()}
-    assert len(graph) > 80 and graph["ttt_solver.lookup.oracle"] >= {
-        "ttt_solver.builder.build",
-        "ttt_solver.lookup.rows",
-    }
-    assert cycles(graph) == []
+    return {name: imports(name, path, set(found)) for name, path in found.items()}
+
+
+def test_no_module_imports_itself_back():
+    found = graph()
+    assert len(found) > 80 and found["ttt_solver.lookup.oracle"] >= {"ttt_solver.lookup.rows"}
+    assert cycles(found) == []
+
+
+def test_no_layer_imports_a_layer_above_it():
+    upward = sorted(
+        f"{name} -> {other}" for name, others in graph().items() for other in others if layer_of(other) > layer_of(name)
+    )
+    assert upward == []
+
+
+def test_reading_never_imports_the_builder():
+    """Nothing the lookups (and named queries), the audit or the server import, however
+    indirectly, can build a database."""
+    found = graph()
+    for name in found:
+        if name.count(".") and name.split(".")[1] in READERS:
+            reached, todo = set(), [name]
+            while todo:
+                for other in found[todo.pop()] - reached:
+                    reached.add(other)
+                    todo.append(other)
+            assert not {other for other in reached if other.startswith("ttt_solver.builder")}, name
+
+
+def test_each_module_in_its_layer_and_named_once():
+    assert {path.stem for path in PACKAGE.glob("*.py")} <= ROOT_MODULES
+    folders = {path.name for path in PACKAGE.iterdir() if path.is_dir() and path.name != "__pycache__"}
+    assert folders <= {name for names in LAYERS for name in names}
+    names = [path.stem for path in PACKAGE.rglob("*.py") if path.stem not in ("__init__", "__main__")]
+    assert sorted({name for name in names if names.count(name) > 1}) == []
 
 
 def test_a_circle_is_found():

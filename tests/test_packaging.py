@@ -105,7 +105,7 @@ def test_the_sdist_holds_every_test_and_what_the_tests_read(sdist):
     inside = members(sdist)
     needed = {"LICENSE", "README.md", "pyproject.toml", "build_db.py", "tests/conftest.py", "tests/reference.py"}
     needed |= {str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("*.py")}
-    needed |= {str(p.relative_to(ROOT)) for p in (ROOT / "ttt_solver" / "queries").glob("*.sql")}
+    needed |= {str(p.relative_to(ROOT)) for p in (ROOT / "queries").glob("*.sql")}
     needed |= {str(p.relative_to(ROOT)) for p in (ROOT / "examples").glob("*.py")}
     needed |= {"mkdocs.yml"} | {str(p.relative_to(ROOT)) for p in (ROOT / "docs").iterdir()}  # test_readme, test_docs
     assert needed - inside == set()
@@ -146,10 +146,17 @@ def package_files(folder: Path) -> set[str]:
 
 
 def test_the_installed_package_has_every_file_of_the_source_package(installed):
-    """Every module, subpackage and data file (SQL, the page's files, py.typed), found without a list to forget."""
-    source = package_files(ROOT)
-    assert {"ttt_solver/py.typed", "ttt_solver/queries/traps.sql", "ttt_solver/web/static/index.html"} <= source
+    """Every module, subpackage and data file (the page's files, py.typed), and the SQL of the
+    top-level queries/ folder as ttt_solver/sql/."""
+    source = package_files(ROOT) | {f"ttt_solver/sql/{path.name}" for path in (ROOT / "queries").glob("*.sql")}
+    assert {"ttt_solver/py.typed", "ttt_solver/sql/traps.sql", "ttt_solver/web/static/index.html"} <= source
     assert package_files(installed) == source
+
+
+def test_every_package_folder_is_listed_in_pyproject():
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    folders = {".".join(path.parent.relative_to(ROOT).parts) for path in (ROOT / "ttt_solver").rglob("__init__.py")}
+    assert listed == folders | {"ttt_solver.sql"}
 
 
 def pytest_in(built: Path, databases: Path, basetemp: Path, how: str, *args: str) -> subprocess.CompletedProcess[str]:

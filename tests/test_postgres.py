@@ -21,7 +21,7 @@ from ttt_solver.audit.verify import verify_source
 from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
 from ttt_solver.game.variant import Variant
-from ttt_solver.queries import available, get
+from ttt_solver.lookup.named_queries import available, get
 from ttt_solver.solver.solve import Tables
 from ttt_solver.store import Target
 from ttt_solver.store.reader import Reader

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from importlib.resources import files
 from pathlib import Path
 
 import pytest
 
-from ttt_solver import queries
 from ttt_solver.game import board as rules
 from ttt_solver.game.symmetry import canonical_text
+from ttt_solver.lookup import named_queries as queries
 from ttt_solver.lookup.oracle import Oracle
 from ttt_solver.store import Target
 from ttt_solver.store.reader import Reader
@@ -49,7 +48,7 @@ def documented_columns(named: queries.NamedQuery) -> list[str]:
 
 # -- loading ----------------------------------------------------------------------------------
 def test_the_sql_files_ship_as_package_resources():
-    shipped = sorted(entry.name for entry in files("ttt_solver.queries").iterdir() if entry.name.endswith(".sql"))
+    shipped = sorted(entry.name for entry in queries.folder().iterdir() if entry.name.endswith(".sql"))
     assert len(shipped) >= 6
     assert [name[:-4] for name in shipped] == queries.names()
 

@@ -16,8 +16,8 @@ from damage import copy_with, set_number
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ttt_solver import queries
 from ttt_solver.cli import cli
+from ttt_solver.lookup import named_queries as queries
 
 PARAMS = {"positions_at_ply": ["--param", "ply=4"]}
 REBUILD = "rebuild it with: ttt-lookup build --variant 3x3 --db "

@@ -53,7 +53,8 @@ def test_a_path_no_file_system_can_name_is_an_invalid_target_everywhere(tmp_path
 
 @pytest.mark.parametrize("path", ["a\0b.png", "\ud800.svg"], ids=repr)
 def test_charts_refuse_such_a_path_before_drawing(path):
-    from ttt_solver.charts import plot, plot_stats
+    from ttt_solver.charts import tournament_chart as plot
+    from ttt_solver.charts import variant_chart as plot_stats
 
     with pytest.raises(InvalidTargetError, match="^invalid chart file "):
         plot.draw(None, path)  # type: ignore[arg-type]  # the path is checked first

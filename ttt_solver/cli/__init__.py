@@ -23,6 +23,7 @@ from typing import Any
 import click
 from click.exceptions import NoArgsIsHelpError
 
+from ..system.memory import guard_command_line
 from ..version import __version__
 from .options import translate_errors
 from .output import colour_option
@@ -203,20 +204,6 @@ def _silence_stdout() -> None:
 
 
 def main(argv: list[str] | None = None, prog_name: str = "ttt-lookup") -> None:
-    """The ``ttt-lookup`` program: run one command, then the process ends.
-
-    The garbage collector is told to leave alone what exists when a command starts (the modules,
-    classes and functions, which live until the exit anyway) and, on the way out, everything
-    left: the exit frees it all, and the collections Python runs at exit would otherwise walk
-    every object again, which took longer than a lookup's own work (13 of a lookup's 86 ms CPU).
-    """
-    import gc
-
-    from ..system.memory import guard_command_line
-
+    """The ``ttt-lookup`` program: run one command, then the process ends."""
     guard_command_line()
-    gc.freeze()
-    try:
-        cli(argv, prog_name=prog_name)
-    finally:
-        gc.freeze()
+    cli(argv, prog_name=prog_name)

@@ -23,7 +23,7 @@ def variants(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> l
 def queries(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     from click.shell_completion import CompletionItem
 
-    from .. import queries as named
+    from ..lookup import named_queries as named
 
     return [CompletionItem(q.name, help=q.description) for q in named.available() if q.name.startswith(incomplete)]
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import csv
 import functools
+import io
+import json
+import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -52,8 +56,6 @@ def colour_option(f: F) -> F:
 
 
 def _set_colour(ctx: click.Context, _param: click.Parameter, value: bool | None) -> None:
-    import os
-
     if value is not None:
         ctx.color = value
     elif ctx.color is None and (os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb"):
@@ -71,9 +73,8 @@ def dumps(data: Any, indent: str = "") -> str:
     too long for a line (``verify``'s checks); any other has one item a line, indented by two
     spaces. So one 3x3 ``analyze --json`` is a screen, not 60 lines.
 
-    Written here for the plain data commands print (dicts, lists, ASCII text, ints, bools,
-    None): a lookup then never imports ``json`` (a few milliseconds of a 60 ms command). Floats,
-    other text and dicts with keys that are not text go to ``json`` itself."""
+    Each scalar is written by ``json``; a dict whose keys are not all text is written by
+    ``json`` whole."""
     flat = _flat(data)
     if flat is not None and not (len(indent) + len(flat) > _WIDTH and _texts(data)):
         return flat
@@ -83,7 +84,6 @@ def dumps(data: Any, indent: str = "") -> str:
         return "{\n" + ",\n".join(items) + "\n" + indent + "}"
     if data.__class__ in (list, tuple):
         return "[\n" + ",\n".join(inner + dumps(item, inner) for item in data) + "\n" + indent + "]"
-    import json
 
     return json.dumps(data, indent=2).replace("\n", "\n" + indent)
 
@@ -122,18 +122,8 @@ def _scalars(items: Iterable[Any]) -> list[str] | None:
 
 def _scalar(data: Any) -> str | None:
     """A scalar as JSON (None for an array or object)."""
-    if data is None:
-        return "null"
-    if data is True or data is False:
-        return "true" if data else "false"
-    if data.__class__ is int:
-        return str(data)
-    if data.__class__ is str and data.isascii() and data.isprintable() and '"' not in data and "\\" not in data:
-        return f'"{data}"'
     if isinstance(data, (list, tuple, dict)):
         return None
-    import json
-
     return json.dumps(data)
 
 
@@ -142,9 +132,6 @@ def echo_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = 
     if fmt == "json":
         echo_json([dict(zip(columns, row)) for row in rows])
     elif fmt == "csv":
-        import csv
-        import io
-
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(columns)

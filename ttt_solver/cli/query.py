@@ -1,4 +1,4 @@
-"""``query``: run a named SQL question from ``ttt_solver/queries/`` on a read-only connection."""
+"""``query``: run a named SQL question from the ``queries/`` folder on a read-only connection."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def query(name: str | None, params: tuple[str, ...], list_: bool, variant: Varia
         ttt-lookup query traps --param min_losing=4
         ttt-lookup query opening --param first=0 --csv
     """
-    from .. import queries
+    from ..lookup import named_queries as queries
 
     if list_:
         if name is not None or params:

@@ -11,15 +11,11 @@ a stop signal never goes unheeded, and never prints a traceback.
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    import signal
-else:  # the C module behind signal: the same functions without its enums (1 ms of every command)
-    import _signal as signal
+from typing import Any
 
 
 class Terminated(BaseException):

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from ..audit import SMALL_ROWS
 from ..errors import GameOverError, InvalidBoardError, InvalidVariantError
-from ..game import codec
 from ..game import board as rules
+from ..game import codec
 from ..game.variant import STANDARD, Variant
 from ..store.content import Row
 from ..system.memory import memory_is_an_error

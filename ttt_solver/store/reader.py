@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from _thread import allocate_lock, get_ident
+import threading
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from typing import Any, Self
@@ -158,7 +158,7 @@ class Reader:
         self.target = target
         self.variant_name = variant_name or "3x3"
         self._expected = variant_name
-        self._lock = allocate_lock()  # one connection, shared by threads (it only reads)
+        self._lock = threading.Lock()  # one connection, shared by threads (it only reads)
         self._engine: Any = None
         self._conn: Any = None
         self._held: tuple[int, Any] | None = None  # (thread, server connection) of a snapshot
@@ -235,7 +235,7 @@ class Reader:
                 sql = sql.replace("?", f":{name}", 1)
             params = names
         held = self._held
-        if held is not None and held[0] == get_ident():
+        if held is not None and held[0] == threading.get_ident():
             result = held[1].execute(text(sql), params)
             return list(result.keys()), [tuple(row) for row in result]
         with self._engine.connect() as server:
@@ -266,7 +266,7 @@ class Reader:
                 if failure is None:
                     raise
                 raise failure from None
-            self._held = (get_ident(), conn)
+            self._held = (threading.get_ident(), conn)
             try:
                 self.meta = self._checked_meta()
                 yield
@@ -521,7 +521,7 @@ class Reader:
         """Which of our tables the database holds, in :data:`TABLE_NAMES` order."""
         if self._conn is None:
             held = self._held
-            if held is not None and held[0] == get_ident():
+            if held is not None and held[0] == threading.get_ident():
                 return live_tables(held[1])
             return self._server_tables()
         names = {str(name).lower() for (name,) in self._query("SELECT name FROM sqlite_master WHERE type = 'table'")}

@@ -9,7 +9,7 @@ import {
 } from "./game.js";
 import { renderLine, renderMoves, renderPlayed } from "./lists.js";
 import { emptyBoard, preferred } from "./rules.js";
-import { describeMistakes, hintInWords, positionInWords, rulesInWords } from "./words.js";
+import { describeMistakes, hintInWords, positionInWords, rulesInWords, skillProblem } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 const NOTICE_MS = 4000;
@@ -48,6 +48,12 @@ function showHint() {
   $("detail").textContent = cell ? cell.getAttribute("aria-label") : hintInWords();
 }
 
+// Where keyboard focus lands on the board: the last move, else the first listed move.
+function homeCell() {
+  const last = state.ply ? state.line[state.ply - 1] : -1;
+  return last >= 0 ? last : current().moves[0]?.cell ?? 0;
+}
+
 // Redraw everything. Keyboard focus stays where it was unless a redraw removed its element:
 // then it goes to `focus` (a cell) or to the same cell or step as before.
 function render(focus) {
@@ -81,7 +87,7 @@ function render(focus) {
   if (stepBefore !== undefined) {
     $("played").querySelector(`[data-ply="${stepBefore}"]`)?.focus();
   } else if (rebuilt || (idle && focus !== undefined)) {
-    const target = focus ?? cellBefore ?? (last >= 0 ? last : position.moves[0]?.cell ?? 0);
+    const target = focus ?? cellBefore ?? homeCell();
     $("board").querySelector(`[data-cell="${target}"]`)?.focus();
   }
   showHint();
@@ -173,12 +179,24 @@ function parseMoves(text) {
   return text.split(",").filter((part) => part.trim() !== "").map((part) => part.trim());
 }
 
+// Skill is the chance of a perfect move, from 0 to 1. Anything else is refused beside the
+// field, which keeps what was given; the skill in play stays as it was.
+function readSkill(text) {
+  const number = text.trim() === "" ? NaN : Number(text);
+  const accepted = Number.isFinite(number) && number >= 0 && number <= 1;
+  if (accepted) state.skill = number;
+  $("skill").setAttribute("aria-invalid", String(!accepted));
+  $("skill-problem").textContent = accepted ? "" : skillProblem(text, state.skill);
+  $("skill-problem").hidden = accepted;
+  return accepted;
+}
+
 function readSettings(mode, skill) {
   state.mode = ["X", "O"].includes(mode) ? mode : "none";
-  const number = Number(skill ?? "1");
-  state.skill = Number.isFinite(number) ? Math.min(1, Math.max(0, number)) : 1;
   $("mode").value = state.mode;
-  $("skill").value = String(state.skill);
+  const text = String(skill ?? "1");
+  $("skill").value = text;
+  readSkill(text);
 }
 
 // The game the address describes, or as much of it as is legal: an unknown variant falls back
@@ -262,9 +280,12 @@ function listen() {
     }));
   $("skill").addEventListener("change", (e) =>
     act(() => {
-      readSettings(state.mode, e.target.value);
-      commit("replace", { error: null });
+      if (readSkill(e.target.value)) commit("replace", { error: null }); // text that is no number reads ""
     }));
+  $("skip").addEventListener("click", (e) => {
+    e.preventDefault();
+    if (state.variant) $("board").querySelector(`[data-cell="${homeCell()}"]`)?.focus();
+  });
   $("undo").addEventListener("click", undo);
   $("redo").addEventListener("click", redo);
   $("new").addEventListener("click", () => restart(state.variant, state.start));

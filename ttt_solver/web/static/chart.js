@@ -19,6 +19,22 @@ function valueForX(position) {
   return position.to_move === "X" ? position.value : -position.value;
 }
 
+// The last point's value in words, beside it: to its right where there is room, else to its
+// left; above it unless the line comes down into it or the top is too near (and the bottom is not).
+function nowLabel(points, words, { rightEdge, top, bottom }) {
+  const [cx, cy] = points[points.length - 1];
+  const before = points[points.length - 2] ?? [cx, cy];
+  const text = `now: ${words}`;
+  const roomRight = cx + 12 + text.length * 6.2 < rightEdge; // about 6.2 units a character at 11px
+  const above = (cy - 24 > top && before[1] >= cy) || cy + 20 > bottom;
+  return svg("text", {
+    x: roomRight ? cx + 10 : cx - 10,
+    y: above ? cy - 9 : cy + 17,
+    "text-anchor": roomRight ? "start" : "end",
+    class: "now",
+  }, text);
+}
+
 export function renderChart(root, positions, moves, variant) {
   const width = 360, height = 220, left = 56, right = 12, top = 10, bottom = 26;
   const span = Math.max(variant.cells, 1);
@@ -39,7 +55,9 @@ export function renderChart(root, positions, moves, variant) {
   }
   plot.append(svg("line", { x1: left, x2: width - right, y1: y(0), y2: y(0), class: "grid draw" }));
   plot.append(svg("text", { x: left - 6, y: y(0) + 3.5, "text-anchor": "end", class: "axis" }, "draw"));
-  for (let ply = 0; ply <= span; ply += span > 9 ? 2 : 1) {
+  const every = span > 9 ? 2 : 1;
+  for (let ply = 0; ply <= span; ply++) {
+    if (ply % every && ply !== span) continue; // the last ply is always named
     plot.append(svg("text", { x: x(ply), y: height - 8, "text-anchor": "middle", class: "axis" }, String(ply)));
   }
   const ply0 = positions.length ? plyOf(positions[0].board) : 0;
@@ -53,6 +71,10 @@ export function renderChart(root, positions, moves, variant) {
     plot.append(dot);
     if (bad.has(i)) plot.append(svg("circle", { cx, cy, r: 8, class: "mistake" }));
   });
+  if (points.length) {
+    const edges = { rightEdge: width - right, top, bottom: height - bottom };
+    plot.append(nowLabel(points, forX(positions[positions.length - 1]), edges));
+  }
   plot.setAttribute("aria-label", `Value history from X's view: ${positions.map(forX).join(", ")}`);
   root.replaceChildren(plot);
 }

@@ -58,13 +58,15 @@ export function newGame(variant, first) {
   state.positions = [first];
 }
 
+// The address of the game: `?variant=3x3&moves=4,0,8`. The moves are cell numbers, written with
+// plain commas (as README shows them, and as people type them); the other values are encoded.
 export function address() {
-  const q = new URLSearchParams({ variant: state.variant.name });
-  if (state.start !== emptyBoard(state.variant)) q.set("board", state.start);
-  if (state.ply) q.set("moves", state.line.slice(0, state.ply).join(","));
-  if (state.mode !== "none") q.set("play", state.mode);
-  if (state.skill !== 1) q.set("skill", String(state.skill));
-  return `${location.pathname}?${q}`;
+  const query = [`variant=${encodeURIComponent(state.variant.name)}`];
+  if (state.start !== emptyBoard(state.variant)) query.push(`board=${encodeURIComponent(state.start)}`);
+  if (state.ply) query.push(`moves=${state.line.slice(0, state.ply).join(",")}`);
+  if (state.mode !== "none") query.push(`play=${state.mode}`);
+  if (state.skill !== 1) query.push(`skill=${state.skill}`);
+  return `${location.pathname}?${query.join("&")}`;
 }
 
 // What a history entry keeps: the whole game, so Back and Forward restore moves to redo too.

@@ -69,3 +69,9 @@ export function describeMistakes(positions, moves) {
     .map((m) => `Ply ${m.ply}: ${m.mover} played ${m.cell}, turning ${name[m.from]} into ${name[m.to]}.`)
     .join(" ");
 }
+
+// Why a skill was refused: it is a chance, from 0 to 1; the one in play stays.
+export function skillProblem(text, skill) {
+  const given = text.trim() ? `, not ${text.trim()}` : "";
+  return `Skill takes a number from 0 to 1 (the chance of a perfect move)${given}: it stays ${skill}.`;
+}

@@ -1,4 +1,5 @@
-"""Named SQL questions for ``ttt-lookup query``, installed as ``ttt_solver.queries``.
+"""Named SQL questions for ``ttt-lookup query``: the ``NAME.sql`` files of the top-level
+``queries/`` folder (installed with the package as ``ttt_solver/sql/``).
 
 Each ``NAME.sql`` file holds one read-only statement. Its leading ``--`` comment block
 documents it: the first line is the one-line description, a line
@@ -18,6 +19,9 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from pathlib import Path
 from typing import Any
 
 from ..errors import TTTError
@@ -150,23 +154,26 @@ def coerce(text: str) -> Any:
     return text
 
 
-def names() -> list[str]:
-    from importlib.resources import files
+def folder() -> Traversable:
+    """Where the SQL files are: installed with the package (a wheel maps ``queries/`` to
+    ``ttt_solver/sql/``), else the ``queries/`` folder of the source checkout this package is in."""
+    installed = files("ttt_solver") / "sql"
+    return installed if installed.is_dir() else Path(__file__).resolve().parents[2] / "queries"
 
-    return sorted(entry.name[:-4] for entry in files(__name__).iterdir() if entry.name.endswith(".sql"))
+
+def names() -> list[str]:
+    return sorted(entry.name[:-4] for entry in folder().iterdir() if entry.name.endswith(".sql"))
 
 
 def get(name: str) -> NamedQuery:
     """The named query; raise QueryError if there is none."""
-    from importlib.resources import files
-
     known = names()
     if name not in known:
         from ..game.suggest import did_you_mean
 
         hint, listed = did_you_mean(name, known), "ttt-lookup query --list"
         raise QueryError(f"unknown query {name!r}: {f'{hint} (see {listed})' if hint else f'see {listed}'}")
-    return NamedQuery.from_text(name, files(__name__).joinpath(f"{name}.sql").read_text(encoding="utf-8"))
+    return NamedQuery.from_text(name, folder().joinpath(f"{name}.sql").read_text(encoding="utf-8"))
 
 
 def available() -> list[NamedQuery]:
