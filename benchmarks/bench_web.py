@@ -157,6 +157,17 @@ def in_process(db: str) -> None:
     loop.close()
 
 
+def running(base: str, script: Path, seconds: int, connections: int) -> None:
+    """The single-position and /health rates of a server already running at ``base``."""
+    wrk(base + "/health", 2, connections)
+    wrk(base + "/", 2, connections, script)
+    health_rps, health_p99 = wrk(base + "/health", seconds, connections)
+    rps, p99 = wrk(base + "/", seconds, connections, script)
+    print(f"{base}, wrk -t1 -c{connections} -d{seconds}s")
+    print(f"/health:             {health_rps:8,.0f} req/s  p99 {health_p99:6.2f} ms")
+    print(f"GET /api/v1/3x3:     {rps:8,.0f} req/s  p99 {p99:6.2f} ms   cost ratio to /health {health_rps / rps:.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=int, default=5, help="length of each wrk run")
@@ -164,6 +175,7 @@ def main() -> None:
     parser.add_argument("--batches", type=int, default=20, help="10,000-board requests to time")
     parser.add_argument("--db", help="3x3 database (default: build one in a temporary directory)")
     parser.add_argument("--in-process", action="store_true", help="time the app itself, with no server")
+    parser.add_argument("--url", help="measure a running server instead (no batch or --cache-size 0 runs)")
     args = parser.parse_args()
     if not args.in_process and shutil.which("wrk") is None:
         sys.exit("Error: needs wrk (apt-get install wrk)")
@@ -182,6 +194,9 @@ def main() -> None:
             in_process(db)
             return
         script = lua_cycling([f"/api/v1/3x3?board={board}" for board in boards], Path(tmp) / "positions.lua")
+        if args.url:
+            running(args.url.rstrip("/"), script, args.seconds, args.connections)
+            return
         with running_server(db) as (port, _pid):
             base = f"http://127.0.0.1:{port}"
             wrk(base + "/health", 2, args.connections)  # warm up both paths

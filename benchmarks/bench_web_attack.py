@@ -7,7 +7,15 @@
 Attacks: another client's requests while 300 connections sit idle, and while 300 send half a
 head slowly; a burst of 500 connections at once; 1,500 requests for one board each with a
 different 60 KB junk parameter, and with a 1.9 KB one (the server's memory before and after);
-malformed requests, one of each kind. ``--fuzz N`` instead sends N random requests (methods,
+malformed requests, one of each kind (whose refusals the app answers in JSON and uvicorn's
+parser in plain text).
+
+Then the connection guarantees (``--guarantees``, on by default; ``--no-guarantees`` skips
+them): how long the server keeps a kept-alive connection that is idle after an answer (closed
+after uvicorn's ``timeout_keep_alive``), a new connection that sends nothing, and one that sends
+half a request head (each watched for up to 8 s: uvicorn closes neither, which is the reverse
+proxy's job, see docs/deploy.md), and what another client gets while the silent connections
+reach the concurrency cap (``limit_concurrency``: 503 beyond it). ``--fuzz N`` instead sends N random requests (methods,
 paths, query strings, headers and bodies, a tenth of them malformed bytes), each on a new
 connection, and counts the answers: by status, the 5xx, the errors whose body is not JSON,
 the connections closed with no answer, and the tracebacks in the server's log.
@@ -29,6 +37,8 @@ from collections import Counter
 from pathlib import Path
 
 from bench_web import running_server
+
+from ttt_solver.web.server import Limits
 
 ATTACK_BOARD = b"GET /api/v1/3x3?board=X...O.... HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n"
 MALFORMED = {
@@ -146,6 +156,46 @@ def attack(port: int, pid: int | None) -> None:
         print(f"  {name + ':':22s} {status} {kind}")
 
 
+WATCHED = 8.0  # seconds a connection is watched for being closed
+
+
+def _closed_after(sock: socket.socket) -> str:
+    """How long until the server closes ``sock`` (reading and dropping what it answers)."""
+    started = time.monotonic()
+    sock.settimeout(0.2)
+    while (waited := time.monotonic() - started) < WATCHED:
+        try:
+            if not sock.recv(65536):
+                return f"closed by the server after {waited:.1f} s"
+        except TimeoutError:
+            continue
+        except OSError:
+            return f"reset by the server after {waited:.1f} s"
+    return f"still open after {WATCHED:g} s"
+
+
+def guarantees(port: int, cap: int) -> None:
+    """Print what the server's own connection limits do."""
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(ATTACK_BOARD.replace(b"Connection: close\r\n", b""))
+        print(f"a kept-alive connection idle after its answer:  {_closed_after(sock)}")
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        print(f"a new connection that sends nothing:            {_closed_after(sock)}")
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(b"GET /health HTTP/1.1\r\nHost: b\r\nX-Slow: ")
+        print(f"a connection that sends half a head:            {_closed_after(sock)}")
+    silent = [socket.create_connection(("127.0.0.1", port)) for _ in range(cap)]
+    try:
+        time.sleep(0.5)
+        answers = [_answer(port, ATTACK_BOARD, timeout=5) for _ in range(20)]
+        print(f"another client's 20 requests while {cap:,} silent connections are open: {_tally(answers)}")
+    finally:
+        for sock in silent:
+            sock.close()
+    time.sleep(0.5)
+    print(f"the same once they are closed:                  {_tally([_answer(port, ATTACK_BOARD) for _ in range(20)])}")
+
+
 # -- fuzz -----------------------------------------------------------------------------------------
 PATHS = [
     "/", "/health", "/api/v1/variants", "/api/v1/3x3", "/api/v1/3X3", "/api/v1/3x3k3", "/api/v1/4x4",
@@ -253,10 +303,16 @@ def main() -> None:
     parser.add_argument("--pid", type=int, help="with --url: the server's process, to read its memory")
     parser.add_argument("--fuzz", type=int, metavar="N", help="send N random requests instead of the attacks")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--guarantees", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument(
+        "--cap", type=int, default=Limits.max_concurrency, help="the server's concurrency cap (default: serve's)"
+    )
     args = parser.parse_args()
     if args.url:
         port = int(args.url.rstrip("/").rsplit(":", 1)[1])
         fuzz(port, args.fuzz, args.seed, None) if args.fuzz else attack(port, args.pid)
+        if args.guarantees and not args.fuzz:
+            guarantees(port, args.cap)
         return
     with tempfile.TemporaryDirectory() as tmp:
         db = args.db
@@ -271,6 +327,8 @@ def main() -> None:
                 fuzz(port, args.fuzz, args.seed, log)
             else:
                 attack(port, pid)
+                if args.guarantees:
+                    guarantees(port, args.cap)
 
 
 if __name__ == "__main__":

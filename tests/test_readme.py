@@ -6,7 +6,7 @@ commented results hold, the command outputs they show are what the commands prin
   with a Python literal (``7``, ``[1, 2, 3]``, ``{1: 1.0}``) must evaluate to that literal.
 - A ``text`` block starting with ``$ ttt-lookup ...`` must be that command's output; a line
   ``...`` stands for any number of lines.
-- A ``bash`` block's lines that start with ``ttt-lookup`` must parse: the command exists, and
+- A ``bash`` (or ``sh``) block's lines that start with ``ttt-lookup`` must parse: the command exists, and
   its options and arguments are ones it takes, with values it accepts (the command is not run:
   builds, servers and games are not for a test).
 - The default database of the snippets is the session's (a tmp directory), never ``data/``.
@@ -117,7 +117,7 @@ def matches(expected: list[str], actual: list[str]) -> bool:
 
 COMMAND_LINES = [
     (f"{where} + {number}", line.split("#", 1)[0].strip())
-    for where, text in blocks("bash")
+    for where, text in [*blocks("bash"), *blocks("sh")]
     for number, line in enumerate(text.splitlines(), 1)
     if line.strip().startswith("ttt-lookup ")
 ]

@@ -56,17 +56,17 @@ def test_a_stop_signal_raised_inside_a_weakref_callback_still_stops_the_command(
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
 
 
-def test_serve_stops_when_the_signal_came_while_it_loaded(db_path, tmp_path):
+def test_serve_stops_when_the_signal_came_while_it_checked_its_databases(db_path, tmp_path):
     pytest.importorskip("uvicorn")
     code = SELF_STOPPING.split("@cli.command")[0].replace("{name}", "TERM") + (
         "from ttt_solver.web import data\n"
-        "opened = data.open_all\n"
-        "def open_all(*args, **kwargs):\n"
-        "    found = opened(*args, **kwargs)\n"
+        "checked = data.databases_of\n"
+        "def databases_of(*args, **kwargs):\n"
+        "    found = checked(*args, **kwargs)\n"
         "    thing = Thing(); ref = weakref.ref(thing, in_a_callback); del thing\n"
         "    click.echo(f'the callback completed: {bool(completed)}', err=True)\n"
         "    return found\n"
-        "data.open_all = open_all\n"
+        "data.databases_of = databases_of\n"
         f"main(['serve', '--port', '0', '--db', {str(db_path)!r}])\n"
     )
     done = subprocess.run(

@@ -3,7 +3,9 @@ the response cache answering exactly what the app answers."""
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -40,18 +42,20 @@ def test_serve_binds_to_127_0_0_1_by_default_and_serves_the_given_database(db_pa
     assert result.exit_code == 0, result.output
     (server,) = started
     assert server.sock.fileno() == -1  # closed on the way out
-    loading, ready = result.stderr.splitlines()
-    assert loading == f"ttt-lookup serve: loading 3x3 from {db_path}: proving its 765 positions for batch lookups"
+    (ready,) = result.stderr.splitlines()  # ready before any database is opened
     assert re.fullmatch(r"ttt-lookup serve: 3x3 on http://127\.0\.0\.1:[1-9]\d*/ \(Ctrl-C stops\)", ready)
     assert not server.config.access_log
-    response = TestClient(server.config.app).get("/api/v1/variants")
-    assert [v["name"] for v in response.json()["variants"]] == ["3x3"]
+    client = TestClient(server.config.app)
+    (listed,) = client.get("/api/v1/variants").json()["variants"]
+    assert (listed["name"], listed["status"], listed["meta"]) == ("3x3", "not loaded", None)
+    assert client.get("/api/v1/3x3?board=X...O....").status_code == 200  # opened now (waited for: it is small)
+    (listed,) = client.get("/api/v1/variants").json()["variants"]
+    assert listed["status"] == "ready" and listed["meta"]["positions"] == 765
 
 
 def test_serve_without_the_web_extra_names_it_and_how_to_install_it(monkeypatch, started):
     monkeypatch.setitem(sys.modules, "uvicorn", None)  # as if it were not installed
     monkeypatch.delitem(sys.modules, "ttt_solver.web.server", raising=False)
-    monkeypatch.delitem(sys.modules, "ttt_solver.web.protocol", raising=False)
     result = CliRunner().invoke(cli, ["serve"])
     assert result.exit_code == 2
     assert result.stderr == (
@@ -97,14 +101,22 @@ def test_serve_on_port_0_prints_the_real_address_and_logs_requests_when_asked(db
     command = [sys.executable, "-m", "ttt_solver.cli", "serve", "--db", str(db_path), "--port", "0", "--access-log"]
     with subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as server:
         try:
-            lines = [server.stderr.readline() for _ in range(2)]
-            assert lines[0].startswith("ttt-lookup serve: loading 3x3 from "), lines
-            found = re.fullmatch(r"ttt-lookup serve: 3x3 on (http://127\.0\.0\.1:(\d+)/) \(Ctrl-C stops\)\n", lines[1])
-            assert found is not None and found.group(2) != "0", lines
+            line = server.stderr.readline()
+            found = re.fullmatch(r"ttt-lookup serve: 3x3 on (http://127\.0\.0\.1:(\d+)/) \(Ctrl-C stops\)\n", line)
+            assert found is not None and found.group(2) != "0", line
             with urllib.request.urlopen(found.group(1) + "health", timeout=10) as response:
                 assert response.status == 200
             logged = server.stderr.readline()
             assert '"GET /health HTTP/1.1" 200' in logged, logged
+            with urllib.request.urlopen(found.group(1) + "api/v1/3x3?board=X...O....", timeout=10) as response:
+                assert response.status == 200
+            lines = [server.stderr.readline() for _ in range(3)]  # the database opened on first use, with progress
+            assert (
+                lines[0]
+                == f"ttt-lookup serve: loading 3x3 from {db_path}: proving its 765 positions for batch lookups\n"
+            )
+            assert re.fullmatch(r"ttt-lookup serve: 3x3 ready \(\d+\.\d s\)\n", lines[1]), lines
+            assert '"GET /api/v1/3x3?board=X...O.... HTTP/1.1" 200' in lines[2], lines
         finally:
             server.terminate()
         assert server.wait(timeout=20) == 143 and server.stderr.read() == "Aborted!\n"  # as any command stops
@@ -172,25 +184,73 @@ def test_cached_answers_are_the_apps_answers(db_path):
     assert hit.status_code == miss.status_code == 304 and hit.headers["etag"] == miss.headers["etag"] == tag
 
 
-def test_by_default_every_database_in_the_data_directory_is_served(db_path, tmp_path, monkeypatch):
-    import shutil
+def serve_in_a_child(data_folder, requests: list[str]) -> list:
+    """``ttt-lookup serve`` with no flags over ``data_folder``, in a fresh Python, its app asked
+    ``requests`` in process: [the ready line, (status, JSON body) per request, the builder's
+    modules imported]."""
+    code = f"""
+import json, sys
+from fastapi.testclient import TestClient
+from ttt_solver.store import paths
+from ttt_solver.web import server
 
-    from ttt_solver.builder.build import build
-    from ttt_solver.game.variant import Variant
-    from ttt_solver.store import paths
-    from ttt_solver.web.data import default_databases, open_all
+paths.data_folder = lambda: {str(data_folder)!r}
+found = []
+def answer(self):
+    self.on_ready(server.url_of(self.sock))
+    client = TestClient(self.config.app)
+    for url in {requests!r}:
+        response = client.get(url)
+        found.append([response.status_code, response.json()])
+server.Server.serve_forever = answer
+from click.testing import CliRunner
+from ttt_solver.cli import cli
+result = CliRunner().invoke(cli, ["serve", "--port", "0"])
+builder = sorted(m for m in sys.modules if m.startswith(("ttt_solver.build", "ttt_solver.builder")))
+print(json.dumps([result.stderr.strip(), found, builder]))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    return json.loads(done.stdout)
 
-    monkeypatch.setattr(paths, "data_folder", lambda: str(tmp_path))
-    found = default_databases()  # no 3x3 database yet: built on first use
-    assert found == [(tmp_path / "ttt.sqlite", Variant.parse("3x3"))] and found[0][0].is_file()
-    build(tmp_path / "3x3-misere.sqlite", Variant.parse("3x3-misere"))
+
+def test_serve_with_no_flags_serves_the_data_folder_and_never_builds(db_path, tmp_path):
+    ready, found, builder = serve_in_a_child(tmp_path, ["/api/v1/variants", "/api/v1/3x3?board=X...O...."])
+    assert ready.startswith("ttt-lookup serve: no database yet (build one with: ttt-lookup build --variant 3x3) on ")
+    assert found == [
+        [200, {"variants": []}],
+        [404, {"error": f"no database for variant '3x3' in {tmp_path}: build it with: ttt-lookup build --variant 3x3"}],
+    ]
+    assert builder == [] and list(tmp_path.iterdir()) == []  # nothing built, nothing written
+
+
+def test_serve_with_no_flags_opens_each_variant_when_first_asked(db_path, variant_db, tmp_path):
+    shutil.copy(db_path, tmp_path / "ttt.sqlite")
+    shutil.copy(variant_db("3x3-misere"), tmp_path / "3x3-misere.sqlite")
     shutil.copy(db_path, tmp_path / "notavariant.sqlite")  # ignored: the name is no variant
-    assert list(open_all()) == ["3x3", "3x3-misere"]
+    asked = ["/api/v1/variants", "/api/v1/3x3-misere?moves=4", "/api/v1/variants", "/api/v1/4x4?moves=0"]
+    said, found, builder = serve_in_a_child(tmp_path, asked)
+    ready, loading, loaded = said.splitlines()
+    assert re.fullmatch(r"ttt-lookup serve: 3x3, 3x3-misere on http://127\.0\.0\.1:\d+/ \(Ctrl-C stops\)", ready)
+    database = tmp_path / "3x3-misere.sqlite"
+    assert (
+        loading == f"ttt-lookup serve: loading 3x3-misere from {database}: proving its 765 positions for batch lookups"
+    )
+    assert re.fullmatch(r"ttt-lookup serve: 3x3-misere ready \(\d+\.\d s\)", loaded)
+    before, misere, after, missing = found
+    assert [(v["name"], v["status"], v["meta"]) for v in before[1]["variants"]] == [
+        ("3x3", "not loaded", None),
+        ("3x3-misere", "not loaded", None),
+    ]
+    assert misere[0] == 200 and misere[1]["board"] == "....X...."
+    assert [(v["name"], v["status"]) for v in after[1]["variants"]] == [("3x3", "not loaded"), ("3x3-misere", "ready")]
+    assert missing == [
+        404,
+        {"error": f"no database for variant '4x4' in {tmp_path}: build it with: ttt-lookup build --variant 4x4"},
+    ]
+    assert builder == []
 
 
 def test_serve_variant_names_default_databases(db_path, tmp_path, monkeypatch, started):
-    import shutil
-
     from ttt_solver.store import paths
 
     monkeypatch.setattr(paths, "data_folder", lambda: str(tmp_path))

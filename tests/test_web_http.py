@@ -15,7 +15,7 @@ pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient
 
 from ttt_solver.web.app import create_app
-from ttt_solver.web.cache import ResponseCache
+from ttt_solver.web.response_cache import ResponseCache
 
 BOARD = "/api/v1/3x3?board=X...O...."
 PAGES = [

@@ -38,6 +38,11 @@ class BuildError(TTTError):
     """The database could not be built at the requested target."""
 
 
+class CacheError(TTTError):
+    """The cache folder (memory-mapped arrays kept per database content) cannot be read or
+    removed; the message names the folder and why."""
+
+
 class NotEnoughMemoryError(TTTError, MemoryError):
     """The process ran out of memory, or of address space under a limit such as ``ulimit -v``
     (a MemoryError too, so code that catches MemoryError still catches it; see

@@ -38,6 +38,7 @@ COMMAND_MODULES = {
     "contests": ("compare", "tournament"),
     "database": ("build", "verify"),
     "serve": ("serve",),
+    "cache": ("cache",),
 }
 
 

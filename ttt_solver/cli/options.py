@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..errors import BuildError, DatabaseError, InvalidVariantError, TTTError
+from ..errors import BuildError, CacheError, DatabaseError, InvalidVariantError, TTTError
 from ..game import board as rules
 from ..game.variant import STANDARD, Variant
 from ..system.memory import out_of_memory
@@ -58,7 +58,7 @@ def translate_errors() -> Iterator[None]:
             raise CLIFailure(
                 f"not enough memory to run {command!r}: free some memory, or raise this process's memory limit"
             ) from None
-        if isinstance(error, DatabaseError | BuildError):
+        if isinstance(error, DatabaseError | BuildError | CacheError):
             raise CLIFailure(str(error)) from None
         if isinstance(error, TTTError):
             raise CLIError(str(error)) from None

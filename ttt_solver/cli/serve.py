@@ -1,9 +1,12 @@
 """``serve``: the HTTP API and the web explorer (FastAPI and uvicorn come from the ``[web]`` extra
 and are imported only when the command runs).
 
-Start-up in the order that fails soonest: the extra imported, the address bound (a taken port
-is one ``Error:`` line, exit code 1, before any database is loaded), the databases opened with
-a progress line for each slow one, and the real address printed once connections are taken.
+Start-up in the order that fails soonest: bad options (exit code 2), the extra imported, the
+address bound (a taken port is one ``Error:`` line, exit code 1), the named databases checked
+(their meta tables only), and the real address printed once connections are taken: the server
+answers at once. Each database is opened when its variant is first asked for, in a thread, with
+a line on the console when it starts and ends (see :mod:`ttt_solver.web.watch`). Nothing is
+ever built: a variant with no database is answered with the command that builds it.
 """
 
 from __future__ import annotations
@@ -21,8 +24,16 @@ from .stopping import raise_if_stopped
 WEB_PACKAGES = "fastapi uvicorn uvloop httptools fastapi-offline"
 
 
+_NOTHING_YET = "no database yet (build one with: ttt-lookup build --variant 3x3)"
+
+
 def _say(line: str) -> None:
     raise_if_stopped()
+    _tell(line)
+
+
+def _tell(line: str) -> None:
+    """A line on the console, from any thread (a database being opened says when it starts and ends)."""
     click.echo(f"ttt-lookup serve: {line}", err=True)
 
 
@@ -37,7 +48,7 @@ def _say(line: str) -> None:
     multiple=True,
     metavar="PATH_OR_URL",
     help="A database to serve (repeatable; its variant is read from it). With neither --db nor"
-    " --variant: every database in the data directory, and the 3x3 one (built on first use).",
+    " --variant: every variant's default database in the data directory (none is ever built).",
 )
 @click.option(
     "--variant",
@@ -90,7 +101,9 @@ def serve(
     try:
         from ..web.app import create_app
         from ..web.cors import origin_error
+        from ..web.data import databases_of, folder_databases
         from ..web.server import ListenError, Server, listen
+        from ..web.watch import Registry
     except ImportError as error:
         if out_of_memory(error):  # installed, but no room to load it: reported as such
             raise
@@ -98,8 +111,6 @@ def serve(
         raise MissingExtraError(
             f"serve needs {needed} from the [web] extra: {install_hint('web', WEB_PACKAGES)}"
         ) from None
-    from ..web.data import open_all
-
     for origin in cors_origins:
         why = origin_error(origin)
         if why is not None:
@@ -112,11 +123,15 @@ def serve(
     except ListenError as error:
         raise CLIFailure(str(error)) from None
     try:
-        served = open_all(list(databases), variant, progress=_say)
+        if databases or variant:
+            registry = Registry(databases_of(databases, variant), progress=_tell)
+            names = ", ".join(registry.watched)
+        else:
+            registry = Registry(folder=True, progress=_tell)
+            names = ", ".join(one.name for one, _path in folder_databases()) or _NOTHING_YET
         reserve_threads()  # libuv (uvicorn's loop) aborts the process when its pool thread cannot start
-        raise_if_stopped()  # a stop signal while the databases loaded: stopped now, not served
-        names = ", ".join(served)
-        app = create_app(served, time_limit=time_limit, cache_bytes=cache_size, cors_origins=cors_origins)
+        raise_if_stopped()
+        app = create_app(registry, time_limit=time_limit, cache_bytes=cache_size, cors_origins=cors_origins)
         server = Server(app, sock, access_log=access_log, on_ready=lambda url: _say(f"{names} on {url} (Ctrl-C stops)"))
         server.serve_forever()
     finally:

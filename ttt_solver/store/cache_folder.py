@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Callable
 from contextlib import suppress
+from dataclasses import dataclass
 from typing import Any
+
+from ..errors import CacheError
 
 
 def cache_folder() -> str:
+    """Where everything made once per database content is kept."""
     base = os.environ.get("XDG_CACHE_HOME", "")
     root = base if os.path.isabs(base) else os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(root, "ttt-solver")
@@ -47,3 +52,47 @@ def cached(folder: str, name: str, make: Callable[[], dict[str, Any]]) -> dict[s
         with suppress(OSError):
             os.remove(partial)
     return made
+
+
+@dataclass(frozen=True)
+class CacheEntry:
+    """One thing in the cache folder (a database content's folder, or a left-over file) and
+    the bytes of its files."""
+
+    name: str
+    size: int
+
+
+def cache_entries() -> list[CacheEntry]:
+    """What the cache folder holds, by name (none if there is no folder); CacheError if it
+    cannot be read."""
+    folder = cache_folder()
+    if not os.path.lexists(folder):
+        return []
+    try:
+        return [CacheEntry(name, _bytes_in(os.path.join(folder, name))) for name in sorted(os.listdir(folder))]
+    except OSError as error:
+        raise CacheError(f"cannot read the cache folder {folder!r}: {error.strerror or error}") from None
+
+
+def clear_cache() -> list[CacheEntry]:
+    """Remove the cache folder and everything in it; what it held. Only time is lost: what a
+    database needs is made again on its next use. CacheError if it cannot be removed."""
+    folder = cache_folder()
+    held = cache_entries()
+    if not os.path.lexists(folder):
+        return held
+    try:
+        if os.path.isdir(folder) and not os.path.islink(folder):
+            shutil.rmtree(folder)
+        else:
+            os.remove(folder)
+    except OSError as error:
+        raise CacheError(f"cannot remove the cache folder {folder!r}: {error.strerror or error}") from None
+    return held
+
+
+def _bytes_in(path: str) -> int:
+    if not os.path.isdir(path) or os.path.islink(path):
+        return os.lstat(path).st_size
+    return sum(os.lstat(os.path.join(top, name)).st_size for top, _dirs, names in os.walk(path) for name in names)

@@ -1,21 +1,24 @@
-"""The HTTP API and the explorer page, as a FastAPI app over already opened databases.
+"""The HTTP API and the explorer page, as a FastAPI app over the served databases.
 
-``create_app(served)`` takes the variants to serve, opened (see :func:`ttt_solver.web.data.open_all`);
-it opens a database again only when the file changed under it (:mod:`.watch`), and never
-writes. Values are +1 win, 0 draw, -1 loss for the side to move.
+``create_app(served)`` takes the variants to serve: a :class:`~.watch.Registry` (each
+database opened when its variant is first asked for, in a thread, the variant answered
+"loading" meanwhile), or databases already opened. It opens a database again when the file
+changed under it (:mod:`.watch`), and never builds or writes one. Values are +1 win, 0 draw,
+-1 loss for the side to move.
 
 Answers for one database content never change: every position carries the content digest as
-its ETag, and :class:`~ttt_solver.web.cache.ResponseCache` keeps successful answers as bytes.
+its ETag, and :class:`~ttt_solver.web.response_cache.ResponseCache` keeps successful answers as bytes.
 In front of the app: :class:`~.rewrite.Rewrite` (HEAD, trailing slashes),
 :class:`~.limits.RequestLimits` (query and body sizes), the cache, and CORS when asked for.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import operator
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib.resources import files
 from pathlib import Path
 from typing import Annotated, Any
@@ -28,13 +31,13 @@ from fastapi.staticfiles import StaticFiles
 from starlette.responses import Response
 
 from ..version import __version__
-from . import data, errors
-from .cache import ResponseCache
+from . import data, error_responses
 from .cors import JsonCors
 from .limits import RequestLimits
 from .models import BatchIn, BatchOut, ErrorOut, HealthOut, PositionOut, VariantsOut
+from .response_cache import ResponseCache
 from .rewrite import Rewrite
-from .watch import Registry
+from .watch import Loading, Registry
 
 API = "/api/v1"
 MAX_BODY_BYTES = 1 << 20  # 10,000 boards of 16 cells in any spelling fit easily
@@ -42,15 +45,17 @@ MAX_BOARD_CHARS = 200  # a query's board or moves text
 MAX_QUERY_BYTES = 2048  # a query string: board or moves, percent-encoded, with room to spare
 CACHE_BYTES = 64 << 20
 CACHE_CONTROL = "public, max-age=3600"
+LOAD_WAIT = 1.0  # seconds a request waits for its variant's database to open before "loading"
 _JSON = "application/json"
 _ERROR_TEXTS = {
     400: "Bad input: an illegal board or move list, or both or neither given",
-    404: "The variant is not served",
+    404: "The variant is not served, or has no database (the message names the command that builds it)",
     413: "The body or the batch is too large",
     414: "The query string is too long",
     415: "The body is not marked as JSON",
     422: "The request does not match the schema",
-    503: "The database cannot be read now (the message names the command that rebuilds it), or the batch took too long",
+    503: "The variant's database is being opened (status 'loading', with Retry-After), cannot be read now"
+    " (the message names the command that rebuilds it), or the batch took too long",
 }
 
 
@@ -68,7 +73,7 @@ def _not_modified(request: Request, etag: str) -> bool:
 
 
 def create_app(
-    served: dict[str, data.Served],
+    served: Registry | Mapping[str, data.Served],
     *,
     time_limit: float = 10.0,
     max_body: int = MAX_BODY_BYTES,
@@ -76,10 +81,11 @@ def create_app(
     check_interval: float = 1.0,
     cors_origins: Sequence[str] = (),
 ) -> FastAPI:
-    """The app serving ``served`` (variant name -> opened database); ``time_limit`` (seconds)
-    bounds a batch, ``max_body`` (bytes) a request body, ``cache_bytes`` the answers kept (0:
-    none); each database is checked for changes at most every ``check_interval`` seconds
-    (see :mod:`.watch`); ``cors_origins`` may call the API from a browser page (none: no CORS)."""
+    """The app serving ``served`` (a registry, or variant name -> opened database);
+    ``time_limit`` (seconds) bounds a batch, ``max_body`` (bytes) a request body,
+    ``cache_bytes`` the answers kept (0: none); each opened database is checked for changes at
+    most every ``check_interval`` seconds (see :mod:`.watch`; a registry has its own);
+    ``cors_origins`` may call the API from a browser page (none: no CORS)."""
     app = FastAPI(
         title="ttt-solver",
         version=__version__,
@@ -90,24 +96,37 @@ def create_app(
         redoc_url=None,
         redirect_slashes=False,  # its redirects name the Host header's host; Rewrite answers in place
     )
-    registry = Registry(served.values(), check_interval)
-    errors.install(app)
+    registry = served if isinstance(served, Registry) else Registry.of_opened(served.values(), check_interval)
+    error_responses.install(app)
     app.add_middleware(ResponseCache, registry=registry, prefix=f"{API}/", max_bytes=cache_bytes)
     app.add_middleware(RequestLimits, max_body=max_body, max_query=MAX_QUERY_BYTES)
     app.add_middleware(Rewrite)
     if cors_origins:
         app.add_middleware(JsonCors, origins=cors_origins)
-    listing: dict[tuple[int, ...], tuple[bytes, str]] = {}
+    listing: dict[tuple[tuple[str, str, int], ...], tuple[bytes, str]] = {}
 
     def variants_listing() -> tuple[bytes, str]:
         """The body and ETag of the variant list, for the copies served now."""
-        available = registry.available()
-        key = tuple(one.serial for one in available)
+        listed = registry.listed()
+        key = tuple((one.name, one.status, one.served.serial if one.served else 0) for one in listed)
         if key not in listing:
             listing.clear()
-            body = _dumps({"variants": [one.describe() for one in available]})
-            listing[key] = body, '"' + "-".join(one.etag.strip('"')[:12] for one in available) + '"'
+            body = _dumps({"variants": [one.describe() for one in listed]})
+            tags = [one.served.etag.strip('"')[:12] if one.served else f"{one.name}-{one.status}" for one in listed]
+            listing[key] = body, '"' + "-".join(tags).replace(" ", "_") + '"'
         return listing[key]
+
+    async def current(name: str) -> data.Served:
+        """The variant's current copy; one being opened is waited for up to ``LOAD_WAIT`` seconds
+        (a small database opens in less), then answered "loading" (see :mod:`.watch`)."""
+        deadline = time.monotonic() + LOAD_WAIT
+        while True:
+            try:
+                return registry.get(name)
+            except Loading:
+                if time.monotonic() >= deadline:
+                    raise
+                await asyncio.sleep(0.02)
 
     @app.get("/health", response_model=HealthOut, tags=["meta"])
     async def health() -> Response:
@@ -116,8 +135,9 @@ def create_app(
 
     @app.get(f"{API}/variants", response_model=VariantsOut, tags=["meta"])
     async def variants(request: Request) -> Response:
-        """The variants served (those whose database can be read now), with their database's
-        meta table and statistics."""
+        """The variants served, with their database's meta table and statistics; a variant
+        whose database is not opened yet has ``status`` "not loaded" or "loading" and null
+        meta and stats (asking for one of its positions opens it)."""
         body, etag = variants_listing()
         headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
         if _not_modified(request, etag):
@@ -141,7 +161,7 @@ def create_app(
         ] = None,
     ) -> Response:
         """One position: exactly the fields of ``ttt-lookup analyze --json``. Give ``board`` or ``moves``."""
-        one = registry.get(variant)
+        one = await current(variant)
         text = data.question(one, board, moves)
         headers = {"ETag": one.etag, "Cache-Control": CACHE_CONTROL}
         if _not_modified(request, one.etag):
@@ -157,7 +177,7 @@ def create_app(
     async def batch(variant: str, body: BatchIn) -> Response:
         """Value, remoteness and one best move of up to 10,000 boards, in the order given
         (``best_move`` is null on a finished board)."""
-        one = registry.get(variant)
+        one = await current(variant)
         found = data.batch(one, body.boards, time.monotonic() + time_limit)
         return Response(_batch_json(found), media_type=_JSON)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,8 @@ from ..game import board as rules
 from ..game.variant import STANDARD, Variant
 from ..lookup.analysis import analyze
 from ..lookup.oracle import Oracle
-from ..store import number_in
+from ..store import Target, number_in, paths
+from ..store.reader import Reader, held_variant
 
 _TO_NUMBER = np.zeros(256, dtype=np.int8)
 _TO_NUMBER[ord("X")] = 1
@@ -77,32 +78,26 @@ class Served:
 
     def describe(self) -> dict[str, Any]:
         """The entry of ``GET /api/v1/variants``: its meta table with numbers as numbers."""
-        v = self.variant
         meta: dict[str, str | int] = {
             key: int(value) if key not in _TEXT_META and value.isascii() and value.isdigit() else value
             for key, value in self.meta.items()
         }
-        return {
-            "name": v.name,
-            "rows": v.rows,
-            "cols": v.cols,
-            "k": v.k,
-            "misere": v.misere,
-            "cells": v.cells,
-            "meta": meta,
-            "stats": self.stats,
-        }
+        return {**geometry(self.variant), "meta": meta, "stats": self.stats}
 
     def close(self) -> None:
         self.lookups.close()
+
+
+def geometry(variant: Variant) -> dict[str, Any]:
+    """A variant's name and shape, as ``GET /api/v1/variants`` gives them."""
+    v = variant
+    return {"name": v.name, "rows": v.rows, "cols": v.cols, "k": v.k, "misere": v.misere, "cells": v.cells}
 
 
 def stamp(database: str, variant: Variant) -> object:
     """What a database looks like now, cheaply: a file's identity, size and time of change (a
     rebuild renames a new file over it; damage in place changes its time), or a server
     database's content digest; None for a file that is gone, the error for a server that fails."""
-    from ..store import Target
-
     target = Target.parse(database)
     if target.file is not None:
         try:
@@ -110,8 +105,6 @@ def stamp(database: str, variant: Variant) -> object:
         except OSError:
             return None
         return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns)
-    from ..store.reader import Reader
-
     try:
         with Reader(target, variant.name) as reader:
             return reader.meta.get("digest")
@@ -121,8 +114,6 @@ def stamp(database: str, variant: Variant) -> object:
 
 def variant_of(database: str | Path) -> Variant:
     """The variant a database holds, by its meta table (which opening it checks)."""
-    from ..store.reader import held_variant
-
     return Variant.parse(held_variant(database))
 
 
@@ -172,54 +163,52 @@ def open_variant(
     return Served(variant, name, lookups, batch, stats, before)
 
 
-def default_databases(progress: Callable[[str], None] | None = None) -> list[tuple[Path, Variant]]:
-    """Every database in the default data directory, 3x3 first (built now if it is missing)."""
-    from ..builder.build import ensure_database
-    from ..store.paths import data_directory, default_database
-
-    found = [(ensure_database(STANDARD, progress), STANDARD)]
-    for path in sorted(data_directory().glob("*.sqlite")):
-        try:
-            variant = Variant.parse(path.stem)
-        except InvalidVariantError:
-            continue
-        if variant != STANDARD and default_database(variant) == path:
-            found.append((path, variant))
+def databases_of(databases: Iterable[str], variants: Iterable[Variant]) -> dict[Variant, str]:
+    """The database of each variant to serve: the given databases (their variants read from
+    them) and the default databases of the given variants, each checked to hold its variant
+    (a DatabaseError naming the build command if it is missing); opened later, when asked for."""
+    pairs: list[tuple[str, Variant]] = [(str(db), variant_of(db)) for db in databases]
+    for wanted in variants:
+        path = paths.database_file(wanted)
+        with Reader(Target.parse(path), wanted.name):  # its meta table says it holds the variant
+            pairs.append((path, wanted))
+    found: dict[Variant, str] = {}
+    for database, variant in pairs:
+        if variant in found:
+            raise DatabaseError(f"two databases for variant {variant.name!r}: {found[variant]!r} and {database!r}")
+        found[variant] = database
     return found
 
 
-def open_all(
-    databases: list[str] | None = None,
-    variants: list[Variant] | None = None,
-    progress: Callable[[str], None] | None = None,
-) -> dict[str, Served]:
-    """The served variants by name: the given databases and the default databases of the given
-    variants (3x3 built if missing), or, when neither is given, every default database."""
-    from ..builder.build import ensure_database
-    from ..store.paths import default_database
+def folder_name() -> str:
+    """The data folder, as messages name it."""
+    return paths.data_folder()
 
-    pairs: list[tuple[str | Path, Variant]] = [(db, variant_of(db)) for db in databases or ()]
-    for wanted in variants or ():
-        path = ensure_database(wanted, progress) if wanted == STANDARD else default_database(wanted)
-        pairs.append((path, wanted))
-    if not pairs:
-        pairs = list(default_databases(progress))
-    first: dict[Variant, str | Path] = {}
-    for database, variant in pairs:  # before the slow part: one database per variant
-        if variant in first:
-            raise DatabaseError(
-                f"two databases for variant {variant.name!r}: {str(first[variant])!r} and {str(database)!r}"
-            )
-        first[variant] = database
-    served: dict[str, Served] = {}
+
+def folder_database(variant: Variant) -> str | None:
+    """The variant's default database, if there is one in the data folder."""
+    path = paths.database_file(variant)
+    return path if os.path.isfile(path) else None
+
+
+def folder_databases() -> list[tuple[Variant, str]]:
+    """Every default database in the data folder, 3x3 first, then by name (a file whose name
+    is no variant is not one)."""
     try:
-        for database, variant in pairs:
-            served[variant.name] = open_variant(database, variant, progress)
-    except BaseException:
-        for one in served.values():
-            one.close()
-        raise
-    return served
+        names = sorted(os.listdir(paths.data_folder()))
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        stem, dot, kind = name.rpartition(".")
+        try:
+            variant = STANDARD if stem == "ttt" else Variant.parse(stem)
+        except InvalidVariantError:
+            continue
+        path = os.path.join(paths.data_folder(), name)
+        if dot and kind == "sqlite" and paths.database_file(variant) == path and os.path.isfile(path):
+            found.append((variant, path))
+    return sorted(found, key=lambda pair: (pair[0] != STANDARD, pair[0].name))
 
 
 def question(served: Served, board: str | None, moves: str | None) -> str:

@@ -1,7 +1,7 @@
 """What a request may be, checked before the app sees it (plain ASGI middleware, no cost beyond
 a header check): a query string of at most ``max_query`` bytes (414: no question to this API
 comes near it) and a body of at most ``max_body`` bytes (413, by its ``Content-Length`` or as
-it streams in). How fast it must arrive is the connection's business (:mod:`.protocol`).
+it streams in). How fast it must arrive is the reverse proxy's business (``docs/deploy.md``).
 """
 
 from __future__ import annotations

@@ -70,10 +70,16 @@ class VariantOut(BaseModel):
     k: int = Field(description="How many in a row win (or lose, in misère)")
     misere: bool
     cells: int
-    meta: dict[str, str | int] = Field(
-        description="The database's meta table (digest, positions, built_at, ...): whole numbers as numbers"
+    status: Literal["ready", "loading", "not loaded"] = Field(
+        description="ready: opened; not loaded: opened when one of its positions is first asked for; loading: being opened"
     )
-    stats: dict[str, Any] = Field(description="What `ttt-lookup stats --json` prints")
+    meta: dict[str, str | int] | None = Field(
+        description="The database's meta table (digest, positions, built_at, ...): whole numbers as numbers;"
+        " null until the database is opened"
+    )
+    stats: dict[str, Any] | None = Field(
+        description="What `ttt-lookup stats --json` prints; null until the database is opened"
+    )
 
 
 class VariantsOut(BaseModel):
@@ -86,3 +92,7 @@ class HealthOut(BaseModel):
 
 class ErrorOut(BaseModel):
     error: str = Field(description="One message naming what is wrong")
+    status: Literal["loading"] | None = Field(
+        default=None,
+        description="Only while the variant's database is being opened (a 503 with Retry-After): ask again then",
+    )

@@ -1,16 +1,13 @@
 """The API's error shape, ``{"error": "one message"}``, written without the framework.
 
-Every error the server answers has this shape: the app's handlers (:mod:`.errors`), the ASGI
-middleware in front of the app (as ASGI messages) and the connection layer under it
-(:mod:`.protocol`, as raw HTTP/1.1 bytes, for what never reaches the app: a malformed or
-oversized request head, a client too slow, a server too busy).
+Every error the app answers has this shape: its handlers (:mod:`.errors`) and the ASGI
+middleware in front of it (as ASGI messages). What never reaches the app (a malformed request
+head, a server at its concurrency cap) is answered by uvicorn itself, in plain text.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from http import HTTPStatus
 from typing import Any
 
 JSON = b"application/json"
@@ -31,12 +28,3 @@ async def send_error(send: Any, status: int, message: str, headers: list[tuple[b
         }
     )
     await send({"type": "http.response.body", "body": body})
-
-
-def http_error(status: int, message: str, headers: Sequence[tuple[bytes, bytes]] = ()) -> bytes:
-    """A whole HTTP/1.1 response carrying a JSON error, closing the connection."""
-    body = error_body(message)
-    lines = [f"HTTP/1.1 {status} {HTTPStatus(status).phrase}".encode()]
-    lines += [name + b": " + value for name, value in headers]
-    lines += [b"content-type: " + JSON, b"content-length: " + str(len(body)).encode(), b"connection: close"]
-    return b"\r\n".join(lines) + b"\r\n\r\n" + body

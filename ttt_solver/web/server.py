@@ -1,31 +1,51 @@
 """Running the app: a listening socket bound before anything slow, and one uvicorn worker over
-it with the guarded connections of :mod:`.protocol`.
+it, its connections bounded by uvicorn's public settings only (:class:`Limits`).
 
-``ttt-lookup serve`` binds first (a taken port is one error, before any database is loaded),
-then opens the databases, then serves; ``on_ready`` is told the real address once uvicorn
-accepts connections (with port 0, the port the system chose).
+``ttt-lookup serve`` binds first (a taken port is one error, before anything else), then
+serves; ``on_ready`` is told the real address once uvicorn accepts connections (with port 0,
+the port the system chose).
+
+What the server guarantees on its own, and what an internet deployment leaves to the reverse
+proxy in front (slow request heads, TLS, per-client rates), is written down in
+``docs/deploy.md``; uvicorn was chosen over hypercorn and granian by
+``benchmarks/web_servers.py`` (the numbers are there too).
 """
 
 from __future__ import annotations
 
+import copy
 import errno
 import logging
 import socket
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import uvicorn
+from uvicorn.config import LOGGING_CONFIG
 
-from .protocol import GuardedProtocol, Limits
+__all__ = ["Limits", "ListenError", "Server", "listen", "url_of"]
 
-__all__ = ["Limits", "Server", "listen", "url_of"]
+
+@dataclass(frozen=True)
+class Limits:
+    """What connections may take of the server, as uvicorn's public settings name them.
+
+    ``idle_timeout``: seconds a kept-alive connection may stay silent after an answer
+    (``timeout_keep_alive``); ``max_concurrency``: open connections and requests under way at
+    most, beyond which a request is answered 503 (``limit_concurrency``); ``backlog``:
+    connections the system queues before the server accepts them."""
+
+    idle_timeout: int = 5
+    max_concurrency: int = 1000
+    backlog: int = 2048
 
 
 class ListenError(OSError):
     """The address cannot be listened on: the port is taken, not allowed, or the host unknown."""
 
 
-def listen(host: str, port: int, backlog: int = 2048) -> socket.socket:
+def listen(host: str, port: int, backlog: int = Limits.backlog) -> socket.socket:
     """A socket bound to ``host:port`` and listening; ListenError saying why not."""
     try:
         family, kind, proto, _name, address = socket.getaddrinfo(
@@ -57,10 +77,6 @@ def url_of(sock: socket.socket) -> str:
 
 def _log_config() -> dict[str, Any]:
     """uvicorn's logging, with its access lines on stderr too (stdout stays empty)."""
-    import copy
-
-    from uvicorn.config import LOGGING_CONFIG
-
     config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)
     config["handlers"]["access"]["stream"] = "ext://sys.stderr"
     return config
@@ -81,13 +97,15 @@ class Server(uvicorn.Server):
         limits = limits or Limits()
         config = uvicorn.Config(
             app,
-            http=GuardedProtocol.under(limits),
+            http="httptools",
             ws="none",  # no WebSocket: an upgrade request is answered as plain HTTP
             lifespan="off",
             log_level="warning",
             access_log=access_log,
             log_config=_log_config(),
-            timeout_keep_alive=max(1, round(limits.idle_timeout)),  # ours closes sooner when shorter
+            timeout_keep_alive=limits.idle_timeout,
+            limit_concurrency=limits.max_concurrency,
+            backlog=limits.backlog,
             timeout_graceful_shutdown=5,
         )
         if access_log:  # one line per request on stderr, as uvicorn writes them

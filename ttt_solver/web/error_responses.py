@@ -4,6 +4,7 @@ and a 500 (logged, with no details) only for a bug in the server.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -16,6 +17,7 @@ from starlette.responses import Response
 from ..errors import InvalidBoardError, InvalidVariantError, TTTError
 from .data import BatchTimeout
 from .raw import error_body
+from .watch import Loading
 
 log = logging.getLogger("ttt_solver.web")
 
@@ -26,6 +28,7 @@ def error_response(status: int, message: str, headers: dict[str, str] | None = N
 
 _LOCATIONS = ("body", "query", "path", "header", "cookie")
 _PLACES_SHOWN = 5
+RETRY_AFTER = 2  # seconds a client asking for a variant being opened is told to wait
 SEND_JSON = 'send a JSON object such as {"boards": ["X...O...."]} with Content-Type: application/json'
 
 
@@ -118,6 +121,11 @@ def install(app: FastAPI) -> None:
         log.error("database error: %s", error)
         return error_response(503, str(error))
 
+    async def loading(_request: Request, error: Exception) -> Response:
+        body = json.dumps({"error": str(error), "status": "loading"}, separators=(",", ":")).encode()
+        headers = {"Retry-After": str(RETRY_AFTER)}
+        return Response(body, status_code=503, headers=headers, media_type="application/json")
+
     async def server_bug(request: Request, error: Exception) -> Response:
         log.exception("internal error on %s %s", request.method, request.url.path, exc_info=error)
         return error_response(500, "internal server error (logged on the server)")
@@ -127,6 +135,7 @@ def install(app: FastAPI) -> None:
         RequestValidationError: validation_error,
         TTTError: library_error,
         BatchTimeout: library_error,
+        Loading: loading,
         Exception: server_bug,
     }
     for kind, handler in handlers.items():

@@ -19,7 +19,7 @@ from urllib.parse import unquote_plus
 
 from ..errors import TTTError
 from . import data
-from .watch import Registry
+from .watch import Loading, Registry
 
 Message = dict[str, Any]
 Headers = list[tuple[bytes, bytes]]
@@ -74,8 +74,8 @@ class ResponseCache:
         try:
             served = self.registry.get(variant)
             board = self._boards.get((variant, query)) or self._board(served, variant, query)
-        except (TTTError, UnicodeError, ValueError):
-            return None  # the app says what is wrong
+        except (TTTError, Loading, UnicodeError, ValueError):
+            return None  # the app says what is wrong, or waits for the variant
         return served.serial, board
 
     def _board(self, served: data.Served, variant: str, query: bytes) -> str:
