@@ -107,7 +107,8 @@ def test_the_sdist_holds_every_test_and_what_the_tests_read(sdist):
     needed |= {str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("*.py")}
     needed |= {str(p.relative_to(ROOT)) for p in (ROOT / "queries").glob("*.sql")}
     needed |= {str(p.relative_to(ROOT)) for p in (ROOT / "examples").glob("*.py")}
-    needed |= {"mkdocs.yml"} | {str(p.relative_to(ROOT)) for p in (ROOT / "docs").iterdir()}  # test_readme, test_docs
+    documentation = [p for p in (ROOT / "docs").rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    needed |= {"mkdocs.yml"} | {str(p.relative_to(ROOT)) for p in documentation}  # test_readme, test_docs
     assert needed - inside == set()
     assert not [name for name in inside if name.endswith((".sqlite", ".pyc"))]
 
