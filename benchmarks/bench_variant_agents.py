@@ -18,6 +18,7 @@ import time
 
 import numpy as np
 
+from ttt_solver.builder.first_use import default_database
 from ttt_solver.game import board as rules
 from ttt_solver.game.variant import Variant
 from ttt_solver.lookup.oracle import Oracle
@@ -72,7 +73,8 @@ def positions(name: str, count: int) -> list[str]:
 
 
 def main() -> None:
-    Oracle.load(variant="3x4k3", eager=False)  # build it first if it is missing
+    for name in ("3x3", "3x3-misere", "3x4k3", "4x4"):  # build any that is missing first (not timed)
+        default_database(Variant.parse(name))
     base = exact_compare("3x3")
     for name in ("3x3-misere", "3x4k3"):
         seconds = exact_compare(name)

@@ -369,7 +369,7 @@ def test_perfect_keeps_the_value_and_wins_fastest(oracle):
     assert perfect.policy(board) == {2: 1.0}
     for board in sample(unfinished_boards(perfect.variant), 200):
         position = oracle.probe(board)
-        assert set(perfect.policy(board)) == set(position.preferred)
+        assert set(perfect.policy(board)) == set(position.preferred_moves)
 
 
 def test_perfect_with_probability_mixes_in_random(oracle):

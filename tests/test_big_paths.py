@@ -12,7 +12,8 @@ from ttt_solver import Oracle
 from ttt_solver.audit.verify import verify_source
 from ttt_solver.game import array_rules
 from ttt_solver.game.variant import Variant
-from ttt_solver.lookup import mapped
+from ttt_solver.lookup import rows
+from ttt_solver.lookup.mapped import MemoryMapped
 from ttt_solver.lookup.rows import DatabaseRows
 from ttt_solver.lookup.stats import compute, load_stats
 from ttt_solver.store import Target
@@ -22,7 +23,7 @@ from ttt_solver.store.reader import Reader
 @pytest.fixture
 def big(monkeypatch, tmp_path):
     """Every database counts as big, and the cache folder is the test's own."""
-    monkeypatch.setattr(mapped, "EAGER_ROWS", 0)
+    monkeypatch.setattr(rows, "EAGER_ROWS", 0)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     return tmp_path / "cache" / "ttt-solver"
 
@@ -41,7 +42,8 @@ def test_a_big_database_answers_from_the_file_and_memory_maps_its_arrays(big, va
     variant = Variant.parse(name)
     small = Oracle.load(variant_db(name), name)
     with Oracle.load(variant_db(name), name) as oracle:
-        assert oracle.big and oracle._arrays is None  # nothing read into memory at load
+        assert isinstance(oracle.rows, MemoryMapped) and oracle.source is not None
+        assert oracle.source._arrays is None  # nothing read into memory at load
         arrays = oracle.arrays()
         assert isinstance(arrays.code, np.memmap)
         for column in ("code", "value", "remoteness", "best", "orbit", "wins", "draws", "losses"):

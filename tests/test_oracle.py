@@ -11,7 +11,8 @@ import pytest
 import reference
 
 from ttt_solver import Oracle
-from ttt_solver.errors import DatabaseError, GameOverError, InvalidBoardError
+from ttt_solver.builder.first_use import FirstUseBuild, shared_oracle
+from ttt_solver.errors import DatabaseError, DatabaseMissingError, GameOverError, InvalidBoardError
 from ttt_solver.game import board as rules
 from ttt_solver.game import codec
 from ttt_solver.game.board import Board
@@ -108,7 +109,7 @@ def test_best_move_breaks_ties_uniformly_with_either_kind_of_rng(oracle):
 
 def test_best_move_prefers_the_fastest_win(oracle):
     # X can win now on 2, or set up a later win elsewhere: it must take the win now.
-    assert oracle.probe("XX..O.O..").preferred == (2,)
+    assert oracle.probe("XX..O.O..").preferred_moves == (2,)
 
 
 def test_line_plays_perfectly_to_the_end(oracle):
@@ -117,7 +118,7 @@ def test_line_plays_perfectly_to_the_end(oracle):
         assert len(line) == oracle.remoteness(text)
         board = text
         for cell in line:
-            assert cell in oracle.probe(board).preferred
+            assert cell in oracle.probe(board).preferred_moves
             board = rules.play(board, cell)
         assert rules.terminal_value(board) is not None
 
@@ -128,11 +129,11 @@ def test_batch_lookups_match_the_single_ones(oracle):
     assert oracle.value_batch(array).tolist() == [oracle.value(t) for t in texts]
     assert oracle.value_batch(array.astype(np.int64)).tolist() == [oracle.value(t) for t in texts]
     assert oracle.best_move_batch(array).tolist() == [
-        oracle.probe(t).preferred[0] if oracle.probe(t).preferred else -1 for t in texts
+        oracle.probe(t).preferred_moves[0] if oracle.probe(t).preferred_moves else -1 for t in texts
     ]
     chosen = oracle.best_move_batch(array, np.random.default_rng(0)).tolist()
     for text, cell in zip(texts, chosen):
-        assert cell in (oracle.probe(text).preferred or (-1,))
+        assert cell in (oracle.probe(text).preferred_moves or (-1,))
     many = oracle.best_move_batch(np.zeros((9000, 9), dtype=np.int8), np.random.default_rng(1))
     assert sorted(Counter(many.tolist())) == list(range(9))
 
@@ -168,9 +169,13 @@ def test_lazy_and_eager_oracles_agree(oracle, db_path):
             assert lazy.probe(text) == oracle.probe(text)
 
 
-def test_the_default_database_is_built_on_first_use(tmp_path, monkeypatch, capsys):
+def test_loading_never_builds_the_default_database(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(paths, "data_folder", lambda: str(tmp_path / "data"))
-    fresh = Oracle.load()
+    with pytest.raises(DatabaseMissingError, match=r"^no 3x3 database at .*; build it with: ttt-lookup build \("):
+        Oracle.load()
+    assert not (tmp_path / "data").exists()
+    with pytest.warns(FirstUseBuild, match="building the 3x3 database at "):
+        fresh = shared_oracle()  # above the read layer: a small variant is built on first use
     assert (tmp_path / "data" / "ttt.sqlite").is_file()
     assert fresh.value(".........") == 0
     assert capsys.readouterr().err == ""  # the library never prints

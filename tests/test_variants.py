@@ -17,6 +17,7 @@ from damage import set_number
 
 from ttt_solver import Oracle
 from ttt_solver.builder.build import MOVES_STORED_LIMIT, build
+from ttt_solver.builder.first_use import FirstUseBuild, shared_oracle
 from ttt_solver.cli import cli
 from ttt_solver.errors import DatabaseError, InvalidBoardError, InvalidVariantError
 from ttt_solver.game import board as rules
@@ -139,9 +140,11 @@ def test_4x4_batches_match_the_single_lookups(eager_4x4, lazy_4x4):
     assert eager_4x4.value_batch(array).tolist() == [p.value for p in positions]
     assert eager_4x4.remoteness_batch(array).tolist() == [p.remoteness for p in positions]
     assert lazy_4x4.value_batch(array.astype(np.int64)).tolist() == [p.value for p in positions]
-    assert eager_4x4.best_move_batch(array).tolist() == [p.preferred[0] if p.preferred else -1 for p in positions]
+    assert eager_4x4.best_move_batch(array).tolist() == [
+        p.preferred_moves[0] if p.preferred_moves else -1 for p in positions
+    ]
     chosen = eager_4x4.best_move_batch(array, np.random.default_rng(0)).tolist()
-    assert all(cell in (p.preferred or (-1,)) for cell, p in zip(chosen, positions))
+    assert all(cell in (p.preferred_moves or (-1,)) for cell, p in zip(chosen, positions))
     spread = eager_4x4.best_move_batch(np.zeros((4000, 16), dtype=np.int8), np.random.default_rng(1))
     assert sorted(set(spread.tolist())) == list(range(16))
 
@@ -214,9 +217,10 @@ def test_lazy_and_eager_agree_on_every_misere_board(tmp_path):
         assert lazy.probe(board) == eager.probe(board) == reference.probe(board), board
 
 
-def test_a_missing_default_database_is_built_on_first_use_quietly(tmp_path, monkeypatch, capsys):
+def test_a_missing_default_database_is_built_on_first_use_with_a_warning(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(paths, "data_folder", lambda: str(tmp_path / "data"))
-    oracle = Oracle.load(variant="2x7k3", eager=False)
+    with pytest.warns(FirstUseBuild, match="building the 2x7k3 database at "):
+        oracle = shared_oracle(Variant.parse("2x7k3"), eager=False)
     assert (tmp_path / "data" / "2x7k3.sqlite").is_file()
     assert capsys.readouterr().err == ""  # the library never prints
     assert oracle.value(rules.EMPTY * 14) == 0

@@ -98,7 +98,7 @@ def test_every_agent_plays_legal_games_to_the_end_or_refuses_the_variant(spec, n
 def test_perfect_on_4x4_reads_the_compact_arrays_once_per_position(eager_4x4):
     perfect = make_agent("perfect", eager_4x4, eager_4x4.variant)
     board = "X...O..........."
-    assert perfect.choose(board, np.random.default_rng(0)) in eager_4x4.probe(board).preferred
+    assert perfect.choose(board, np.random.default_rng(0)) in eager_4x4.probe(board).preferred_moves
     assert board in perfect._choices  # memoised: the next visit is one dictionary lookup
 
 

@@ -53,7 +53,7 @@ def test_clicking_a_cell_plays_it_updates_colours_and_moves_and_the_opponent_rep
     board = board_text(page)
     assert board[1] == "X" and board.count("O") == 1
     reply = board.index("O")
-    assert reply in oracle.probe(".X.......").preferred  # a perfect reply
+    assert reply in oracle.probe(".X.......").preferred_moves  # a perfect reply
     position = oracle.probe(board)
     for move in position.moves:
         classes = cell(page, move.cell).get_attribute("class")

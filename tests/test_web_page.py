@@ -76,13 +76,13 @@ def test_the_moves_are_grouped_by_result_each_with_its_remoteness(page, base_url
 def test_the_star_marks_the_preferred_moves_and_the_best_moves_are_named(page, base_url, oracles):
     # 3x4k3 after X0: O loses whatever it does (the best moves: 1 to 11); cell 5 loses slowest
     position = oracles("3x4k3").probe(rules.from_moves([0], "3x4k3"))
-    assert position.best_moves == tuple(range(1, 12)) and position.preferred == (5,)
+    assert position.best_moves == tuple(range(1, 12)) and position.preferred_moves == (5,)
     page.goto(f"{base_url}/?variant=3x4k3&moves=0")
     wait_for_ply(page, 1)
     starred = page.locator("#moves li", has_text="★")
-    assert listed_cells(starred) == list(position.preferred)
+    assert listed_cells(starred) == list(position.preferred_moves)
     underlined = page.locator("#board .cell.best").evaluate_all("cells => cells.map(c => +c.dataset.cell)")
-    assert underlined == list(position.preferred)
+    assert underlined == list(position.preferred_moves)
     keeping = page.locator("#moves section.group", has_text="best moves: keep the value").locator("li")
     assert sorted(listed_cells(keeping)) == list(position.best_moves)
     legend = page.locator(".legend").inner_text()
@@ -107,7 +107,7 @@ def test_the_principal_line_comes_from_the_api_and_plays_out(page, base_url, ora
     oracle = oracles(variant)
     end = board
     for cell_played in line:  # a perfect line: every step is a preferred move
-        assert cell_played in oracle.probe(end).preferred
+        assert cell_played in oracle.probe(end).preferred_moves
         end = rules.play(end, cell_played, shape)
     winner = rules.winner(end, shape)
     assert page.locator("#line .end").inner_text() == (f"{winner} wins" if winner else "a draw")

@@ -34,6 +34,12 @@ class DatabaseError(TTTError):
     """
 
 
+class DatabaseMissingError(DatabaseError):
+    """There is no database where one was looked for, and nothing builds it unasked.
+
+    The message names the command that builds it and what that build takes."""
+
+
 class BuildError(TTTError):
     """The database could not be built at the requested target."""
 

@@ -6,7 +6,8 @@ row format; the query layer (:mod:`ttt_solver.lookup`) uses it to prove small ta
 """
 
 SMALL_ROWS = 100_000
-"""Most canonical rows an eager oracle (:mod:`ttt_solver.lookup.oracle`) proves whole at load and resolves for
-every real board (3x3: 765 rows in a few milliseconds; 3x4k3: 28,275); a named query's check
-(:mod:`.verify`) proves as many. Bigger variants (4x4: 1.2 million) keep the digest-checked
-arrays and resolve each board when asked."""
+"""Most canonical rows whose table an in-memory oracle (:mod:`ttt_solver.lookup.in_memory`)
+proves whole at load (3x3: 765 rows in a few milliseconds; 3x4k3: 28,275 in some 30 ms) and
+``all_positions()`` resolves board by board; a named query's check (:mod:`.verify`) proves as
+many. Bigger variants (4x4: 1.2 million) rely on the digest of their arrays until a batch
+lookup proves them."""

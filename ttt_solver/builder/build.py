@@ -259,16 +259,3 @@ def _paused_gc() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-def ensure_database(variant: Variant = STANDARD, announce: Callable[[str], None] | None = None) -> Path:
-    """The variant's default database, built first if it is missing (the one place that does).
-
-    ``announce`` is told one line before a build starts: a command that only wanted an answer
-    gets that line, not the build's progress (``ttt-lookup build`` shows that)."""
-    path = default_database(variant)
-    if not path.exists():
-        if announce:
-            announce(f"ttt-lookup: building the {variant.name} database at {path} (first use; a moment)")
-        build(path, variant)
-    return path

@@ -80,9 +80,9 @@ def verify(variant: Variant, db: str | None, quiet: bool, memory: int | None, fm
     from ..lookup.rows import DatabaseRows
     from ..store import Target
     from ..store.reader import Reader
-    from .options import resolve_database
+    from .options import existing_database
 
-    target = Target.parse(resolve_database(db, variant))
+    target = Target.parse(existing_database(db, variant))
     with Reader(target, variant.name) as reader, bars() as shown:
         steps = shown.step if not quiet and sys.stderr.isatty() else None  # else the stage lines say it
         report = verify_source(DatabaseRows(reader, variant), memory, steps, progress_lines(quiet))

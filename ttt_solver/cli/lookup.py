@@ -51,7 +51,7 @@ def describe(position: Position, line: list[int], variant: Variant) -> str:
     styles: list[dict[str, Any]] = [{} for _ in board]
     for move in position.moves:
         labels[move.cell] = f"{_LETTER[move.value]}{move.remoteness}"
-        styles[move.cell] = {"fg": _COLOUR[move.value], "bold": move.cell in position.preferred}
+        styles[move.cell] = {"fg": _COLOUR[move.value], "bold": move.cell in position.preferred_moves}
     drawing = "\n".join("  " + row for row in grid(labels, variant, styles).splitlines())
     ply = rules.ply(board)
     if position.is_over:
@@ -84,7 +84,7 @@ def move_sets(position: Position) -> list[str]:
     then = {1: ": wins fastest", 0: "", -1: ": loses slowest"}[position.value]
     return [
         f"best moves:  {' '.join(map(str, position.best_moves))}  (keep the value: {outcome})",
-        f"preferred:   {' '.join(map(str, position.preferred))}  (value, then remoteness{then})",
+        f"preferred:   {' '.join(map(str, position.preferred_moves))}  (value, then remoteness{then})",
     ]
 
 

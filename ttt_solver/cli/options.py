@@ -205,8 +205,9 @@ def board_input(f: F) -> F:
 
 
 def resolve_database(db: str | None, variant: Variant) -> str:
-    """``--db`` as given, or the variant's default database (built first if it is missing, with
-    one line on stderr that says so)."""
+    """``--db`` as given, or the variant's default database: a missing one of a small variant is
+    built first, with one line on stderr that says so; a bigger one is an error naming the
+    build command (:mod:`ttt_solver.builder.first_use`)."""
     if db is not None:
         return db
     import os
@@ -216,9 +217,19 @@ def resolve_database(db: str | None, variant: Variant) -> str:
     found = database_file(variant)
     if os.path.exists(found):
         return found
-    from ..builder.build import ensure_database
+    from ..builder.first_use import default_database  # only when it is missing: it may build
 
-    return str(ensure_database(variant, announce=lambda line: click.echo(line, err=True)))
+    return default_database(variant, announce=lambda line: click.echo(line, err=True))
+
+
+def existing_database(db: str | None, variant: Variant) -> str:
+    """``--db`` as given, or the variant's default database, never built here (``verify``): a
+    missing one is an error naming the build command."""
+    if db is not None:
+        return db
+    from ..store.build_cost import existing_default
+
+    return existing_default(variant)
 
 
 def load_oracle(db: str | Path | None, variant: Variant, many: bool = False) -> Oracle:

@@ -24,12 +24,12 @@ bulk reading does not change what each game sees.
 
 from __future__ import annotations
 
-from functools import cache
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from ..builder.first_use import shared_oracle
 from ..game import array_rules
 from ..game.variant import Variant
 from ..lookup.tables import bit_tables
@@ -52,14 +52,6 @@ def resolve_opponent(opponent: str | Agent, oracle: Oracle | None, variant: Vari
     if getattr(opponent, "variant", variant) != variant:
         raise ValueError(f"the opponent {opponent!r} plays {opponent.variant}, the environment {variant}")
     return opponent
-
-
-@cache
-def shared_oracle(variant: Variant) -> Oracle:
-    """``Oracle.load`` once per process and variant, shared by every environment that needs it."""
-    from ..lookup.oracle import Oracle
-
-    return Oracle.load(variant=variant)
 
 
 class Draws:

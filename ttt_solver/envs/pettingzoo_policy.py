@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ..builder.first_use import shared_oracle
 from ..errors import GameOverError, InvalidBoardError, InvalidVariantError
 from ..lookup.oracle import Oracle
 
@@ -36,7 +37,7 @@ class PerfectPolicy:
     """``policy(observation, action_mask) -> action`` for PettingZoo's tic-tac-toe; never loses."""
 
     def __init__(self, oracle: Oracle | None = None, rng: np.random.Generator | int | None = None) -> None:
-        self.oracle = oracle if oracle is not None else Oracle.load()
+        self.oracle = oracle if oracle is not None else shared_oracle()
         if self.oracle.variant.name != "3x3":
             raise InvalidVariantError(
                 f"PettingZoo's tic-tac-toe is 3x3, the oracle solves {self.oracle.variant}; PerfectPolicy plays 3x3 only"

@@ -68,7 +68,7 @@ class ReplyTree:
         if tables.final_list[after] != PLAYING:  # the learner's move ends the game: no reply
             outcomes: tuple[Outcome, ...] = (self._outcome(perspective, after, -1),)
         else:
-            preferred = self.oracle.probe(tables.texts[after]).preferred
+            preferred = self.oracle.probe(tables.texts[after]).preferred_moves
             if not preferred:  # a broken oracle: the agent's own choose says so
                 return
             replies = [after - side * tables.powers[reply] for reply in preferred]

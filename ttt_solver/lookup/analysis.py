@@ -26,7 +26,7 @@ def analysis(position: Position, line: list[int], variant: Variant) -> dict[str,
         "outcome": OUTCOMES[position.value],
         "remoteness": position.remoteness,
         "best_moves": list(position.best_moves),
-        "preferred_moves": list(position.preferred),
+        "preferred_moves": list(position.preferred_moves),
         "moves": [{"cell": m.cell, "value": m.value, "remoteness": m.remoteness} for m in position.moves],
         "line": line,
     }

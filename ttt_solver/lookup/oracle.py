@@ -1,11 +1,12 @@
-"""The solved database as a fast perfect opponent, over one source of rows.
+"""The solved database as a fast perfect opponent: a thin facade over one source of rows.
 
-``Oracle.load()`` opens a database. With ``eager=True`` (the default) it loads the packed
-arrays once and checks their content digest; a small variant (up to :data:`SMALL_ROWS`
-canonical rows, as 3x3) is also proved whole against the rules and resolved for every real
-board, so a lookup is a dictionary hit. With ``eager=False`` each lookup fetches the
-position, its children and its grandchildren in one indexed query and proves what it shows
-against them (:mod:`ttt_solver.lookup.proof`): the command line's path, instant and checked.
+``Oracle.load()`` opens a database and chooses its source once (:mod:`.source`): with
+``eager=True`` (the default) the digest-checked arrays in memory (:mod:`.in_memory`; a small
+variant's table, as 3x3's, also proved whole), with ``eager=False`` each answer read from the
+file and proved one ply down (:mod:`.proved`, the command line's path), and for a big variant
+either way the file and memory-mapped arrays (:mod:`.mapped`). Loading only reads: a missing
+database is a :class:`~ttt_solver.errors.DatabaseMissingError` naming the command that builds
+it (:mod:`ttt_solver.builder.first_use` builds a small one on first use).
 
 Values are +1/0/-1 for the side to move. Ties among equally good moves: ``rng=None`` gives
 the lowest-numbered cell (deterministic); pass a ``random.Random`` or a
@@ -22,18 +23,17 @@ from ..errors import GameOverError, InvalidBoardError, InvalidVariantError
 from ..game import board as rules
 from ..game import codec
 from ..game.variant import STANDARD, Variant
-from ..store.content import Row
 from ..system.memory import memory_is_an_error
-from .proof import Move, Position, resolve
+from .position import Move, Position
 from .rows import DatabaseRows
 
 if TYPE_CHECKING:
-    from pathlib import Path
+    from os import PathLike
 
     from ..solver.reference import Solution
     from ..solver.solve import Tables
     from ..store.arrays import Arrays
-    from .rows import RowSource
+    from .source import RowSource
     from .tables import BatchTables
 
 __all__ = ["SMALL_ROWS", "Move", "Oracle", "Position"]
@@ -42,69 +42,66 @@ BoardLike = str | rules.Board | Iterable[int]
 T = TypeVar("T")
 R = TypeVar("R")
 
-_CACHE_LIMIT = 1 << 17  # resolved boards kept by an oracle that does not resolve them all
+_CACHE_LIMIT = 1 << 17  # answers an oracle keeps before it starts again
 
 
 class Oracle:
     """Exact answers for every legal position of one variant."""
 
-    def __init__(self, source: RowSource, *, eager: bool = True) -> None:
-        self.variant = source.variant
-        self.source = source
-        self._arrays: Arrays | None = None
-        self._positions: dict[str, Position] = {}
-        self._complete = False  # every real board is in _positions
-        self._batch: BatchTables | None = None
-        if eager and not self.big:
-            self._arrays = source.arrays()
-            if len(self._arrays) <= SMALL_ROWS:
-                self.batch_tables()  # proves the whole table against the rules
-                self._resolve_all()
+    def __init__(self, rows: RowSource) -> None:
+        self.variant = rows.variant
+        self.rows = rows
+        self._answers: dict[str, Position] = {}  # boards asked for, by normalised text
+        self._complete = False  # every real board is in _answers
 
     # -- construction ---------------------------------------------------------------------
     @classmethod
     @memory_is_an_error("load the database")
     def load(
         cls,
-        db: str | Path | None = None,
-        variant: Variant | str = STANDARD,
+        db: str | PathLike[str] | None = None,
+        variant: Variant | str | None = None,
         *,
         eager: bool = True,
         verify: bool = False,
     ) -> Oracle:
-        """Open a database (default: the variant's default file, built first if missing).
+        """Open a database: ``db`` (a path or URL), else the variant's default database.
 
-        ``eager``: load everything now (see the module docstring); otherwise each lookup
+        ``variant``: the variant the database must hold (default: whichever ``db`` holds;
+        3x3 for the default database). Loading never builds: a missing default database is a
+        DatabaseMissingError naming the command that builds it and what that build takes.
+        ``eager``: load the arrays now (see the module docstring); otherwise each lookup
         queries and proves its rows. ``verify``: prove the whole table first, as
         ``ttt-lookup verify`` does (seconds on 4x4).
         """
         from ..store import Target
+        from ..store.build_cost import existing_default
         from ..store.reader import Reader
 
-        variant = variant if isinstance(variant, Variant) else Variant.parse(variant)
-        if db is None:
-            from ..builder.build import ensure_database
-
-            db = ensure_database(variant)
-        target = Target.parse(db)
-        source = DatabaseRows(Reader(target, variant.name), variant)
+        given = variant if isinstance(variant, Variant) or variant is None else Variant.parse(variant)
+        target = Target.parse(db if db is not None else existing_default(given or STANDARD))
+        reader = Reader(target, None if given is None else given.name)
+        if given is None and not _names_a_variant(reader.variant_name):
+            reader.close()  # a damaged meta table: opened as 3x3, the reader says what it holds instead
+            reader = Reader(target, STANDARD.name)
         try:
+            database = DatabaseRows(reader, given or Variant.parse(reader.variant_name))
             if verify:
                 from ..audit.verify import verify_source
 
-                verify_source(source).raise_for_contradictions()
-            return cls(source, eager=eager)
+                verify_source(database).raise_for_contradictions()
+            return cls(_source(database, eager))
         except BaseException:
-            source.close()
+            reader.close()
             raise
 
     @classmethod
     def from_tables(cls, tables: Tables) -> Oracle:
-        """An oracle straight from :func:`ttt_solver.solver.layers.solve_tables`, with no database."""
+        """An oracle straight from :func:`ttt_solver.solver.solve.solve_tables`, with no database."""
         from ..store.arrays import Arrays
-        from .array_rows import ArrayRows
+        from .in_memory import InMemory
 
-        return cls(ArrayRows(Arrays.from_tables(tables)))
+        return cls(InMemory(Arrays.from_tables(tables)))
 
     @classmethod
     def from_solutions(cls, solutions: Mapping[str, Solution], variant: Variant = STANDARD) -> Oracle:
@@ -112,7 +109,7 @@ class Oracle:
         import numpy as np
 
         from ..store.arrays import Arrays
-        from .array_rows import ArrayRows
+        from .in_memory import InMemory
 
         texts = sorted(solutions, key=codec.encode)
         rows = [solutions[text] for text in texts]
@@ -125,11 +122,11 @@ class Oracle:
             np.array([s.orbit for s in rows], dtype=np.int8),
             *(np.array([sum(1 for m in s.moves if m.value == v) for s in rows], dtype=np.uint8) for v in (1, 0, -1)),
         )
-        return cls(ArrayRows(arrays))
+        return cls(InMemory(arrays))
 
     def close(self) -> None:
-        """Close the database connection (an eager oracle keeps answering from memory)."""
-        self.source.close()
+        """Close the database connection (an oracle in memory keeps answering)."""
+        self.rows.close()
 
     def __enter__(self) -> Self:
         return self
@@ -139,35 +136,38 @@ class Oracle:
 
     @property
     def location(self) -> str:
-        return self.source.location
+        return self.rows.location
+
+    @property
+    def source(self) -> DatabaseRows | None:
+        """The database's rows, for whole-table work (``stats``, ``verify``); None for an oracle
+        made in memory."""
+        return self.rows.database
 
     @property
     def meta(self) -> dict[str, str]:
         """The database's meta table (empty for an oracle made in memory)."""
-        return dict(getattr(self.source, "meta", {}))
-
-    @property
-    def big(self) -> bool:
-        """Whether the database has more canonical rows than an eager load reads into memory
-        (:data:`ttt_solver.lookup.mapped.EAGER_ROWS`): then single lookups go through the file
-        and whole-table work reads memory-mapped arrays."""
-        from .mapped import is_big
-
-        return isinstance(self.source, DatabaseRows) and is_big(self.source)
+        return {} if self.rows.database is None else dict(self.rows.database.meta)
 
     @property
     def exhaustive(self) -> bool:
-        """Whether every real board is resolved in memory (small variants loaded eagerly)."""
+        """Whether every real board is resolved in memory (after :meth:`all_positions`)."""
         return self._complete
 
     # -- lookups --------------------------------------------------------------------------
     def probe(self, board: BoardLike) -> Position:
         """The full answer for a board; raise InvalidBoardError if it is not legal."""
         if board.__class__ is str:
-            found = self._positions.get(board)
+            found = self._answers.get(board)
             if found is not None:
                 return found
-        return self._probe_slow(board)
+        text = self._text(board)
+        found = self._answers.get(text)
+        if found is None:
+            if len(self._answers) >= _CACHE_LIMIT:
+                self._answers.clear()
+            found = self._answers[text] = self.rows.position(text)
+        return found
 
     def value(self, board: BoardLike) -> int:
         return self.probe(board).value
@@ -182,7 +182,7 @@ class Oracle:
     def preferred_moves(self, board: BoardLike) -> list[int]:
         """The best moves with the best remoteness, ascending: value first, then remoteness
         (win fastest, lose slowest). :meth:`best_move` picks one of these."""
-        return list(self.probe(board).preferred)
+        return list(self.probe(board).preferred_moves)
 
     def moves(self, board: BoardLike) -> list[Move]:
         return list(self.probe(board).moves)
@@ -190,29 +190,24 @@ class Oracle:
     def best_move(self, board: BoardLike, rng: Any = None) -> int:
         """One preferred move (see :meth:`preferred_moves`): keeps the value, then wins fastest
         or loses slowest; ties by ``rng``."""
-        found = self._positions.get(board) if board.__class__ is str else None
-        return _choose((found or self._probe_slow(board)).preferred, board, rng)
+        return _choose(self.probe(board).preferred_moves, board, rng)
 
     def line(self, board: BoardLike, rng: Any = None) -> list[int]:
         """A principal variation: the cells of perfect play from ``board`` to the end."""
         position = self.probe(board)
         cells = []
-        while position.preferred:
-            cell = _choose(position.preferred, position.board, rng)
+        while position.preferred_moves:
+            cell = _choose(position.preferred_moves, position.board, rng)
             cells.append(cell)
             position = self._step(rules.play(position.board, cell, self.variant))
         return cells
 
     def _step(self, text: str) -> Position:
-        """A position of a line: from the file, its row proved against its children's rows
-        (each row of the line is so proved, the first with its children too, by :meth:`probe`:
-        a line of 20 plies reads some hundreds of rows, not thousands)."""
-        found = self._positions.get(text)
-        if found is not None:
-            return found
-        if self._arrays is not None:
-            return self._probe_slow(text)
-        return resolve(text, self.variant, self.source.fetch, self.location, self.source.rebuild_hint, True, False)
+        """A position of a line, its row proved against its children's rows where the source
+        proves (each row of the line is so proved, the first with its children too, by
+        :meth:`probe`: a line of 20 plies reads some hundreds of rows, not thousands)."""
+        found = self._answers.get(text)
+        return found if found is not None else self.rows.position(text, children=False)
 
     # -- non-raising forms ----------------------------------------------------------------
     def get_value(self, board: BoardLike, default: T = None) -> int | T:  # type: ignore[assignment]
@@ -252,84 +247,30 @@ class Oracle:
         return self.batch_tables().best_moves(boards, rng)
 
     def batch_tables(self) -> BatchTables:
-        """The dense tables behind the batch lookups, built (and the whole table proved) on first use."""
-        if self._batch is None:
-            if self.big:
-                from .mapped import mapped_tables
-
-                self._batch = self._mapped(mapped_tables)
-            else:
-                from .tables import BatchTables
-
-                self._batch = BatchTables.build(self._load_arrays(), self.source.location, self.source.rebuild_hint())
-        return self._batch
+        """The dense tables behind the batch lookups, made (and the whole table proved) on first use."""
+        return self.rows.batch_tables()
 
     def arrays(self) -> Arrays:
-        """Every canonical row as compact arrays (loaded once, digest checked)."""
-        return self._load_arrays()
+        """Every canonical row as compact arrays (loaded or mapped once, digest checked)."""
+        return self.rows.arrays()
 
     def all_positions(self) -> dict[str, Position]:
         """Every legal board and its answer; small variants only."""
         if not self._complete:
-            if len(self._load_arrays()) > SMALL_ROWS:
+            from .in_memory import every_position
+
+            arrays = self.arrays()
+            if len(arrays) > SMALL_ROWS:
                 raise InvalidVariantError(
                     f"all_positions() would resolve every board of {self.variant.name}, millions of them;"
                     " use probe() or the batch lookups"
                 )
-            self.batch_tables()
-            self._resolve_all()
-        return dict(self._positions)
+            self.batch_tables()  # proves the whole table
+            self._answers = every_position(arrays, self.location, self.rows.rebuild_hint())
+            self._complete = True
+        return dict(self._answers)
 
     # -- internals ------------------------------------------------------------------------
-    def _load_arrays(self) -> Arrays:
-        if self._arrays is None:
-            if self.big:
-                from .mapped import mapped_arrays
-
-                return self._mapped(mapped_arrays)
-            self._arrays = self.source.arrays()
-        return self._arrays
-
-    def _mapped(self, make: Callable[[Any], R]) -> R:
-        """``make(source)`` for a database's memory-mapped arrays; a damaged one is a DatabaseError."""
-        try:
-            return make(self.source)
-        except ValueError as why:
-            from ..errors import DatabaseError
-
-            raise DatabaseError(
-                f"database {self.location!r} is damaged ({why}); {self.source.rebuild_hint()}"
-            ) from None
-
-    def _resolve_all(self) -> None:
-        from ..game.array_rules import decode_texts
-        from ..game.symmetry import images
-
-        arrays = self._load_arrays()
-        every = arrays.fetch(arrays.code.tolist())  # one numpy search for all rows, then dict hits
-
-        def fetch(codes: Iterable[int]) -> dict[int, Row]:
-            return {code: every[code] for code in codes if code in every}
-
-        hint = self.source.rebuild_hint
-        for text in decode_texts(arrays.code, self.variant):
-            for image in images(text, self.variant):
-                if image not in self._positions:
-                    self._positions[image] = resolve(image, self.variant, fetch, self.location, hint, prove=False)
-        self._complete = True
-
-    def _probe_slow(self, board: BoardLike) -> Position:
-        text = self._text(board)
-        found = self._positions.get(text)
-        if found is None:
-            if len(self._positions) >= _CACHE_LIMIT:
-                self._positions.clear()
-            # In memory, the arrays were checked at load; from the file, each answer is proved.
-            fetch, prove = (self._arrays.fetch, False) if self._arrays is not None else (self.source.fetch, True)
-            found = resolve(text, self.variant, fetch, self.location, self.source.rebuild_hint, prove)
-            self._positions[text] = found
-        return found
-
     def _text(self, board: BoardLike) -> str:
         if isinstance(board, str):
             return rules.parse(board, self.variant)
@@ -343,6 +284,29 @@ class Oracle:
 
     def __repr__(self) -> str:
         return f"Oracle(variant={self.variant.name!r}, source={self.location!r})"
+
+
+def _names_a_variant(name: str) -> bool:
+    try:
+        Variant.parse(name)
+    except InvalidVariantError:
+        return False
+    return True
+
+
+def _source(database: DatabaseRows, eager: bool) -> RowSource:
+    """The one source an oracle of ``database`` reads, chosen once (see the module docstring)."""
+    if database.big:
+        from .mapped import MemoryMapped  # numpy: not on the command line's lookup path
+
+        return MemoryMapped(database)
+    if eager:
+        from .in_memory import InMemory
+
+        return InMemory.from_database(database)
+    from .proved import ProvedFromFile
+
+    return ProvedFromFile(database)
 
 
 def _choose(choices: tuple[int, ...], board: object, rng: Any) -> int:

@@ -20,39 +20,9 @@ from ..game import codec
 from ..game.values import Outcome, move_result, outcome, rank
 from ..game.variant import Variant
 from ..store.content import Row
+from .position import Move, Position
 
 Fetch = Callable[[Collection[int]], dict[int, Row]]
-
-
-class Move(NamedTuple):
-    cell: int  # in the real board's numbering
-    value: int  # for the player making the move
-    remoteness: int  # plies from the position to the end after this move
-
-
-class Position(NamedTuple):
-    """Everything the database knows about one real board."""
-
-    board: str
-    value: int
-    remoteness: int
-    moves: tuple[Move, ...]  # best first: value, then fastest win / slowest loss, then cell
-    best_moves: tuple[int, ...]  # ascending cells whose move keeps the value
-    preferred: tuple[int, ...]  # ascending best moves with the best remoteness (see preferred_moves)
-
-    @property
-    def preferred_moves(self) -> tuple[int, ...]:
-        """The best moves that also have the best remoteness (win fastest, lose slowest), as
-        GamesmanUni ranks moves: value first, then remoteness. What a perfect player picks from."""
-        return self.preferred
-
-    @property
-    def to_move(self) -> str:
-        return rules.to_move(self.board)
-
-    @property
-    def is_over(self) -> bool:
-        return not self.moves
 
 
 class Node(NamedTuple):

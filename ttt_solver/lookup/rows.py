@@ -1,11 +1,10 @@
-"""Where an oracle's rows come from: one small interface, three sources.
+"""A database's rows, as the lookups and the audit read them.
 
-A source answers ``fetch(codes)`` with the rows of those canonical codes (as :class:`Row`)
-and ``arrays()`` with every row as compact numpy arrays (:class:`~.arrays.Arrays`). A
-database is one source (:class:`DatabaseRows`: indexed queries per lookup, the packed arrays
-for an in-memory load, the digest checked on that load); solved tables or the recursive
-solver's solutions are another (:class:`~.arrays.ArrayRows`). The oracle does not know which
-it has. This module stays free of numpy: the command line's lookups import it.
+:class:`DatabaseRows` answers ``fetch(codes)`` with the rows of those canonical codes (as
+:class:`Row`, one indexed query) and ``arrays()`` with every row as compact numpy arrays
+(:class:`~ttt_solver.store.arrays.Arrays`, read once, the digest checked). The oracle's sources
+(:mod:`.source`) and ``verify`` read a database through it. This module stays free of numpy:
+the command line's lookups import it.
 """
 
 from __future__ import annotations
@@ -15,26 +14,18 @@ from typing import TYPE_CHECKING
 
 from ..errors import DatabaseError
 from ..game.variant import Variant
+from ..store import number_in
 from ..store.content import Row, cells_of
 
 if TYPE_CHECKING:
-    from typing import Protocol
-
     from ..store.arrays import Arrays
     from ..store.reader import Reader
 
-    class RowSource(Protocol):
-        variant: Variant
-        location: str  # for messages: the database as the user named it, or "<memory>"
 
-        def fetch(self, codes: Collection[int]) -> dict[int, Row]: ...
-
-        def arrays(self) -> Arrays: ...
-
-        def rebuild_hint(self) -> str: ...
-
-        def close(self) -> None: ...
-
+EAGER_ROWS = 1 << 24
+"""Most canonical rows an eager load reads into memory (4x4: 1.2 million; 4x5: 170 million):
+above it a database is *big*, and its whole-table work reads memory-mapped arrays
+(:mod:`.mapped`)."""
 
 _READ_LIMIT = 1 << 16  # rows kept by a DatabaseRows before it starts again
 
@@ -55,6 +46,11 @@ class DatabaseRows:
     @property
     def meta(self) -> dict[str, str]:
         return self.reader.meta
+
+    @property
+    def big(self) -> bool:
+        """Whether the database has more canonical rows than an eager load reads into memory."""
+        return (number_in(self.meta.get("positions")) or 0) > EAGER_ROWS
 
     def fetch(self, codes: Collection[int]) -> dict[int, Row]:
         read = self._read

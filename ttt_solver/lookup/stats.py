@@ -171,9 +171,9 @@ def stats_of(source: DatabaseRows) -> Stats:
     """The counts of a database: from its arrays, or for a big one from its cache folder
     (counted there once, from the memory-mapped arrays: a minute for 4x5)."""
     from ..store.cache_folder import cached, content_folder
-    from .mapped import is_big, mapped_arrays
+    from .mapped import mapped_arrays
 
-    if not is_big(source):
+    if not source.big:
         return compute(source.arrays())
     try:
         folder = content_folder(source.variant.name, source.meta.get("digest", ""))

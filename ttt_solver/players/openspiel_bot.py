@@ -103,9 +103,9 @@ class PerfectBot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel ships no type in
         if not isinstance(spec, str) or spec.partition(":")[0] != "perfect":
             raise ValueError(f"invalid spec {spec!r}: expected 'perfect' or 'perfect:P' with P from 0 to 1")
         if oracle is None:
-            from ..lookup.oracle import Oracle
+            from ..builder.first_use import shared_oracle
 
-            oracle = Oracle.load(db, variant=self.variant)
+            oracle = shared_oracle(self.variant, db)
         self.player_id = player_id
         self.agent: PerfectAgent = make_agent(spec, oracle, self.variant)  # type: ignore[assignment]
         self._rng = np.random.default_rng(seed)

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 # Spelled with os.path, not pathlib: a command-line lookup finds its database without importing it.
-_CHECKOUT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+# This file is ttt_solver/store/paths.py: the checkout is three folders up.
+_CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 
 
 def file_name(path: object, what: str = "path") -> str:

@@ -3,7 +3,8 @@
 ``perfect`` plays uniformly among the oracle's ``preferred`` moves: those that keep the
 game-theoretic value, winning as fast or losing as slowly as possible. ``perfect:P`` plays
 like that with probability P and otherwise makes a uniformly random legal move (``perfect:0``
-is ``random``). The oracle is loaded on first use (``Oracle.load()``) unless one is given.
+is ``random``). Unless an oracle is given, the process's shared one is used, loaded on first
+use (:func:`ttt_solver.builder.first_use.shared_oracle`: every agent of a variant shares one load).
 
 ``choose`` is meant for hot loops: after the first visit of a board it is one dictionary
 lookup and at most two ``rng.random()`` draws, with no allocation.
@@ -37,9 +38,9 @@ class PerfectAgent(Agent):
     @property
     def oracle(self) -> Oracle:
         if self._oracle is None:
-            from ...lookup.oracle import Oracle
+            from ...builder.first_use import shared_oracle
 
-            self._oracle = Oracle.load(variant=self.variant)
+            self._oracle = shared_oracle(self.variant)
         return self._oracle
 
     def choose(self, board: str, rng: Generator) -> Cell:
@@ -66,7 +67,7 @@ class PerfectAgent(Agent):
 
     def _choices_on(self, board: str) -> tuple[tuple[Cell, ...], tuple[Cell, ...]]:
         text = check_board(board, self.variant)
-        preferred = self.oracle.probe(text).preferred
+        preferred = self.oracle.probe(text).preferred_moves
         if not preferred:  # the board is checked unfinished, so this is a broken oracle
             raise GameOverError(f"no move on {board!r}: the oracle knows none")
         return preferred, tuple(empty_cells(text))

@@ -1,0 +1,77 @@
+"""An oracle's rows in memory: digest-checked arrays, each board resolved from them when asked.
+
+The arrays come from a database (:meth:`InMemory.from_database`: the packed arrays, their
+content digest checked) or from solved tables. A small variant's table (up to
+:data:`~ttt_solver.audit.SMALL_ROWS` rows) is also proved whole against the rules at load, which costs
+milliseconds; resolving every real board up front would cost seconds (3x4k3: 2.6 s), so each
+board is resolved from the arrays the first time it is asked for (the oracle keeps it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import TYPE_CHECKING
+
+from ..audit import SMALL_ROWS
+from ..game.array_rules import decode_texts
+from ..game.symmetry import images
+from ..store.arrays import Arrays
+from .proof import resolve
+from .rows import DatabaseRows
+from .tables import BatchTables
+
+if TYPE_CHECKING:
+    from ..store.content import Row
+    from .position import Position
+
+
+class InMemory:
+    """Answers from arrays in memory (see the module docstring)."""
+
+    def __init__(self, arrays: Arrays, database: DatabaseRows | None = None) -> None:
+        self.variant = arrays.variant
+        self.database = database
+        self.location = "<memory>" if database is None else database.location
+        self._arrays = arrays
+        self._batch: BatchTables | None = None
+        if len(arrays) <= SMALL_ROWS:
+            self.batch_tables()  # proves the whole table against the rules
+
+    @classmethod
+    def from_database(cls, database: DatabaseRows) -> InMemory:
+        """The database's packed arrays, read once, their digest checked."""
+        return cls(database.arrays(), database)
+
+    def position(self, text: str, children: bool = True) -> Position:
+        # The arrays were checked at load: nothing to prove again.
+        return resolve(text, self.variant, self._arrays.fetch, self.location, self.rebuild_hint, False)
+
+    def arrays(self) -> Arrays:
+        return self._arrays
+
+    def batch_tables(self) -> BatchTables:
+        if self._batch is None:
+            self._batch = BatchTables.build(self._arrays, self.location, self.rebuild_hint())
+        return self._batch
+
+    def rebuild_hint(self) -> str:
+        return "solve the variant again" if self.database is None else self.database.rebuild_hint()
+
+    def close(self) -> None:
+        if self.database is not None:
+            self.database.close()
+
+
+def every_position(arrays: Arrays, location: str, hint: str) -> dict[str, Position]:
+    """Every real board of a table whose arrays are checked (and proved), and its answer."""
+    every = arrays.fetch(arrays.code.tolist())  # one numpy search for all rows, then dict hits
+
+    def fetch(codes: Collection[int]) -> dict[int, Row]:
+        return {code: every[code] for code in codes if code in every}
+
+    found: dict[str, Position] = {}
+    for text in decode_texts(arrays.code, arrays.variant):
+        for image in images(text, arrays.variant):
+            if image not in found:
+                found[image] = resolve(image, arrays.variant, fetch, location, lambda: hint, prove=False)
+    return found

@@ -1,0 +1,50 @@
+"""An oracle's rows read from the file as asked, each answer proved one ply down.
+
+A lookup fetches the position, its children and its grandchildren in one indexed query and
+checks what it shows against them (:mod:`.proof`): the command line's path, instant, with no
+load, and never showing a number the table contradicts. The whole-table work (batch lookups,
+``arrays()``) reads the digest-checked packed arrays once, and the batch tables prove the
+table whole. This module stays free of numpy until that work is asked for.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .proof import resolve
+from .rows import DatabaseRows
+
+if TYPE_CHECKING:
+    from ..store.arrays import Arrays
+    from .position import Position
+    from .tables import BatchTables
+
+
+class ProvedFromFile:
+    """Answers read from a database and proved (see the module docstring)."""
+
+    def __init__(self, database: DatabaseRows) -> None:
+        self.variant = database.variant
+        self.database: DatabaseRows | None = database
+        self.rows = database
+        self.location = database.location
+        self._batch: BatchTables | None = None
+
+    def position(self, text: str, children: bool = True) -> Position:
+        return resolve(text, self.variant, self.rows.fetch, self.location, self.rows.rebuild_hint, True, children)
+
+    def arrays(self) -> Arrays:
+        return self.rows.arrays()
+
+    def batch_tables(self) -> BatchTables:
+        if self._batch is None:
+            from .tables import BatchTables  # numpy: only for whole-table work
+
+            self._batch = BatchTables.build(self.arrays(), self.location, self.rebuild_hint())
+        return self._batch
+
+    def rebuild_hint(self) -> str:
+        return self.rows.rebuild_hint()
+
+    def close(self) -> None:
+        self.rows.close()

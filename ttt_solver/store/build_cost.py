@@ -1,0 +1,108 @@
+"""What building a variant's database takes, estimated before anyone starts it; and the error
+a read raises when the default database is missing.
+
+Reading never builds (:mod:`ttt_solver.builder.first_use` decides what is built on first use).
+When a database is missing, the user is told the exact command that builds it and what that
+costs, scaled from measured builds by the number of boards in the variant's tiers (every
+board with legal piece counts: the boards the solver passes over, the sum of
+:attr:`ttt_solver.solver.tiers.Tiers.sizes`). The measured builds (one core, default budget):
+
+====== ===== =============== ========= ======== ======= ======
+variant cells canonical rows  CPU       peak RSS scratch file
+====== ===== =============== ========= ======== ======= ======
+4x4     16    1,217,977       1.9 s     180 MB   -       22 MB
+3x6k4   18    20,800,974      22.5 s    1.3 GB   1.2 GB  342 MB
+4x5k4   20    168,720,724     196 s     4.5 GB   10 GB   3.1 GB
+====== ===== =============== ========= ======== ======= ======
+"""
+
+from __future__ import annotations
+
+import os
+from math import comb
+from typing import NamedTuple
+
+from ..errors import DatabaseMissingError
+from ..game.variant import STANDARD, Variant
+from .paths import database_file
+
+
+class Cost(NamedTuple):
+    """A build's CPU seconds and peak memory, scratch disk and file size in bytes."""
+
+    seconds: float
+    memory: int
+    scratch: int
+    file: int
+
+    def __str__(self) -> str:
+        scratch = f", {_size(self.scratch)} of scratch disk" if self.scratch else ""
+        return (
+            f"{'under 1 s' if self.seconds < 1 else 'about ' + _duration(self.seconds)} of CPU, {_size(self.memory)} of memory{scratch}"
+            f" and a {_size(self.file)} file"
+        )
+
+
+# cells, boards in the tiers, symmetries, and the Cost of the measured build (see the module docstring)
+_MEASURED = (
+    (16, 10_165_779, 8, Cost(1.9, 180_000_000, 0, 22_000_000)),  # 4x4
+    (18, 86_574_831, 4, Cost(22.5, 1_300_000_000, 1_200_000_000, 342_000_000)),  # 3x6k4
+    (20, 741_365_049, 4, Cost(196.0, 4_500_000_000, 10_000_000_000, 3_100_000_000)),  # 4x5k4
+)
+_PROCESS = 60_000_000  # the memory of the Python process that builds, before it solves anything
+_MEMORY_CAP = 8 << 30  # a build's memory budget is at most 8 GiB (ttt_solver.solver.solve.MEMORY_CAP)
+_IN_MEMORY_BOARDS = 1 << 22  # up to this many boards a build solves in memory: no scratch folder
+
+
+def tier_boards(variant: Variant) -> int:
+    """The boards of every tier: ``p`` pieces, X having ``(p + 1) // 2`` of them, O ``p // 2``."""
+    n = variant.cells
+    return sum(comb(n, (p + 1) // 2) * comb(n - (p + 1) // 2, p // 2) for p in range(n + 1))
+
+
+def estimate(variant: Variant) -> Cost:
+    """What ``ttt-lookup build`` of ``variant`` takes, scaled from the nearest measured build
+    by the boards in the tiers (and, for the file, by the canonical rows: a square board has
+    twice the symmetries of a rectangle)."""
+    boards = tier_boards(variant)
+    _cells, measured, symmetries, cost = min(_MEASURED, key=lambda m: (abs(m[0] - variant.cells), -m[0]))
+    scale = boards / measured
+    scratch = 0 if boards <= _IN_MEMORY_BOARDS else int(cost.scratch * scale)
+    memory = min(max(int(cost.memory * scale), _PROCESS), _MEMORY_CAP)
+    return Cost(cost.seconds * scale, memory, scratch, int(cost.file * scale * symmetries / len(variant.symmetries)))
+
+
+def build_command(variant: Variant) -> str:
+    """The command that builds ``variant``'s default database."""
+    return "ttt-lookup build" if variant == STANDARD else f"ttt-lookup build --variant {variant.name}"
+
+
+def missing_default(variant: Variant) -> DatabaseMissingError:
+    """The error for a variant whose default database is not built yet."""
+    return DatabaseMissingError(
+        f"no {variant.name} database at {database_file(variant)!r}; build it with: {build_command(variant)}"
+        f" ({estimate(variant)})"
+    )
+
+
+def existing_default(variant: Variant) -> str:
+    """The variant's default database, or a DatabaseMissingError if it is not built."""
+    path = database_file(variant)
+    if not os.path.exists(path):
+        raise missing_default(variant)
+    return path
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _size(count: float) -> str:
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+        if count >= size:
+            return f"{count / size:.1f} {unit}" if count < 10 * size else f"{count / size:.0f} {unit}"
+    return "1 MB"
