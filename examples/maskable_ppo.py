@@ -3,7 +3,9 @@
 Nobody beats the perfect player, so drawing every game against it is the ceiling. The learner
 trains against ``perfect:P`` (perfect with probability P, else a random move: it can be
 beaten, so wins teach too) in Stable-Baselines3's ``make_vec_env`` over
-``ttt_solver/TicTacToe-v0``, with illegal moves masked out (``env.action_masks()``). At each
+``ttt_solver/TicTacToe-v0``, with illegal moves masked out (``env.action_masks()``) and the
+board given as one vector (``observation="flat"``: SB3 takes the default ``(3, 3, 2)`` planes for
+an image and warns that they are not one; its MLP policy takes the vector as it is). At each
 checkpoint its greedy policy plays ``--eval-games`` games against ``perfect`` (the side drawn
 per game) and the draw rate goes on the curve. Needs the [sb3] extra (sb3-contrib,
 stable-baselines3, CPU torch); the chart needs the [plot] extra too.
@@ -22,12 +24,14 @@ from typing import Any
 
 from ttt_solver.errors import install_hint
 
+OBSERVATION = "flat"  # the board as one vector of 18 (learner's mark, opponent's mark) per cell
+
 
 def evaluate(model: Any, games: int, seed: int) -> tuple[float, float, float]:
     """Greedy play against ``perfect``: (win, draw, loss) rates."""
     from ttt_solver.envs import TicTacToeEnv
 
-    env = TicTacToeEnv("perfect")
+    env = TicTacToeEnv("perfect", observation=OBSERVATION)
     results = []
     for game in range(games):
         obs, _ = env.reset(seed=seed + game)
@@ -66,7 +70,10 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(1)  # a tiny network: threads cost more than they give
     envs = make_vec_env(
-        "ttt_solver/TicTacToe-v0", n_envs=args.envs, seed=args.seed, env_kwargs={"opponent": args.opponent}
+        "ttt_solver/TicTacToe-v0",
+        n_envs=args.envs,
+        seed=args.seed,
+        env_kwargs={"opponent": args.opponent, "observation": OBSERVATION},
     )
     per_env = max(8, args.steps // (args.envs * args.checkpoints))  # steps per env between checkpoints
     rollout = per_env // -(-per_env // 256)  # whole rollouts of at most 256 steps fill a checkpoint

@@ -28,6 +28,7 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import extras
 import pytest
 import sharing
 from hypothesis import HealthCheck, settings
@@ -60,8 +61,25 @@ def _cache_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         os.environ["XDG_CACHE_HOME"] = before
 
 
+@pytest.hookimpl(tryfirst=True)  # before -m deselects: `-m "not extras"` sees the markers added here
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The long runs first (a stable sort: the rest keeps its order)."""
+    """Each test of an extra (its marker, see extras.py) also marked ``extras``, and skipped,
+    naming the extra, where the extra is not installed; the long runs also marked ``long``, so
+    that ``pytest -m "not extras and not long"`` is the quick run; then the long runs first (a
+    stable sort: the rest keeps its order)."""
+    absent = {extra: bool(extras.missing(extra)) for extra in extras.EXTRA_MODULES}
+    for item in items:
+        if any(item.get_closest_marker(name) for name in (*LONG_RUNS, "slow", "twenty")):
+            item.add_marker(pytest.mark.long)  # one name for the quick run to leave out
+        if any(fixture in getattr(item, "fixturenames", ()) for fixture in extras.POSTGRES_FIXTURES):
+            item.add_marker(pytest.mark.postgres)
+        needed = [extra for extra in extras.EXTRA_MODULES if item.get_closest_marker(extra)]
+        if needed:
+            item.add_marker(pytest.mark.extras)
+        for extra in needed:
+            if absent[extra]:
+                item.add_marker(pytest.mark.skip(reason=extras.reason(extra)))
+                break
 
     def rank(item: pytest.Item) -> int:
         return next((i for i, name in enumerate(LONG_RUNS) if item.get_closest_marker(name)), len(LONG_RUNS))

@@ -12,7 +12,13 @@ import random
 import numpy as np
 import pytest
 
-from ttt_solver.errors import GameOverError, InvalidAgentError, InvalidBoardError, NotEnumerableError
+from ttt_solver.errors import (
+    GameOverError,
+    InvalidAgentError,
+    InvalidBoardError,
+    InvalidVariantError,
+    NotEnumerableError,
+)
 from ttt_solver.game import board as rules
 from ttt_solver.game.variant import Variant
 from ttt_solver.lookup.oracle import Oracle
@@ -114,6 +120,12 @@ def test_rule_players_refuse_misere_but_random_nstep_mc_and_perfect_play_it():
         make_agent("think1", variant=misere)
     for spec in ("random", "nstep:2", "mc:10", "perfect", "perfect:0.5"):
         assert make_agent(spec, variant=misere).variant == misere
+
+
+def test_an_agent_takes_its_variant_by_name_too_and_a_bad_one_with_its_error():
+    assert make_agent("think2", variant="4x4k3").variant == Variant.parse("4x4k3")
+    with pytest.raises(InvalidVariantError, match="^invalid variant 44: expected text such as 4x4k3$"):
+        make_agent("random", variant=44)  # type: ignore[arg-type]
 
 
 def test_perfect_refuses_an_oracle_of_another_variant(oracle):

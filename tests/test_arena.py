@@ -110,7 +110,7 @@ def test_perfect_never_loses_exactly(spec, oracle):
     result = compare_exact(make_agent("perfect", oracle), make_agent(spec, oracle))
     assert result.total.b_wins == 0.0
     assert result.a_as_x.o_wins == 0.0 and result.a_as_o.x_wins == 0.0
-    assert sum(result.a_as_x.to_json().values()) == pytest.approx(1.0)
+    assert sum(result.a_as_x.to_dict().values()) == pytest.approx(1.0)
 
 
 def test_perfect_holds_its_value_against_every_line_of_play(oracle):
@@ -148,7 +148,7 @@ def test_exact_and_sampled_agree():
     exact = compare_exact(a, b)
     sampled = compare_sampled(a, b, 4000, seed=11)
     for seat_exact, seat_sampled in ((exact.a_as_x, sampled.a_as_x), (exact.a_as_o, sampled.a_as_o)):
-        for p, count in zip(seat_exact.to_json().values(), seat_sampled.to_json().values()):
+        for p, count in zip(seat_exact.to_dict().values(), seat_sampled.to_dict().values()):
             assert abs(count - 2000 * p) <= 4 * math.sqrt(2000 * p * (1 - p)) + 1
 
 
@@ -169,8 +169,8 @@ def test_sampled_runs_are_reproducible_from_the_seed():
 
 def test_seats_alternate_like_the_seeds():
     result = compare_sampled(make_agent("random"), make_agent("random"), 7, seed=0)
-    assert sum(result.a_as_x.to_json().values()) == 4  # games 0, 2, 4, 6
-    assert sum(result.a_as_o.to_json().values()) == 3
+    assert sum(result.a_as_x.to_dict().values()) == 4  # games 0, 2, 4, 6
+    assert sum(result.a_as_o.to_dict().values()) == 3
 
 
 def test_progress_reports_every_game():
@@ -235,13 +235,13 @@ def test_outcomes_from_a_position():
 
 
 def test_json_contract():
-    exact = compare_exact(make_agent("think1"), make_agent("random")).to_json()
+    exact = compare_exact(make_agent("think1"), make_agent("random")).to_dict()
     assert list(exact) == ["a", "b", "exact", "games", "a_as_x", "a_as_o", "total"]
     assert exact["a"] == "think1" and exact["b"] == "random" and exact["exact"] is True and exact["games"] is None
     assert list(exact["a_as_x"]) == ["x_wins", "draws", "o_wins"]
     assert list(exact["total"]) == ["a_wins", "draws", "b_wins"]
     assert sum(exact["total"].values()) == pytest.approx(1.0)
-    sampled = compare_sampled(make_agent("think1"), make_agent("random"), 10, seed=1).to_json()
+    sampled = compare_sampled(make_agent("think1"), make_agent("random"), 10, seed=1).to_dict()
     assert sampled["exact"] is False and sampled["games"] == 10
     assert all(isinstance(v, int) for v in sampled["a_as_o"].values())
     assert sum(sampled["total"].values()) == 10
@@ -249,4 +249,4 @@ def test_json_contract():
 
 def test_comparison_totals_sum_seats():
     result = Comparison("a", "b", False, 10, Outcomes(3, 1, 1), Outcomes(2, 1, 2))
-    assert result.total.to_json() == {"a_wins": 5, "draws": 2, "b_wins": 3}
+    assert result.total.to_dict() == {"a_wins": 5, "draws": 2, "b_wins": 3}

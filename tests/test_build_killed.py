@@ -105,6 +105,7 @@ def anchors(rng: random.Random) -> list[tuple[str, str, float]]:
     ]
 
 
+@pytest.mark.long
 def test_killing_a_build_at_random_moments_keeps_the_old_database_and_the_next_run_resumes(variant_db, tmp_path):
     name = "3x3"  # with the tiny budget: 3 to 6 chunks a tier
     target = tmp_path / f"{name}.sqlite"

@@ -39,8 +39,8 @@ def test_the_title_gives_the_sample_and_the_seed(oracle):
     assert title(exact, None) == "Exact round robin of 3 agents\naccuracy over 4,520 unfinished positions"
 
 
+@pytest.mark.plot
 def test_tournament_chart(db_path, tmp_path):
-    pytest.importorskip("matplotlib")
     chart = tmp_path / "t.png"
     args = ["tournament", "--agents", "random,think1,perfect", "--games", "40", "--seed", "3", "--plot", str(chart)]
     result = CliRunner().invoke(cli, [*args, "--json", "--db", str(db_path)])
@@ -49,8 +49,8 @@ def test_tournament_chart(db_path, tmp_path):
     assert chart.read_bytes().startswith(PNG)
 
 
+@pytest.mark.plot
 def test_stats_plot(db_path, tmp_path):
-    pytest.importorskip("matplotlib")
     chart = tmp_path / "s.png"
     result = CliRunner().invoke(cli, ["stats", "--plot", str(chart), "--db", str(db_path)])
     assert result.exit_code == 0, result.output

@@ -392,11 +392,22 @@ def test_query_table(run):
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert lines[:3] == [
-        "ply  to_move  boards  wins  draws  losses  finished  canonical",
-        "---  -------  ------  ----  -----  ------  --------  ---------",
-        "  0  X             1     0      1       0         0          1",
+        "ply  to_move  boards   wins  draws  losses  finished  canonical",
+        "---  -------  ------  -----  -----  ------  --------  ---------",
+        "  0  X             1      0      1       0         0          1",
     ]
-    assert lines[-1] == "  9  O            78     0     16      62        78         15"
+    assert lines[-1] == "  9  O            78      0     16      62        78         15"
+
+
+def test_query_table_writes_whole_numbers_with_separators_as_every_command_does(run):
+    """The table's counts read ``1,140`` (as ``stats`` prints them); CSV and JSON keep plain numbers."""
+    table = run("query", "ply_counts").stdout.splitlines()[2:]
+    csv_rows = run("query", "ply_counts", "--csv").stdout.splitlines()[1:]
+    assert [line.split() for line in table] == [
+        [f"{int(cell):,}" if cell.isdigit() else cell for cell in row.split(",")] for row in csv_rows
+    ]
+    assert "1,140" in table[7].split() and "7,O,1140,416,200,524,444,153" in csv_rows  # 3x3's ply 7
+    assert json.loads(run("query", "ply_counts", "--json").stdout)[7]["boards"] == 1140
 
 
 def test_query_params_csv_and_json(run):

@@ -150,8 +150,8 @@ def test_plot_without_matplotlib_names_the_extra(db, monkeypatch):
     )
 
 
+@pytest.mark.plot
 def test_plot_writes_a_chart(db, tmp_path):
-    pytest.importorskip("matplotlib")
     chart = tmp_path / "chart.png"
     result = run("tournament", "--agents", QUICK, "--exact", "--json", "--plot", str(chart), "--db", db)
     assert result.exit_code == 0, result.output

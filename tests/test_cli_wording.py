@@ -71,7 +71,14 @@ def test_every_option_that_takes_a_value_is_tried_here():
     assert {option for _name, option in value_options()} == set(BAD_VALUES) | ANY_TEXT
 
 
-@pytest.mark.parametrize(("command", "option"), [case for case in value_options() if case[1] not in ANY_TEXT])
+@pytest.mark.parametrize(
+    ("command", "option"),
+    [  # serve checks for its extra before its options
+        pytest.param(*case, marks=[pytest.mark.web] if case[0] == "serve" else [])
+        for case in value_options()
+        if case[1] not in ANY_TEXT
+    ],
+)
 def test_a_bad_option_value_is_said_one_way(command, option):
     value, message = BAD_VALUES[option]
     if option == "--moves":  # instead of BOARD
@@ -89,7 +96,7 @@ def test_a_bad_option_value_is_said_one_way(command, option):
     [
         (["analyze", "XO"], "invalid board 'XO': expected 9 cells, got 2"),
         (["compare", "thnk1", "random"], "invalid agent 'thnk1': unknown agent"),
-        (["play", "--seed", "9" * 60], f"invalid --seed '{'9' * 37}...': expected a whole number"),
+        (["play", "--seed", "9" * 60], f"invalid --seed '{'9' * 56}...: expected a whole number"),  # errors.shown
         (
             ["query", "longest_wins", "-p", "limit=x"],
             "invalid --param 'limit=x': query 'longest_wins' expects an integer",

@@ -127,6 +127,7 @@ def assert_lookups_right_or_refused(db: Path, original: dict[str, Any], boards: 
             assert_one_error_line(result)
 
 
+@pytest.mark.long
 @SETTINGS
 @given(
     table=st.sampled_from(sorted(COLUMNS)),
@@ -163,6 +164,7 @@ def test_any_value_in_any_column_is_reported_or_changes_nothing(
         assert_lookups_right_or_refused(copy, original, [b for b in (board, parent_of(board)) if b is not None])
 
 
+@pytest.mark.long
 @settings(SETTINGS, max_examples=150)
 @given(seed=st.integers(0, 2**64), count=st.sampled_from([1, 1, 2, 4]))
 def test_any_damaged_bytes_are_reported_or_change_nothing(

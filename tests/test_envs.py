@@ -8,15 +8,17 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from extras import need
 
-gym = pytest.importorskip("gymnasium", reason="needs the [rl] extra: pip install -e '.[rl]'")
+pytestmark = pytest.mark.rl
+gym = need("rl", "gymnasium")
 
 from gymnasium.utils.env_checker import check_env
 
 from ttt_solver import Oracle
 from ttt_solver.envs import ENV_ID, TicTacToeEnv, VectorTicTacToe
 from ttt_solver.envs.observation import PLAYING, LazyBoardTables, board_tables
-from ttt_solver.errors import GameOverError, InvalidAgentError, InvalidBoardError
+from ttt_solver.errors import GameOverError, InvalidAgentError, InvalidBoardError, InvalidVariantError
 from ttt_solver.game import board as rules
 from ttt_solver.game.variant import Variant
 from ttt_solver.players.agents import make_agent
@@ -240,6 +242,13 @@ def test_numpy_actions_are_accepted(oracle):
 def test_bad_arguments(oracle, kwargs, error):
     with pytest.raises(error):
         TicTacToeEnv(oracle=oracle, **kwargs)
+
+
+@pytest.mark.parametrize("variant", [33, None, ("3", "3")])
+@pytest.mark.parametrize("env", [TicTacToeEnv, VectorTicTacToe])
+def test_a_variant_that_is_neither_a_variant_nor_a_name_is_refused_with_its_error(env, variant):
+    with pytest.raises(InvalidVariantError, match="^invalid variant .*: expected text such as 4x4k3$"):
+        env(opponent="random", variant=variant)
 
 
 def test_reset_options_errors(oracle):

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from extras import need
 
-gym = pytest.importorskip("gymnasium", reason="needs the [rl] extra: pip install -e '.[rl]'")
+pytestmark = pytest.mark.rl
+gym = need("rl", "gymnasium")
 
 from ttt_solver import Oracle
 from ttt_solver.envs import ENV_ID, VARIANTS, VectorTicTacToe, variant_id
@@ -96,8 +98,9 @@ def test_keyword_arguments_give_any_variant(variant_db):
     assert env.observation_space.shape == (3, 4, 2) and env.action_space.n == 12
 
 
+@pytest.mark.sb3
 def test_stable_baselines3_make_vec_env_works(oracle):
-    env_util = pytest.importorskip("stable_baselines3.common.env_util", reason="needs the [sb3] extra")
+    env_util = need("sb3", "stable_baselines3.common.env_util")
     envs = env_util.make_vec_env(ENV_ID, n_envs=2, seed=0, env_kwargs={"oracle": oracle})  # asks for rgb_array
     assert envs.render_mode == "rgb_array"
     assert envs.reset().shape == (2, 3, 3, 2)
@@ -106,9 +109,11 @@ def test_stable_baselines3_make_vec_env_works(oracle):
     assert masks.shape == (2, 9) and masks.dtype == bool
 
 
+@pytest.mark.sb3
+@pytest.mark.plot
 def test_maskable_ppo_example_trains_a_few_hundred_steps(tmp_path, capsys, db_path, monkeypatch):
-    pytest.importorskip("sb3_contrib", reason="needs the [sb3] extra")
-    pytest.importorskip("matplotlib", reason="needs the [plot] extra")
+    need("sb3", "sb3_contrib")
+    need("plot", "matplotlib")
     # The example opens the default database: the session's copy, not one built into the checkout.
     (tmp_path / "data").mkdir()
     shutil.copyfile(db_path, tmp_path / "data" / "ttt.sqlite")

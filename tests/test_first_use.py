@@ -121,8 +121,8 @@ def test_one_load_serves_every_bot_and_environment_of_a_process(data, db_path):
     assert shared_oracle(db=str(db_path)) is shared_oracle(Variant.parse("3x3"), str(db_path))
 
 
+@pytest.mark.rl
 def test_environments_share_the_players_load(data, db_path):
-    pytest.importorskip("gymnasium", reason="the environments need the [rl] extra")
     from ttt_solver.envs import TicTacToeEnv
 
     data.mkdir()

@@ -59,6 +59,7 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+@pytest.mark.long
 def test_every_command_works_or_says_it_has_not_enough_memory(db_path, tmp_path):
     db, target = tmp_path / "ttt.sqlite", tmp_path / "built.sqlite"
     shutil.copyfile(db_path, db)
@@ -91,8 +92,8 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+@pytest.mark.web
 def test_serve_starts_or_says_it_has_not_enough_memory(db_path, tmp_path):
-    pytest.importorskip("uvicorn")
     started = 0
     for megabytes in (150, 180, 240):
         port = free_port()

@@ -11,14 +11,16 @@ import random
 from typing import Any
 
 import pytest
+from extras import need
 
 from ttt_solver import Oracle
 from ttt_solver.game import board as rules
 from ttt_solver.game.variant import Variant
 
-pyspiel = pytest.importorskip("pyspiel")
+pytestmark = pytest.mark.openspiel
+pyspiel = need("openspiel", "pyspiel")
 
-from ttt_solver.players.openspiel_bot import PerfectBot, board_of, variant_of
+from ttt_solver.players.openspiel_bot import PerfectBot, board_of, variant_of_game
 
 
 class Negamax:
@@ -116,13 +118,13 @@ MNK = [
 @pytest.mark.parametrize(("spec", "variant"), MNK)
 def test_mnk_samples_agree_with_the_database(spec, variant, variant_db):
     game = pyspiel.load_game(spec)
-    assert variant_of(game) == Variant.parse(variant)
+    assert variant_of_game(game) == Variant.parse(variant)
     check_sample(game, Oracle.load(variant_db(variant), variant=variant, eager=False), count=100)
 
 
 def test_4x4_mnk_sample_agrees_with_the_database(eager_4x4):
     game = pyspiel.load_game("mnk(m=4,n=4,k=4)")
-    assert variant_of(game) == Variant.parse("4x4")
+    assert variant_of_game(game) == Variant.parse("4x4")
     check_sample(game, eager_4x4, count=60)
 
 

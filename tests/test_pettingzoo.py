@@ -6,9 +6,11 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from extras import need
 
-pettingzoo = pytest.importorskip("pettingzoo", reason="needs the [rl] extra: pip install -e '.[rl]'")
-pytest.importorskip("pygame", reason="needs the [rl] extra: pip install -e '.[rl]'")
+pytestmark = pytest.mark.rl
+pettingzoo = need("rl", "pettingzoo")
+need("rl", "pygame")
 
 from ttt_solver import Oracle
 from ttt_solver.envs import PZ_TO_CELL, PerfectPolicy, board_from_observation

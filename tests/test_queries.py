@@ -67,6 +67,7 @@ def test_every_query_runs_and_returns_its_documented_columns(db_path):
         assert rows, named.name
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name", ["3x3-misere", "3x4k3", "4x4"])
 def test_every_query_answers_every_variant_or_says_it_cannot(variant_db, name):
     """No empty table with exit 0: each query gives rows, or refuses the variant (exit 2)."""

@@ -46,6 +46,7 @@ def intact(db_path: Path) -> dict[str, Any]:
     return Intact(bytes=db_path.read_bytes(), answers=answers)
 
 
+@pytest.mark.long
 @settings(max_examples=60, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**64))
 def test_no_query_answers_from_a_damaged_byte(
@@ -109,6 +110,7 @@ def test_a_malformed_table_gives_the_rebuild_command(db_path, tmp_path):
         assert REBUILD in result.stderr and result.stderr.endswith(" --force\n"), (command, result.stderr)
 
 
+@pytest.mark.long
 def test_a_sound_big_database_answers_its_queries(db_4x4):
     result = CliRunner().invoke(cli, ["query", "ply_counts", "--variant", "4x4", "--db", str(db_4x4), "--csv"])
     assert result.exit_code == 0, result.stderr
@@ -150,6 +152,7 @@ def test_a_count_in_other_digits_is_damage_never_a_traceback(db_path, tmp_path, 
     assert result.exit_code == 1 and f"meta.positions is {digits!r}, not a count" in result.stdout
 
 
+@pytest.mark.long
 def test_a_cache_folder_that_cannot_be_written_only_costs_time(db_4x4, tmp_path, monkeypatch):
     """The check of a big file is remembered in the cache folder; where that folder cannot be
     made (here XDG_CACHE_HOME names a file), the query is checked and answered all the same."""

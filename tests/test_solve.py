@@ -59,6 +59,7 @@ def row(tables, text: str) -> int:
 # --- cross-check against the recursive solver ---------------------------------------------
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name", CROSS_CHECKED)
 def test_agrees_with_recursive_solver(name):
     variant = Variant.parse(name)

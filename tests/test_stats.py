@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import numpy as np
@@ -10,7 +11,7 @@ import pytest
 from ttt_solver.game import codec
 from ttt_solver.game.variant import STANDARD
 from ttt_solver.lookup.oracle import Oracle
-from ttt_solver.lookup.stats import Counts, compute, load_stats
+from ttt_solver.lookup.stats import Counts, Stats, compute, load_stats
 from ttt_solver.solver.solve import solve_tables
 from ttt_solver.store.arrays import Arrays
 
@@ -86,3 +87,23 @@ def test_counts_add():
     counts.add(1, 3, 8)
     counts.add(-1, 0, 1)
     assert (counts.total, counts.by_value, counts.by_remoteness) == (9, {"win": 8, "draw": 0, "loss": 1}, {3: 8, 0: 1})
+
+
+@pytest.mark.parametrize("scale", [1, 1_000, 10_000_000])
+def test_report_columns_line_up_with_their_headers(scale):
+    """Each count ends under the last letter of its header, however wide the numbers (4x5's
+    9,722,011 boards were one column right of 'boards')."""
+    boards, canonical = Counts(), Counts()
+    boards.add(1, 1, 7 * scale)
+    boards.add(0, 0, 3)
+    canonical.add(1, 1, scale)
+    canonical.add(0, 0, 1)
+    text = Stats("4x5", boards, canonical, None).report()
+    lines = text.splitlines()
+    header = next(line for line in lines if "boards" in line and "canonical" in line)
+    rows = [line for line in lines[lines.index(header) + 1 :] if line.strip() and not line.startswith("longest")]
+    assert len(rows) == 1 + 3 + 2  # positions, win/draw/loss, two remoteness rows
+    ends = [header.index("boards") + len("boards"), len(header)]
+    for row in rows:
+        assert [match.end() for match in re.finditer(r"\S+", row)][-2:] == ends, (header, row)
+    assert rows[0].split() == ["positions", f"{7 * scale + 3:,}", f"{scale + 1:,}"]  # with separators

@@ -56,8 +56,8 @@ def test_a_stop_signal_raised_inside_a_weakref_callback_still_stops_the_command(
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
 
 
+@pytest.mark.web
 def test_serve_stops_when_the_signal_came_while_it_checked_its_databases(db_path, tmp_path):
-    pytest.importorskip("uvicorn")
     code = SELF_STOPPING.split("@cli.command")[0].replace("{name}", "TERM") + (
         "from ttt_solver.web import data\n"
         "checked = data.databases_of\n"

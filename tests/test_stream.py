@@ -72,6 +72,7 @@ class Stop(Exception):
     pass
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("seed", range(6))
 def test_a_stopped_solve_resumes_from_the_last_finished_tier(tmp_path, seed):
     """Stopped at a random chunk of a random phase, again and again: the solve goes on from

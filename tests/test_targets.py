@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from extras import need
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -62,16 +63,17 @@ def test_charts_refuse_such_a_path_before_drawing(path):
         plot_stats.draw({(0, 0, 0): 1}, "3x3", path)
 
 
+@pytest.mark.openspiel
 def test_the_openspiel_bot_takes_the_same_error():
-    pyspiel = pytest.importorskip("pyspiel")
+    pyspiel = need("openspiel", "pyspiel")
     from ttt_solver.players.openspiel_bot import PerfectBot
 
     with pytest.raises(InvalidTargetError):
         PerfectBot(pyspiel.load_game("tic_tac_toe"), 0, db="a\0b")
 
 
+@pytest.mark.web
 def test_the_server_takes_the_same_error():
-    pytest.importorskip("fastapi")
     from ttt_solver.web.data import open_variant
 
     for target in UNNAMEABLE:

@@ -80,7 +80,7 @@ def test_exact_round_robin(exact_tournament):
 
 
 def test_tournament_json(exact_tournament):
-    data = exact_tournament.to_json()
+    data = exact_tournament.to_dict()
     assert list(data) == ["agents", "exact", "games", "standings", "pairs", "accuracy"]
     assert data["exact"] is True and data["games"] is None
     first = data["accuracy"][0]

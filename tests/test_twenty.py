@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 from counting import count_positions
+from extras import need
 
 from ttt_solver import Oracle
 from ttt_solver.game.variant import Variant
@@ -46,7 +47,7 @@ COUNTS = {
 }
 
 # OpenSpiel's game for each variant: mnk(m, n, k) has n rows of m columns (the mapping is
-# ttt_solver.players.openspiel_bot's, checked by variant_of below); misere(...) negates the returns.
+# ttt_solver.players.openspiel_bot's, checked by variant_of_game below); misere(...) negates the returns.
 GAMES = {
     "4x5k4": "mnk(m=5,n=4,k=4)",
     "5x4k4": "mnk(m=4,n=5,k=4)",
@@ -155,11 +156,11 @@ SEED = 17
 
 
 def load_game(name: str) -> Any:
-    pyspiel = pytest.importorskip("pyspiel")
-    from ttt_solver.players.openspiel_bot import variant_of
+    pyspiel = need("openspiel", "pyspiel")
+    from ttt_solver.players.openspiel_bot import variant_of_game
 
     game = pyspiel.load_game(GAMES[name])
-    assert variant_of(game) == Variant.parse(name)
+    assert variant_of_game(game) == Variant.parse(name)
     return game
 
 

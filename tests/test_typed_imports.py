@@ -8,6 +8,8 @@ import sys
 import sysconfig
 from pathlib import Path
 
+import pytest
+
 import ttt_solver
 
 PUBLIC = ["Oracle", "Board", "Variant", "STANDARD", "TTTError", "InvalidBoardError", "GameOverError", "DatabaseError"]
@@ -46,6 +48,7 @@ from ttt_solver import Orcale
 """
 
 
+@pytest.mark.long
 def test_user_code_importing_the_api_passes_mypy_strict(tmp_path: Path):
     user = tmp_path / "user.py"
     user.write_text(USER_FILE)

@@ -133,6 +133,7 @@ def test_4x4_lookups_take_every_board_form(eager_4x4):
     assert eager_4x4.get_value("XX..............") is None
 
 
+@pytest.mark.long
 def test_4x4_batches_match_the_single_lookups(eager_4x4, lazy_4x4):
     boards = playouts(V4X4, 1500, seed=3)
     array = np.array([rules.to_array(board) for board in boards], dtype=np.int8)

@@ -6,8 +6,10 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from extras import need
 
-gym = pytest.importorskip("gymnasium", reason="needs the [rl] extra: pip install -e '.[rl]'")
+pytestmark = pytest.mark.rl
+gym = need("rl", "gymnasium")
 
 from gymnasium.vector import AutoresetMode
 

@@ -105,6 +105,7 @@ def flips(arrays: Arrays) -> list[tuple[int, str, Callable[[Arrays], Arrays]]]:
     return found
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("part", range(4))  # every row whose number % 4 is part: four tests for two workers
 def test_every_changed_number_is_caught_by_verify_and_by_every_lookup_that_shows_it(stored, part):
     arrays, _moves = stored
@@ -127,6 +128,7 @@ def test_every_changed_number_is_caught_by_verify_and_by_every_lookup_that_shows
     assert checked > 765 * 3 // 4
 
 
+@pytest.mark.long
 def test_every_changed_moves_row_is_caught_by_verify(stored):
     arrays, moves = stored
     rows = solved_of(arrays)
@@ -263,6 +265,7 @@ def test_a_schema_1_file_says_to_rebuild(tmp_path):
         )
 
 
+@pytest.mark.long
 def test_50_changed_4x4_rows_are_all_found(db_4x4, tmp_path):
     copy = tmp_path / "4x4.sqlite"
     shutil.copyfile(db_4x4, copy)
@@ -307,6 +310,7 @@ def test_eager_loads_prove_small_tables_whole(db_path, tmp_path):
     assert np.count_nonzero(value != arrays.value) == 1
 
 
+@pytest.mark.long
 @settings(max_examples=100, derandomize=True, deadline=None)
 @given(
     st.integers(0, 764),

@@ -9,6 +9,7 @@ import httpx2 as httpx
 import numpy as np
 import pytest
 from boards import playouts
+from extras import need
 from web_support import built_4x4, served_for
 
 from ttt_solver import Oracle
@@ -16,7 +17,8 @@ from ttt_solver.game import board as rules
 from ttt_solver.game.variant import Variant
 from ttt_solver.lookup.analysis import OUTCOMES
 
-pytest.importorskip("fastapi")
+pytestmark = pytest.mark.web
+need("web", "fastapi")
 from fastapi.testclient import TestClient
 
 from ttt_solver.web.app import create_app

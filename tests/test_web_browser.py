@@ -20,13 +20,17 @@ from browser_support import (  # noqa: F401 - the *_fixture names are fixtures
     page_fixture,
     wait_for_ply,
 )
+from extras import need
 
 from ttt_solver import Oracle
 from ttt_solver.game import board as rules
 
-pytest.importorskip("fastapi")
+need("web", "fastapi")
 pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")
+pytestmark = [
+    pytest.mark.web,
+    pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)"),
+]
 
 
 @pytest.fixture(scope="module")

@@ -13,11 +13,13 @@ import urllib.request
 
 import pytest
 from click.testing import CliRunner
+from extras import need
 from web_support import served_for
 
 from ttt_solver.cli import cli
 
-pytest.importorskip("fastapi")
+pytestmark = pytest.mark.web
+need("web", "fastapi")
 from fastapi.testclient import TestClient
 
 from ttt_solver.web import server as web_server

@@ -7,11 +7,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from extras import need
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from web_support import served_for
 
-pytest.importorskip("fastapi")
+pytestmark = pytest.mark.web
+need("web", "fastapi")
 from fastapi.testclient import TestClient
 
 from ttt_solver.web.app import create_app

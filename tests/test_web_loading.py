@@ -10,10 +10,12 @@ import threading
 import time
 
 import pytest
+from extras import need
 
 from ttt_solver.game.variant import Variant
 
-pytest.importorskip("fastapi")
+pytestmark = pytest.mark.web
+need("web", "fastapi")
 from fastapi.testclient import TestClient
 
 from ttt_solver.web import data

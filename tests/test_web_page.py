@@ -22,14 +22,18 @@ from browser_support import (  # noqa: F401 - the *_fixture names are fixtures
     page_fixture,
     wait_for_ply,
 )
+from extras import need
 
 from ttt_solver import Oracle
 from ttt_solver.game import board as rules
 from ttt_solver.game.variant import MAX_CELLS, Variant
 
-pytest.importorskip("fastapi")
+need("web", "fastapi")
 pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")
+pytestmark = [
+    pytest.mark.web,
+    pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)"),
+]
 OUTCOME = {1: "win", 0: "draw", -1: "loss"}
 
 

@@ -19,15 +19,19 @@ import time
 from pathlib import Path
 
 import pytest
+from extras import need
 
-pytest.importorskip("fastapi")
+need("web", "fastapi")
 
 NGINX = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/usr/local/sbin")
 OPENSSL = shutil.which("openssl")
-pytestmark = pytest.mark.skipif(
-    NGINX is None or OPENSSL is None,
-    reason="nginx (apt-get install nginx) and openssl are needed to try docs/deploy/nginx.conf",
-)
+pytestmark = [
+    pytest.mark.web,
+    pytest.mark.skipif(
+        NGINX is None or OPENSSL is None,
+        reason="nginx (apt-get install nginx) and openssl are needed to try docs/deploy/nginx.conf",
+    ),
+]
 SAMPLE = Path(__file__).resolve().parent.parent / "docs" / "deploy" / "nginx.conf"
 BOARD = "/api/v1/3x3?board=X...O...."
 

@@ -13,8 +13,10 @@ import time
 
 import pytest
 from damage import set_number
+from extras import need
 
-pytest.importorskip("fastapi")
+pytestmark = pytest.mark.web
+need("web", "fastapi")
 from fastapi.testclient import TestClient
 
 from ttt_solver.web.app import create_app

@@ -5,9 +5,11 @@ matches the schema (status codes, content type, headers, body)."""
 from __future__ import annotations
 
 import pytest
+from extras import need
 from web_support import served_for
 
-pytest.importorskip("fastapi")
+pytestmark = pytest.mark.web
+need("web", "fastapi")
 schemathesis = pytest.importorskip("schemathesis")
 from hypothesis import HealthCheck, given, seed, settings
 from schemathesis import GenerationMode

@@ -16,9 +16,11 @@ import time
 from pathlib import Path
 
 import pytest
+from extras import need
 from web_support import address, exchange, live_server, parse_response, read_all, served_for
 
-pytest.importorskip("fastapi")
+pytestmark = pytest.mark.web
+need("web", "fastapi")
 from ttt_solver.web.app import create_app
 from ttt_solver.web.server import Limits
 

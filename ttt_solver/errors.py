@@ -6,6 +6,8 @@ command line, which turns them into one ``Error: ...`` line) can catch them in o
 
 from __future__ import annotations
 
+SHOWN_LENGTH = 60  # characters of a bad value that a message quotes at most
+
 
 class TTTError(Exception):
     """Base class of every error ttt-solver raises on purpose."""
@@ -69,6 +71,13 @@ class NotFeasibleError(TTTError, ValueError):
 
 class MissingExtraError(TTTError, ImportError):
     """An optional dependency is not installed; the message names the extra to install."""
+
+
+def shown(value: object) -> str:
+    """A bad value as every message quotes it: its ``repr``, cut to :data:`SHOWN_LENGTH`
+    characters (a pasted page or a damaged file can hold anything)."""
+    text = repr(value)
+    return text if len(text) <= SHOWN_LENGTH else text[: SHOWN_LENGTH - 3] + "..."
 
 
 def install_hint(extra: str, packages: str) -> str:

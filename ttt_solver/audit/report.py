@@ -61,12 +61,16 @@ class Report:
 
     def rows(self, bad: np.ndarray, codes: np.ndarray, variant: Any, what: str, passed: str) -> None:
         """Record ``what`` for every row where ``bad`` holds, else ``passed``."""
-        count = int(np.count_nonzero(bad))
-        if count:
+        if bad.any():
             self.bad.update(codes[bad].tolist())
-            self.failed(what, array_rules.decode_texts(codes[bad][:3], variant), count)
+            self.failed_codes(what, codes[bad], variant)
         else:
             self.passed(passed)
+
+    def failed_codes(self, what: str, codes: np.ndarray, variant: Any) -> None:
+        """Record ``what`` for each of these rows (if any), the first three shown as boards."""
+        if len(codes):
+            self.failed(what, array_rules.decode_texts(codes[:3], variant), len(codes))
 
     def raise_for_contradictions(self, failing: str = "fails verification") -> None:
         if not self.ok:

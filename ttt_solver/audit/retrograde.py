@@ -129,28 +129,13 @@ def _compare(
     if len(extra):
         counts["extra"] += len(extra)
         canonical = array_rules.canonical_codes(extra, variant) == extra
-        if (~canonical).any():
-            report.failed(
-                "a row that is not canonical",
-                array_rules.decode_texts(extra[~canonical][:3], variant),
-                int((~canonical).sum()),
-            )
-        if canonical.any():
-            report.failed(
-                "a row that is no legal position",
-                array_rules.decode_texts(extra[canonical][:3], variant),
-                int(canonical.sum()),
-            )
+        report.failed_codes("a row that is not canonical", extra[~canonical], variant)
+        report.failed_codes("a row that is no legal position", extra[canonical], variant)
         report.bad.update(extra[:1000].tolist())
     have = np.zeros(len(expected.code), dtype=bool)
     have[index[present]] = True
-    if (~have).any():
-        counts["missing"] += int((~have).sum())
-        report.failed(
-            "a canonical legal position with no row",
-            array_rules.decode_texts(expected.code[~have][:3], variant),
-            int((~have).sum()),
-        )
+    counts["missing"] += int((~have).sum())
+    report.failed_codes("a canonical legal position with no row", expected.code[~have], variant)
     rows = np.flatnonzero(present)
     mine = index[present]
     sound = np.ones(len(rows), dtype=bool)
@@ -163,7 +148,7 @@ def _compare(
             codes = got.code[rows][bad]
             report.bad.update(codes[:1000].tolist())
             what = f"{label} not what the children imply" if name != "orbit" else "wrong orbit"
-            report.failed(what, array_rules.decode_texts(codes[:3], variant), int(bad.sum()))
+            report.failed_codes(what, codes, variant)
             sound &= ~bad
     return rows[sound]
 
@@ -198,12 +183,7 @@ def report_outside(codes: np.ndarray, variant: Variant, report: Report) -> None:
                 [str(c) for c in codes[~inside][:3].tolist()],
                 int((~inside).sum()),
             )
-        if inside.any():
-            report.failed(
-                "a row that is no legal position",
-                array_rules.decode_texts(codes[inside][:3], variant),
-                int(inside.sum()),
-            )
+        report.failed_codes("a row that is no legal position", codes[inside], variant)
 
 
 def plies(codes: np.ndarray, variant: Variant) -> np.ndarray:

@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from ..errors import shown
 from ..game import array_rules
 from ..solver.passes import COLUMNS, Solved
 from ..solver.solve import Steps, default_memory
 from ..store import number_in
 from ..store.content import BEST_SHIFT, DATA_FIELDS, PACKED, data_limit, digest_stream, unpack_blob
-from ..store.reader import shown
 from . import SMALL_ROWS
 from .report import Report
 from .retrograde import plies, prove_tiers, report_outside

@@ -9,14 +9,16 @@ module-level imports light (numpy and SQLAlchemy stay inside the commands that n
 Errors: any TTTError raised while a command runs becomes one ``Error: ...`` line on stderr,
 with exit code 2 for bad input and 1 for a database that cannot be read, built or proved; so
 does running out of memory. Ctrl-C and SIGTERM stop a command the same way (``Aborted!``, exit
-code 130 or 143, as a shell reports the signal), after the code they interrupt has cleaned up.
+code 130 or 143, as a shell reports the signal), after the code they interrupt has cleaned up. A
+closed pipe (``| head``) stops any command quietly, with exit code 141 (a shell's for SIGPIPE).
 ``python build_db.py`` runs the ``build`` command through the same path.
 """
 
 from __future__ import annotations
 
 import sys
-from contextlib import suppress
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from importlib import import_module
 from typing import Any
 
@@ -40,6 +42,11 @@ COMMAND_MODULES = {
     "serve": ("serve",),
     "cache": ("cache",),
 }
+
+
+# A closed pipe (`ttt-lookup query ... | head`) ends a command quietly with the code a shell gives a
+# program that SIGPIPE stopped (128 + 13), as `seq 1000000 | head` does: the reader had enough.
+CLOSED_PIPE = 141
 
 
 class TTTGroup(click.Group):
@@ -80,8 +87,14 @@ class TTTGroup(click.Group):
         found = ((name, self.get_command(ctx, name)) for name in self.list_commands(ctx))
         return [(name, command) for name, command in found if command is not None and not command.hidden]
 
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
+    ) -> click.Context:
+        with closed_pipe_ends():  # ttt-lookup --help | head
+            return super().make_context(info_name, args, parent, **extra)
+
     def invoke(self, ctx: click.Context) -> Any:
-        with translate_errors():
+        with closed_pipe_ends(), translate_errors():  # every command, its own --help included
             return super().invoke(ctx)
 
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
@@ -99,10 +112,9 @@ class TTTGroup(click.Group):
         except click.ClickException as error:  # a usage error, or a library error turned into one line
             click.echo(f"Error: {one_line(error_message(error))}", err=True)
             sys.exit(error.exit_code)
-        except OSError as error:  # writing the output failed: a full disk, a closed pipe
-            _silence_stdout()  # or the interpreter fails again flushing it at exit
-            if not isinstance(error, BrokenPipeError):  # a closed pipe (`| head`) is no error to report
-                click.echo(f"Error: cannot write the output: {error.strerror or error}", err=True)
+        except OSError as error:  # writing the output failed: a full disk (a closed pipe: closed_pipe_ends)
+            _silence(sys.stdout)
+            click.echo(f"Error: cannot write the output: {error.strerror or error}", err=True)
             sys.exit(1)
         except (click.Abort, EOFError, KeyboardInterrupt, Terminated) as error:
             with suppress(OSError):  # after SIGHUP the terminal may be gone
@@ -170,7 +182,7 @@ def error_message(error: click.ClickException) -> str:
     if isinstance(error, click.NoSuchOption):
         from ..game.suggest import did_you_mean
 
-        hint = did_you_mean(error.option_name, error.possibilities or ())  # click's close long options
+        hint = did_you_mean(error.option_name, _long_options(error.ctx) or error.possibilities or ())
         message = f"unknown option {error.option_name!r}{f': {hint}' if hint else ''}"
     elif isinstance(error, click.UsageError):
         message = _sentence(error.format_message())
@@ -178,6 +190,14 @@ def error_message(error: click.ClickException) -> str:
         return error.format_message()
     ctx = error.ctx
     return f"{message} (see '{ctx.command_path} --help')" if ctx is not None else message
+
+
+def _long_options(ctx: click.Context | None) -> list[str]:
+    """Every long option a command shows in its help (click hands over only those it finds close)."""
+    if ctx is None:
+        return []
+    params = [param for param in ctx.command.get_params(ctx) if not getattr(param, "hidden", False)]
+    return [name for param in params for name in (*param.opts, *param.secondary_opts) if name.startswith("--")]
 
 
 def _sentence(text: str) -> str:
@@ -195,13 +215,27 @@ def one_line(message: str) -> str:
     return "".join(char if char.isprintable() else repr(char)[1:-1] for char in message)
 
 
-def _silence_stdout() -> None:
+@contextmanager
+def closed_pipe_ends() -> Iterator[None]:
+    """A closed pipe ends the command quietly with exit code :data:`CLOSED_PIPE`. (Click's own
+    handling, which runs first unless this does, exits 1; the same ``| head`` then ended some
+    commands with 1 and others with 141.)"""
+    try:
+        yield
+    except BrokenPipeError:
+        _silence(sys.stdout, sys.stderr)  # or the interpreter fails again flushing them at exit
+        raise click.exceptions.Exit(CLOSED_PIPE) from None
+
+
+def _silence(*streams: Any) -> None:
+    """Send what is left to write on ``streams`` to the null device."""
     import os
 
-    try:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
+    for stream in streams:
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+        except (OSError, ValueError):
+            pass
 
 
 def main(argv: list[str] | None = None, prog_name: str = "ttt-lookup") -> None:

@@ -80,9 +80,7 @@ def compare(
         else:
             result = compare_sampled(agent_a, agent_b, games, seed, shown.phase(games, f"{a} vs {b}"))
     if fmt == "json":
-        data = result.to_json()
-        data["seed"] = seed
-        echo_json(data)
+        echo_json({**result.to_dict(), "seed": seed})
     else:
         click.echo(_describe_comparison(result, seed_text(seed, drawn)))
 
@@ -165,9 +163,7 @@ def tournament(
 
         require_plot(lambda: draw(result, plot_path, seed))
     if fmt == "json":
-        data = result.to_json()
-        data["seed"] = seed
-        echo_json(data)
+        echo_json({**result.to_dict(), "seed": seed})
     else:
         click.echo(_describe_tournament(result, seed_text(seed, drawn)))
         if plot_path is not None:

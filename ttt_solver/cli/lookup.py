@@ -13,20 +13,23 @@ import click
 from ..game import board as rules
 from ..game.variant import Variant
 from ..lookup.analysis import analysis
-from .options import board_input, chart_option, database_options, load_oracle, require_plot, resolve_database
+from .options import F, board_input, chart_option, database_options, load_oracle, require_plot, resolve_database
 from .output import echo_json, grid, output_options
 
 if TYPE_CHECKING:
     from ..lookup.oracle import Position
 
+
+def position_command(f: F) -> click.Command:
+    """A command about one position: ``--db``/``--variant``, BOARD or ``--moves``, ``--json``."""
+    return click.command()(database_options(board_input(output_options("json")(f))))
+
+
 _LETTER = {1: "W", 0: "D", -1: "L"}
 _COLOUR = {1: "green", 0: "yellow", -1: "red"}
 
 
-@click.command()
-@database_options
-@board_input
-@output_options("json")
+@position_command
 def analyze(board: str, variant: Variant, db: str | None, fmt: str) -> None:
     """Value, remoteness, best and preferred moves of a position, and a perfect line.
 
@@ -88,10 +91,7 @@ def move_sets(position: Position) -> list[str]:
     ]
 
 
-@click.command()
-@database_options
-@board_input
-@output_options("json")
+@position_command
 def best(board: str, variant: Variant, db: str | None, fmt: str) -> None:
     """One preferred move: keeps the value, then wins fastest or loses slowest (lowest cell on ties).
 

@@ -63,7 +63,24 @@ def _set_colour(ctx: click.Context, _param: click.Parameter, value: bool | None)
 
 
 def echo_json(data: Any) -> None:
-    click.echo(dumps(data))
+    echo_long(dumps(data))
+
+
+PIECE = 1 << 16  # characters a write
+
+
+def echo_long(text: str, nl: bool = True) -> None:
+    """``click.echo`` for output that may run to megabytes (a query's rows), a piece at a time.
+
+    A reader that leaves in the middle (``| head``) cuts a write short; CPython does not report
+    a short write, so one big write would end the command as if all were read, while the next
+    write fails with a closed pipe (exit code 141, see :mod:`ttt_solver.cli`), as it does for
+    every shorter output.
+    """
+    *pieces, last = [text[start : start + PIECE] for start in range(0, len(text), PIECE)] or [""]
+    for piece in pieces:
+        click.echo(piece, nl=False)
+    click.echo(last, nl=nl)
 
 
 def dumps(data: Any, indent: str = "") -> str:
@@ -136,14 +153,15 @@ def echo_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = 
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(columns)
         writer.writerows(rows)
-        click.echo(buffer.getvalue(), nl=False)
+        echo_long(buffer.getvalue(), nl=False)
     else:
-        click.echo(table(columns, rows))
+        echo_long(table(columns, rows))
 
 
 def table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """A plain aligned table: numbers right-aligned, text left-aligned, NULL as blank."""
-    cells = [["" if value is None else str(value) for value in row] for row in rows]
+    """A plain aligned table: numbers right-aligned, whole numbers with thousands separators
+    (``333,792``, as every command prints counts), text left-aligned, NULL as blank."""
+    cells = [[_cell(value) for value in row] for row in rows]
     numeric = [
         all(isinstance(row[i], (int, float)) or row[i] is None for row in rows) and bool(rows)
         for i in range(len(columns))
@@ -155,6 +173,12 @@ def table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
         return "  ".join(parts).rstrip()
 
     return "\n".join([line(columns), line(["-" * w for w in widths]), *(line(row) for row in cells)])
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
 
 def grid(labels: Sequence[str], variant: Variant, styles: Sequence[dict[str, Any]] | None = None) -> str:

@@ -15,6 +15,8 @@ from typing import Any
 
 import click
 
+from ..errors import shown
+
 
 class BadValue(click.BadParameter):
     """A value an option cannot take: ``invalid --games '0': expected a whole number from 1 to 10``."""
@@ -26,7 +28,7 @@ class BadValue(click.BadParameter):
         self.value = value
 
     def format_message(self) -> str:
-        return f"invalid {option_name(self.param)} {shown(self.value)}: {self.message}"
+        return f"invalid {option_name(self.param)} {shown(str(self.value))}: {self.message}"  # as typed: text
 
 
 def option_name(param: click.Parameter | None) -> str:
@@ -36,12 +38,6 @@ def option_name(param: click.Parameter | None) -> str:
     if isinstance(param, click.Option):
         return max(param.opts, key=len)
     return (param.human_readable_name or param.name or "value").lower()
-
-
-def shown(value: Any) -> str:
-    """A value as a message quotes it: its text in quotes, cut short when long."""
-    text = repr(value if isinstance(value, str) else str(value))
-    return text if len(text) <= 42 else text[:38] + "...'"
 
 
 def _bounds(low: float | None, high: float | None, number: str, fmt: str) -> str:

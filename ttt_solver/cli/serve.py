@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import click
 
-from ..errors import MissingExtraError, install_hint
+from ..errors import MissingExtraError, install_hint, shown
 from ..game.variant import Variant
 from ..store import Target
 from ..system.memory import out_of_memory, reserve_threads
 from .options import CLIError, CLIFailure
-from .params import Number, Size, Whole, shown
+from .params import Number, Size, Whole
 from .stopping import raise_if_stopped
 
 WEB_PACKAGES = "fastapi uvicorn uvloop httptools fastapi-offline"

@@ -10,7 +10,10 @@ each:
 - ``planes[index, perspective]``: the observation, an int8 ``(rows, cols, 2)`` array; plane 0
   holds the learner's marks and plane 1 the opponent's, as PettingZoo's classic games do.
   ``perspective`` is 0 when the learner plays X and 1 when it plays O. Cells are row-major
-  (cell ``c`` is ``[c // cols, c % cols]``), the numbering of the actions.
+  (cell ``c`` is ``[c // cols, c % cols]``), the numbering of the actions. The environments'
+  ``observation="flat"`` hands out the same array as a vector of ``2 * cells``
+  (:func:`observation_shape`): Stable-Baselines3 takes any 3-D observation for an image, and
+  the planes are not one (int8 0/1, 3x3 pixels), so it warns; its MLP policies take the vector.
 - ``masks[index]``: int8, 1 on each empty cell of an unfinished board (what
   ``Discrete.sample(mask=...)`` takes), all 0 on a finished or illegal board.
 - ``final[index]``: the value of a finished board for the side to move (-1 when the last
@@ -137,6 +140,17 @@ class LazyBoardTables:
         as_o = as_x[..., ::-1].copy()
         as_x.flags.writeable = as_o.flags.writeable = False
         return as_x, as_o
+
+
+OBSERVATIONS = ("planes", "flat")  # the layouts of an observation the environments offer
+
+
+def observation_shape(variant: Variant, observation: str) -> tuple[int, ...]:
+    """The shape of one observation: ``"planes"`` ``(rows, cols, 2)``, ``"flat"`` ``(2 * cells,)``,
+    the planes read row-major (cell ``c``'s learner mark at ``2 * c``, the opponent's at ``2 * c + 1``)."""
+    if observation not in OBSERVATIONS:
+        raise ValueError(f"invalid observation {observation!r}: expected 'planes' or 'flat'")
+    return (variant.rows, variant.cols, 2) if observation == "planes" else (2 * variant.cells,)
 
 
 def perspective(side: int) -> int:

@@ -14,8 +14,12 @@ it replays each agent's sampling rule in numpy, giving the board after each move
   to move or the game is over.
 - any other enumerable agent using :meth:`Agent.choose` (``random``, ``think1..3``,
   ``heuristic``, ``onestep``, ``nstep:D``, ``minimax:D``) (:class:`PolicyMoves`): that rule
-  over tables of the agent's policy, filled the first time a board is met.
+  over tables of the agent's own samplers (:meth:`Agent.sampler`), filled the first time a board
+  is met.
 - anything else (``mc:N``, a custom agent) (:class:`LoopMoves`): ``agent.choose`` per game.
+
+``tests/test_agent_replays.py`` checks that each replay makes ``agent.choose``'s move with the same
+draws, on every unfinished position of 3x3 and 3x4k3 (one board of each symmetry class on 3x4k3).
 
 :class:`Draws` gives each game its own ``numpy.random.Generator`` and reads it in blocks;
 ``Generator.random(k)`` returns exactly the next ``k`` values of ``Generator.random()``, so
@@ -24,7 +28,6 @@ bulk reading does not change what each game sees.
 
 from __future__ import annotations
 
-from itertools import accumulate
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -283,19 +286,21 @@ class PolicyMoves(_CellMoves):
         several = counts > 1
         u = np.zeros(len(games))  # 0 where nothing is drawn
         u[several] = draws.take_games(games[several])
-        uniform = (u * counts).astype(np.intp)
-        cumulative = self._cumulative[index]
-        weighted = (cumulative <= (u * cumulative[np.arange(len(index)), counts - 1])[:, None]).sum(axis=1)
-        pick = np.where(self._uniform[index], uniform, np.minimum(weighted, counts - 1))
+        pick = (u * counts).astype(np.intp)  # equally likely cells: cells[int(u * n)]
+        weighted = np.flatnonzero(~self._uniform[index])  # else the first cell whose cumulative share exceeds u * total
+        if len(weighted):
+            cumulative, n = self._cumulative[index[weighted]], counts[weighted]
+            passed = (cumulative <= (u[weighted] * cumulative[np.arange(len(weighted)), n - 1])[:, None]).sum(axis=1)
+            pick[weighted] = np.minimum(passed, n - 1)
         found: np.ndarray = self._cells[index, pick].astype(np.intp)
         return found
 
     def _fill(self, index: int) -> None:
-        policy = self.agent.policy(self.tables.texts[index])
-        cells, shares = list(policy), list(policy.values())
+        cells, cumulative = self.agent.sampler(self.tables.texts[index])
         self._cells[index, : len(cells)] = cells
-        self._cumulative[index, : len(cells)] = list(accumulate(shares))
-        self._uniform[index] = all(share == shares[0] for share in shares)
+        if cumulative is not None:
+            self._cumulative[index, : len(cells)] = cumulative
+        self._uniform[index] = cumulative is None
         self._counts[index] = len(cells)
 
 

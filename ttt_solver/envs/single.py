@@ -5,8 +5,10 @@ The learner plays one side (``"X"``, ``"O"`` or ``"random"`` per episode) agains
 One ``step`` is the learner's move followed by the opponent's reply.
 
 - Observation: int8 ``(rows, cols, 2)`` (``(3, 3, 2)`` on 3x3), plane 0 the learner's marks,
-  plane 1 the opponent's, cells row-major (see :mod:`.observation`). Actions:
-  ``Discrete(cells)`` (``Discrete(9)``), the cell to mark.
+  plane 1 the opponent's, cells row-major (see :mod:`.observation`); with
+  ``observation="flat"`` the same values as one vector ``(2 * cells,)`` (``(18,)``), which
+  Stable-Baselines3's policies take without warnings. Actions: ``Discrete(cells)``
+  (``Discrete(9)``), the cell to mark.
 - ``variant``: any board of the database (``"3x3-misere"``, ``"3x4k3"``, ``"4x4"``, ...), with
   its rules: in misère the learner who completes a line loses (-1). The opponent must play it
   (see :mod:`ttt_solver.players.agents`); the perfect one loads that variant's database.
@@ -33,17 +35,18 @@ One ``step`` is the learner's move followed by the opponent's reply.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ..errors import GameOverError, InvalidBoardError
-from ..game.variant import STANDARD, Variant
+from ..game.variant import STANDARD, Variant, as_variant
 from ..lookup.oracle import Oracle
 from ..players.agents import Agent
 from ..players.agents.perfect import PerfectAgent
 from ._gym import gym, spaces
-from .observation import PLAYING, board_tables, perspective
+from .observation import PLAYING, board_tables, observation_shape, perspective
 from .opponent import resolve_opponent
 from .replies import Node, ReplyTree, reply_tree
 
@@ -65,10 +68,6 @@ def check_illegal(illegal: str) -> str:
     return illegal
 
 
-def as_variant(variant: Variant | str) -> Variant:
-    return Variant.parse(variant) if isinstance(variant, str) else variant
-
-
 class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
     """The learner against one agent; see the module docstring."""
 
@@ -84,6 +83,7 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
         illegal: str = "lose",
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
+        observation: str = "planes",
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"invalid render_mode {render_mode!r}: expected 'ansi', 'human', 'rgb_array' or None")
@@ -99,8 +99,9 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
         self._tree: ReplyTree | None = None
         self.opponent = resolve_opponent(opponent, oracle, self.variant)
         self._tables = board_tables(self.variant)
-        rows, cols = self.variant.rows, self.variant.cols
-        self.observation_space = spaces.Box(0, 1, (rows, cols, 2), np.int8)
+        self.observation_space = spaces.Box(0, 1, observation_shape(self.variant, observation), np.int8)
+        # An observation is a copy of the planes' row, flattened for "flat" (one call either way: hot path).
+        self._copy: Callable[[Any], np.ndarray] = np.ndarray.copy if observation == "planes" else np.ndarray.flatten
         self.action_space = spaces.Discrete(self.variant.cells)
         self._index = self._tables.empty_index
         self._side = 1
@@ -158,7 +159,7 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
                 self._node = self._blocked if over else self._nodes.get(index) or self._follow()
                 if self.render_mode == "human":
                     print(self._text())
-                return obs.copy(), reward, over, False, {"action_mask": mask.copy()}
+                return self._copy(obs), reward, over, False, {"action_mask": mask.copy()}
         # The checked path: any opponent, any move.
         if self._over:
             raise GameOverError("no game in progress (never started, or over): call reset() before step()")
@@ -187,7 +188,7 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
             self._follow()
         if self.render_mode == "human":
             print(self._text())
-        obs = tables.plane_rows[0 if side > 0 else 1][index].copy()  # type: ignore[union-attr]
+        obs = self._copy(tables.plane_rows[0 if side > 0 else 1][index])
         return obs, reward, over, False, {"action_mask": tables.mask_rows[index].copy()}  # type: ignore[union-attr]
 
     def render(self) -> str | np.ndarray | None:
@@ -233,7 +234,7 @@ class TicTacToeEnv(gym.Env[np.ndarray, np.int64]):
         return self._node
 
     def _observation(self) -> np.ndarray:
-        return self._tables.plane_rows[perspective(self._side)][self._index].copy()  # type: ignore[union-attr]
+        return self._copy(self._tables.plane_rows[perspective(self._side)][self._index])
 
     def _illegal_step(self, cell: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self.illegal == "raise":

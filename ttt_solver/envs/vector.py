@@ -1,8 +1,9 @@
 """``VectorTicTacToe``: N games against one agent, stepped together in numpy.
 
 It follows Gymnasium's vector API (``gymnasium.vector.VectorEnv``): batched observations
-``(N, rows, cols, 2)`` (``(N, 3, 3, 2)`` on 3x3), actions ``(N,)``, rewards, terminations and
-truncations ``(N,)``, and ``infos["action_mask"]`` ``(N, cells)`` int8. The rules, observations,
+``(N, rows, cols, 2)`` (``(N, 3, 3, 2)`` on 3x3; ``(N, 2 * cells)`` with ``observation="flat"``),
+actions ``(N,)``, rewards, terminations and truncations ``(N,)``, and ``infos["action_mask"]``
+``(N, cells)`` int8. The rules, observations,
 rewards and illegal-move handling are those of :class:`~ttt_solver.envs.single.TicTacToeEnv`.
 It steps the games through dense tables over every board, so it covers variants of up to 12
 cells (3x3, 3x3-misere, 3x4k3, 4x3k3, ...); on 4x4 it raises InvalidVariantError, and
@@ -33,13 +34,13 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..errors import GameOverError, InvalidBoardError, InvalidVariantError
-from ..game.variant import STANDARD, Variant
+from ..game.variant import STANDARD, Variant, as_variant
 from ..lookup.oracle import Oracle
 from ..players.agents import Agent
 from ._gym import spaces
-from .observation import DENSE_CELLS, PLAYING, BoardTables, board_tables, children, x_to_move
+from .observation import DENSE_CELLS, PLAYING, BoardTables, board_tables, children, observation_shape, x_to_move
 from .opponent import Draws, PerfectMoves, batch_moves, resolve_opponent
-from .single import as_variant, check_illegal, parse_side
+from .single import check_illegal, parse_side
 
 _MOST_DRAWS = 3  # per game and step: side, then the opponent's mixing draw and pick
 
@@ -60,6 +61,7 @@ class VectorTicTacToe(VectorEnv):
         illegal: str = "lose",
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
+        observation: str = "planes",
     ) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"invalid num_envs {num_envs!r}: expected a positive integer")
@@ -81,7 +83,8 @@ class VectorTicTacToe(VectorEnv):
         self._tables = tables
         self._moves = moves = batch_moves(self.opponent, tables)
         self._by_row = moves.by_row if isinstance(moves, PerfectMoves) and moves.probability >= 1.0 else None
-        self.single_observation_space = spaces.Box(0, 1, (self.variant.rows, self.variant.cols, 2), np.int8)
+        shape = observation_shape(self.variant, observation)
+        self.single_observation_space = spaces.Box(0, 1, shape, np.int8)
         self.single_action_space = spaces.Discrete(self.variant.cells)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
@@ -89,7 +92,8 @@ class VectorTicTacToe(VectorEnv):
         self._size = len(tables.final)
         self._children = children(tables)  # by index * cells + cell; -1 when the cell is taken
         self._final = tables.final
-        self._mask_rows, self._planes, self._values = _batch_rows(tables)
+        self._mask_rows, planes, self._values = _batch_rows(tables)
+        self._planes = planes.reshape(len(planes), *shape)  # a view: "flat" copies nothing
         self._index = np.full(num_envs, tables.empty_index, dtype=np.intp)
         self._view = np.full(num_envs, self._size if self._side_choice < 0 else 0, dtype=np.intp)  # X: 0, O: size
         self._done = np.zeros(num_envs, dtype=bool)

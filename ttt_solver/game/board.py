@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from operator import index
 
-from ..errors import InvalidBoardError
-from .variant import STANDARD, Variant, variant_of
+from ..errors import InvalidBoardError, shown
+from .variant import STANDARD, Variant, as_variant
 
 X, O, EMPTY = "X", "O", "."
 _CHARS = {"X": X, "x": X, "O": O, "o": O, ".": EMPTY, "-": EMPTY, "_": EMPTY}
@@ -28,17 +28,11 @@ _FROM_NUMBER = {1: X, -1: O, 0: EMPTY}
 _TO_NUMBER = {X: 1, O: -1, EMPTY: 0}
 
 
-def _shown(value: object) -> str:
-    """A bad input for a message: quoted and short."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def normalize(text: str, variant: Variant | str = STANDARD) -> str:
     """Text in any accepted spelling -> canonical spelling; checks characters and length only."""
-    variant = variant_of(variant)
+    variant = as_variant(variant)
     if not isinstance(text, str):
-        raise InvalidBoardError(f"invalid board {text!r}: expected text")
+        raise InvalidBoardError(f"invalid board {shown(text)}: expected text")
     cells = []
     for position, char in enumerate(text):
         if char in _SEPARATORS:
@@ -46,18 +40,18 @@ def normalize(text: str, variant: Variant | str = STANDARD) -> str:
         mark = _CHARS.get(char)
         if mark is None:
             raise InvalidBoardError(
-                f"invalid board {text!r}: bad character {char!r} at position {position} (use X, O and . for empty)"
+                f"invalid board {shown(text)}: bad character {char!r} at position {position} (use X, O and . for empty)"
             )
         cells.append(mark)
     if len(cells) != variant.cells:
-        raise InvalidBoardError(f"invalid board {text!r}: expected {variant.cells} cells, got {len(cells)}")
+        raise InvalidBoardError(f"invalid board {shown(text)}: expected {variant.cells} cells, got {len(cells)}")
     return "".join(cells)
 
 
 def line_owners(text: str, variant: Variant = STANDARD) -> dict[str, list[tuple[int, ...]]]:
     """The completed lines of each player that has one."""
     if variant.__class__ is not Variant:  # a name, or a mistake
-        variant = variant_of(variant)
+        variant = as_variant(variant)
     owners: dict[str, list[tuple[int, ...]]] = {}
     for line in variant.lines:
         first = text[line[0]]
@@ -69,7 +63,7 @@ def line_owners(text: str, variant: Variant = STANDARD) -> dict[str, list[tuple[
 def legality_error(text: str, variant: Variant | str = STANDARD) -> str | None:
     """Why a normalised board cannot arise in a real game, or None if it can
     (InvalidBoardError if ``text`` is not normalised text of the variant's size)."""
-    variant = variant_of(variant)
+    variant = as_variant(variant)
     if not isinstance(text, str) or len(text) != variant.cells or text.strip("XO."):
         raise _not_normal(text, variant)
     xs, os = text.count(X), text.count(O)
@@ -114,17 +108,17 @@ def _integer(value: object) -> int:
 
 def from_array(cells: Iterable[int], variant: Variant | str = STANDARD) -> str:
     """+1/-1/0 integers (a list, tuple or numpy array) -> legal normalised text."""
-    variant = variant_of(variant)
+    variant = as_variant(variant)
     try:
         numbers = [_integer(value) for value in cells]
     except TypeError:
-        raise InvalidBoardError(f"invalid board {_shown(cells)}: expected integers +1, -1 or 0") from None
+        raise InvalidBoardError(f"invalid board {shown(cells)}: expected integers +1, -1 or 0") from None
     marks = [_FROM_NUMBER.get(number) for number in numbers]
     if None in marks:
         bad = numbers[marks.index(None)]
-        raise InvalidBoardError(f"invalid board {_shown(numbers)}: bad value {_shown(bad)} (use +1, -1 or 0)")
+        raise InvalidBoardError(f"invalid board {shown(numbers)}: bad value {shown(bad)} (use +1, -1 or 0)")
     if len(marks) != variant.cells:
-        raise InvalidBoardError(f"invalid board {_shown(numbers)}: expected {variant.cells} cells, got {len(marks)}")
+        raise InvalidBoardError(f"invalid board {shown(numbers)}: expected {variant.cells} cells, got {len(marks)}")
     return parse("".join(marks), variant)  # type: ignore[arg-type]
 
 
@@ -157,16 +151,16 @@ def _not_normal(text: object, variant: Variant | None) -> InvalidBoardError:
     ``str.strip``) rather than answer wrongly."""
     if not isinstance(text, str):
         example = EMPTY * (variant or STANDARD).cells
-        return InvalidBoardError(f"invalid board {_shown(text)}: expected text such as {example!r}")
+        return InvalidBoardError(f"invalid board {shown(text)}: expected text such as {example!r}")
     if variant is not None and len(text) != variant.cells:
-        return InvalidBoardError(f"invalid board {_shown(text)}: expected {variant.cells} cells for {variant}")
-    return InvalidBoardError(f"invalid board {_shown(text)}: expected normalised text (X, O and . only)")
+        return InvalidBoardError(f"invalid board {shown(text)}: expected {variant.cells} cells for {variant}")
+    return InvalidBoardError(f"invalid board {shown(text)}: expected normalised text (X, O and . only)")
 
 
 def terminal_value(text: str, variant: Variant = STANDARD) -> int | None:
     """The value of a finished game for the side to move, or None while play goes on."""
     if variant.__class__ is not Variant:  # a name, or a mistake (the hot path pays one comparison)
-        variant = variant_of(variant)
+        variant = as_variant(variant)
     if not isinstance(text, str) or len(text) != variant.cells or text.strip("XO."):  # strip leaves any other char
         raise _not_normal(text, variant)
     if line_owners(text, variant):
@@ -194,14 +188,14 @@ def legal_moves(text: str, variant: Variant = STANDARD) -> list[int]:
 def play(text: str, cell: int, variant: Variant = STANDARD) -> str:
     """The board after the side to move plays ``cell``; raise InvalidBoardError if illegal."""
     if variant.__class__ is not Variant:  # a name, or a mistake
-        variant = variant_of(variant)
+        variant = as_variant(variant)
     if cell.__class__ is not int:
         try:
             cell = _integer(cell)
         except TypeError:
-            raise InvalidBoardError(f"invalid move {_shown(cell)}: expected a cell number") from None
+            raise InvalidBoardError(f"invalid move {shown(cell)}: expected a cell number") from None
     if not 0 <= cell < variant.cells:
-        raise InvalidBoardError(f"invalid move {cell!r}: cells are 0 to {variant.cells - 1}")
+        raise InvalidBoardError(f"invalid move {shown(cell)}: cells are 0 to {variant.cells - 1}")
     if terminal_value(text, variant) is not None:
         raise InvalidBoardError(f"invalid move {cell}: the game on {text!r} is already over")
     if text[cell] != EMPTY:
@@ -211,12 +205,12 @@ def play(text: str, cell: int, variant: Variant = STANDARD) -> str:
 
 def from_moves(moves: Iterable[int], variant: Variant | str = STANDARD) -> str:
     """The board reached by playing ``moves`` (cells) from the empty board."""
-    variant = variant_of(variant)
+    variant = as_variant(variant)
     board = EMPTY * variant.cells
     try:
         cells = iter(moves)
     except TypeError:
-        raise InvalidBoardError(f"invalid moves {_shown(moves)}: expected a sequence of cell numbers") from None
+        raise InvalidBoardError(f"invalid moves {shown(moves)}: expected a sequence of cell numbers") from None
     for cell in cells:
         board = play(board, cell, variant)
     return board
@@ -236,17 +230,17 @@ def cell_number(text: str) -> int | None:
 def parse_moves(spec: str, variant: Variant | str = STANDARD) -> str:
     """``"4,0,8"`` -> the board after those moves from the empty board."""
     if not isinstance(spec, str):
-        raise InvalidBoardError(f"invalid moves {_shown(spec)}: expected text such as 4,0,8")
+        raise InvalidBoardError(f"invalid moves {shown(spec)}: expected text such as 4,0,8")
     parts = [part for part in spec.replace(" ", "").split(",") if part]
     cells = [cell for cell in map(cell_number, parts) if cell is not None]
     if len(cells) != len(parts):
-        raise InvalidBoardError(f"invalid moves {_shown(spec)}: expected cell numbers separated by commas, e.g. 4,0,8")
+        raise InvalidBoardError(f"invalid moves {shown(spec)}: expected cell numbers separated by commas, e.g. 4,0,8")
     return from_moves(cells, variant)
 
 
 def all_boards(variant: Variant | str = STANDARD) -> list[str]:
     """Every legal board, in order of ply (by walking the game from the empty board)."""
-    variant = variant_of(variant)
+    variant = as_variant(variant)
     layer = [EMPTY * variant.cells]
     found = []
     while layer:
@@ -257,7 +251,7 @@ def all_boards(variant: Variant | str = STANDARD) -> list[str]:
 
 def pretty(text: str, variant: Variant | str = STANDARD) -> str:
     """Rows on separate lines, e.g. ``X..\\n.O.\\n...``."""
-    variant = variant_of(variant)
+    variant = as_variant(variant)
     if not isinstance(text, str) or len(text) != variant.cells or text.strip("XO."):
         raise _not_normal(text, variant)
     c = variant.cols
@@ -272,7 +266,7 @@ class Board:
     variant: Variant
 
     def __init__(self, text: str, variant: Variant | str = STANDARD) -> None:
-        variant = variant_of(variant)
+        variant = as_variant(variant)
         object.__setattr__(self, "text", parse(text, variant))
         object.__setattr__(self, "variant", variant)
 
@@ -299,7 +293,7 @@ class Board:
 
     @classmethod
     def empty(cls, variant: Variant | str = STANDARD) -> Board:
-        variant = variant_of(variant)
+        variant = as_variant(variant)
         return cls(EMPTY * variant.cells, variant)
 
     def __str__(self) -> str:

@@ -2,8 +2,8 @@
 
 Everything that depends on the shape of the board (its cells, its winning lines, its
 symmetries) is derived here from a :class:`Variant`, so the rest of the code never bakes in
-3x3. Variant names: ``RxC`` with optional ``kK`` and ``-misere``, e.g. ``3x3``, ``4x4k3``,
-``3x3-misere``; k defaults to ``max(R, C)`` and is written out only when it differs.
+3x3. Variant names: ``RxC`` with optional ``kK`` and ``-misere`` (``-misère`` is read too), e.g.
+``3x3``, ``4x4k3``, ``3x3-misere``; k defaults to ``max(R, C)`` and is written out only when it differs.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import re
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from ..errors import InvalidVariantError
+from ..errors import InvalidVariantError, shown
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -25,7 +25,8 @@ MAX_CELLS = 20
 # Variants with a name people use (shell completion, Gymnasium ids); any RxC[kK][-misere] works.
 NAMED_VARIANTS = ("3x3", "3x3-misere", "3x4k3", "4x3k3", "3x4k3-misere", "4x4", "4x4k3", "4x4-misere")
 
-_NAME = re.compile(r"([0-9]+)x([0-9]+)(?:k([0-9]+))?(-misere)?")
+# "misère" as French and the README's prose spell it, composed or as e + a combining grave accent.
+_NAME = re.compile("([0-9]+)x([0-9]+)(?:k([0-9]+))?(-mis(?:e|\u00e8|e\u0300)re)?")
 
 
 class Variant:
@@ -43,9 +44,9 @@ class Variant:
     def __init__(self, rows: int = 3, cols: int = 3, k: int = 3, misere: bool = False) -> None:
         for what, value in (("rows", rows), ("cols", cols), ("k", k)):
             if isinstance(value, bool) or not isinstance(value, int):
-                raise InvalidVariantError(f"invalid variant: {what} must be an integer, got {value!r:.40}")
+                raise InvalidVariantError(f"invalid variant: {what} must be an integer, got {shown(value)}")
         if not isinstance(misere, bool):
-            raise InvalidVariantError(f"invalid variant: misere must be True or False, got {misere!r:.40}")
+            raise InvalidVariantError(f"invalid variant: misere must be True or False, got {shown(misere)}")
         fields = self.__dict__
         fields["rows"], fields["cols"], fields["k"], fields["misere"] = rows, cols, k, misere
         if self.rows < 1 or self.cols < 1 or self.rows * self.cols > MAX_CELLS:
@@ -66,15 +67,16 @@ class Variant:
 
     @classmethod
     def parse(cls, name: str) -> Variant:
-        """Parse ``3x3``, ``4x4``, ``4x4k3``, ``3x3-misere``, ...; raise InvalidVariantError."""
+        """Parse ``3x3``, ``4x4``, ``4x4k3``, ``3x3-misere`` (or ``3x3-misère``), ...; any case;
+        raise InvalidVariantError. The name it gives back is ASCII (``3x3-misere``)."""
         if not isinstance(name, str):
-            raise InvalidVariantError(f"invalid variant {name!r:.60}: expected text such as 4x4k3")
+            raise InvalidVariantError(f"invalid variant {shown(name)}: expected text such as 4x4k3")
         match = _NAME.fullmatch(name.strip().lower())
         if match is not None and max(len(group or "") for group in match.groups()[:3]) > 3:
-            raise InvalidVariantError(f"invalid variant {name[:40]!r}: the board must have 1 to {MAX_CELLS} cells")
+            raise InvalidVariantError(f"invalid variant {shown(name)}: the board must have 1 to {MAX_CELLS} cells")
         if match is None:
             raise InvalidVariantError(
-                f"invalid variant {name!r}: expected RxC with optional kK and -misere, e.g. 4x4k3"
+                f"invalid variant {shown(name)}: expected RxC with optional kK and -misere, e.g. 4x4k3"
             )
         rows, cols = int(match[1]), int(match[2])
         k = int(match[3]) if match[3] else max(rows, cols)
@@ -161,7 +163,7 @@ class Variant:
 STANDARD = Variant()
 
 
-def variant_of(value: Variant | str) -> Variant:
+def as_variant(value: Variant | str) -> Variant:
     """``value`` if it is a :class:`Variant`, else the variant a name such as ``"4x4k3"`` names;
     InvalidVariantError for anything else. What every function taking a ``variant`` accepts."""
     return value if isinstance(value, Variant) else Variant.parse(value)

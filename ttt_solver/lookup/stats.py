@@ -95,10 +95,13 @@ class Stats:
             (f"remoteness {r}", n, self.canonical.by_remoteness[r])
             for r, n in sorted(self.boards.by_remoteness.items())
         ]
-        width = max(len(label) for label, *_ in rows)
+        cells = [("", "boards", "canonical")] + [(label, f"{b:,}", f"{c:,}") for label, b, c in rows]
+        # Each column as wide as its widest cell (4x5's 9,722,011 is wider than "boards"); the
+        # counts at least 8 wide, the table's width on small variants.
+        width, *counts = (max(len(row[i]) for row in cells) for i in range(3))
+        counts = [max(8, count) for count in counts]
         lines = [f"{self.variant}: values are for the side to move", ""]
-        lines.append(f"{'':<{width}}  {'boards':>8}  {'canonical':>9}")
-        lines += [f"{label:<{width}}  {boards:>8,}  {canonical:>9,}" for label, boards, canonical in rows]
+        lines += [f"{label:<{width}}  {b:>{counts[0]}}  {c:>{counts[1]}}".rstrip() for label, b, c in cells]
         win = self.longest_win
         lines.append("")
         if win is None:

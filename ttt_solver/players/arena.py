@@ -17,7 +17,7 @@ more. Beyond that, sample.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Union
 
@@ -61,8 +61,8 @@ class Outcomes:
     draws: Number
     o_wins: Number
 
-    def to_json(self) -> dict[str, Number]:
-        return {"x_wins": self.x_wins, "draws": self.draws, "o_wins": self.o_wins}
+    def to_dict(self) -> dict[str, Number]:
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -73,8 +73,8 @@ class Totals:
     draws: Number
     b_wins: Number
 
-    def to_json(self) -> dict[str, Number]:
-        return {"a_wins": self.a_wins, "draws": self.draws, "b_wins": self.b_wins}
+    def to_dict(self) -> dict[str, Number]:
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -95,16 +95,8 @@ class Comparison:
             return Totals(a_wins / 2, draws / 2, b_wins / 2)
         return Totals(a_wins, draws, b_wins)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "a": self.a,
-            "b": self.b,
-            "exact": self.exact,
-            "games": self.games,
-            "a_as_x": self.a_as_x.to_json(),
-            "a_as_o": self.a_as_o.to_json(),
-            "total": self.total.to_json(),
-        }
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "total": self.total.to_dict()}
 
 
 def play_game(agent_x: Agent, agent_o: Agent, rng: Generator) -> str | None:

@@ -39,28 +39,28 @@ if TYPE_CHECKING:
 GAMES = ("tic_tac_toe", "mnk", "misere(game=tic_tac_toe())", "misere(game=mnk(...))")
 
 
-def variant_of(game: Any) -> Variant:
+def variant_of_game(game: Any) -> Variant:
     """The variant an OpenSpiel game plays; ValueError for a game the database does not hold."""
     return _variant(game.get_type().short_name, game.get_parameters(), str(game))
 
 
-def _variant(name: str, params: dict[str, Any], shown: str) -> Variant:
+def _variant(name: str, params: dict[str, Any], described: str) -> Variant:
     if name == "tic_tac_toe":
         return Variant.parse("3x3")
     if name == "mnk":
         m, n, k = params.get("m", 15), params.get("n", 15), params.get("k", 5)
         if m * n > MAX_CELLS:
             raise ValueError(
-                f"PerfectBot cannot play {shown}: the database holds boards of up to {MAX_CELLS} cells, not {m * n}"
+                f"PerfectBot cannot play {described}: the database holds boards of up to {MAX_CELLS} cells, not {m * n}"
             )
         return Variant.parse(f"{n}x{m}k{k}")  # n rows of m columns
     if name == "misere":
         inner = dict(params["game"])
-        inner_variant = _variant(inner.pop("name"), inner, shown)
+        inner_variant = _variant(inner.pop("name"), inner, described)
         if inner_variant.misere:
-            raise ValueError(f"PerfectBot cannot play {shown}: misère of misère is the normal game")
+            raise ValueError(f"PerfectBot cannot play {described}: misère of misère is the normal game")
         return Variant.parse(inner_variant.name + "-misere")
-    raise ValueError(f"PerfectBot cannot play {shown}: it plays {', '.join(GAMES)}")
+    raise ValueError(f"PerfectBot cannot play {described}: it plays {', '.join(GAMES)}")
 
 
 def board_of(state: Any, variant: Variant) -> str:
@@ -97,7 +97,7 @@ class PerfectBot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel ships no type in
 
         from .agents import make_agent
 
-        self.variant = variant_of(game)
+        self.variant = variant_of_game(game)
         if player_id not in (0, 1):
             raise ValueError(f"invalid player_id {player_id!r}: expected 0 (x) or 1 (o)")
         if not isinstance(spec, str) or spec.partition(":")[0] != "perfect":

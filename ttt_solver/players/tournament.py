@@ -17,31 +17,21 @@ same sample for every agent.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import cache
+from math import comb
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidAgentError, NotEnumerableError, NotFeasibleError
 from ..game import board as rules
 from ..game.variant import Variant, position_bound
+from .agents import PLAIN_AGENTS, Agent, make_agent
 from .arena import Comparison, Seed, check_exact, compare_exact, compare_sampled, exact_feasible
 
 if TYPE_CHECKING:
     from ..lookup.oracle import Oracle
-    from .agents import Agent
 
-DEFAULT_AGENTS = (
-    "random",
-    "think1",
-    "think2",
-    "think3",
-    "heuristic",
-    "onestep",
-    "nstep:3",
-    "minimax:3",
-    "perfect:0.5",
-    "perfect",
-)
+DEFAULT_AGENTS = (*PLAIN_AGENTS, "nstep:3", "minimax:3", "perfect:0.5", "perfect")
 DEFAULT_POSITIONS = 1000  # positions sampled for accuracy where every position is too many
 _POSITIONS_STREAM = 0x7070  # spawn key of the random stream that draws the sampled positions
 _PROGRESS_STEP = 64  # positions measured between two progress reports
@@ -54,8 +44,8 @@ class Group:
     positions: int
     keep: float  # expected share of these positions where the agent keeps the value
 
-    def to_json(self) -> dict[str, Any]:
-        return {"side": self.side, "value": self.value, "positions": self.positions, "keep": self.keep}
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -66,9 +56,9 @@ class Blunder:
     drop: float  # expected value thrown away
     moves: tuple[tuple[int, float, int], ...]  # (cell, probability, value after it) of the moves that drop
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         moves = [{"cell": cell, "probability": p, "value": value} for cell, p, value in self.moves]
-        return {"board": self.board, "value": self.value, "keep": self.keep, "drop": self.drop, "moves": moves}
+        return {**asdict(self), "moves": moves}
 
 
 @dataclass(frozen=True)
@@ -82,7 +72,7 @@ class Accuracy:
     samples: int | None  # moves drawn per position; None when exact
     positions_sampled: bool = False  # measured on a uniform random sample of positions, not all of them
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "agent": self.agent,
             "positions": self.positions,
@@ -90,8 +80,8 @@ class Accuracy:
             "keep": self.keep,
             "blundering": self.blundering,
             "samples": self.samples,
-            "groups": [g.to_json() for g in self.groups],
-            "blunders": [b.to_json() for b in self.blunders],
+            "groups": [g.to_dict() for g in self.groups],
+            "blunders": [b.to_dict() for b in self.blunders],
         }
 
 
@@ -106,8 +96,8 @@ class Standing:
     def score(self) -> float:
         return self.wins + self.draws / 2
 
-    def to_json(self) -> dict[str, Any]:
-        return {"agent": self.agent, "wins": self.wins, "draws": self.draws, "losses": self.losses, "score": self.score}
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "score": self.score}
 
 
 @dataclass(frozen=True)
@@ -141,21 +131,19 @@ class Tournament:
             rows.append(Standing(agent, *(sum(r[i] for r in results) / n for i in range(3))))
         return sorted(rows, key=lambda s: -s.score)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "agents": list(self.agents),
             "exact": self.exact,
             "games": self.games,
-            "standings": [s.to_json() for s in self.standings()],
-            "pairs": [p.to_json() for p in self.pairs],
-            "accuracy": [a.to_json() for a in self.accuracy],
+            "standings": [s.to_dict() for s in self.standings()],
+            "pairs": [p.to_dict() for p in self.pairs],
+            "accuracy": [a.to_dict() for a in self.accuracy],
         }
 
 
 def default_agents(variant: Variant) -> tuple[str, ...]:
     """The specs of :data:`DEFAULT_AGENTS` that play ``variant`` (on misère: not the rule players)."""
-    from .agents import make_agent
-
     playing = []
     for spec in DEFAULT_AGENTS:
         try:
@@ -324,8 +312,6 @@ def sample_positions(variant: Variant, count: int, seed: Seed = None) -> tuple[s
 
 
 def _rejection_sample(variant: Variant, count: int, rng: Any) -> tuple[str, ...]:
-    from math import comb
-
     n = variant.cells
     weights = [comb(n, ply) * comb(ply, ply // 2) for ply in range(n + 1)]
     chances = [w / sum(weights) for w in weights]

@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from typing import Any, Self
 
-from ..errors import DatabaseError
+from ..errors import DatabaseError, shown
 from . import GENERATOR, MOVE_COLUMNS, SCHEMA_VERSION, TABLE_NAMES, number_in
 from .target import Target, file_kind
 
@@ -124,12 +124,6 @@ def sqlite_message(error: BaseException) -> str:
 def _unreachable(error: BaseException) -> bool:
     """A server that is down or a connection that failed (not a problem of the data)."""
     return type(error).__name__ in ("OperationalError", "InterfaceError")
-
-
-def shown(value: object) -> str:
-    """A value read from a file, for a message: quoted and short (a damaged file holds anything)."""
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def held_variant(spec: str | os.PathLike[str]) -> str:

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from ...errors import InvalidAgentError
-from ...game.variant import STANDARD, Variant
+from ...game.variant import STANDARD, Variant, as_variant
 from .base import Agent, Policy
 
 N = TypeVar("N", int, float)
@@ -42,33 +42,24 @@ N = TypeVar("N", int, float)
 if TYPE_CHECKING:
     from ...lookup.oracle import Oracle
 
-__all__ = ["AGENT_NAMES", "Agent", "Policy", "make_agent"]
+__all__ = ["AGENT_NAMES", "PLAIN_AGENTS", "Agent", "Policy", "make_agent"]
 
-AGENT_NAMES = (
-    "random",
-    "think1",
-    "think2",
-    "think3",
-    "heuristic",
-    "onestep",
-    "nstep:D",
-    "minimax:D",
-    "mc:N",
-    "perfect",
-    "perfect:P",
-)
+PLAIN_AGENTS = ("random", "think1", "think2", "think3", "heuristic", "onestep")  # the agents that take no argument
+AGENT_NAMES = (*PLAIN_AGENTS, "nstep:D", "minimax:D", "mc:N", "perfect", "perfect:P")
 _DEFAULT_ARGUMENT = {"nstep": "3", "minimax": "3", "mc": "1000", "perfect": "1"}
 _MISERE_FAMILIES = ("random", "nstep", "mc", "perfect")  # the others' rules assume making a line wins
 
 
-def make_agent(spec: str, oracle: Oracle | None = None, variant: Variant = STANDARD) -> Agent:
-    """The agent named by ``spec`` (see the module docstring); raise InvalidAgentError."""
+def make_agent(spec: str, oracle: Oracle | None = None, variant: Variant | str = STANDARD) -> Agent:
+    """The agent named by ``spec`` (see the module docstring) playing ``variant`` (a Variant or
+    its name); raise InvalidAgentError (InvalidVariantError for a bad variant)."""
+    variant = as_variant(variant)
     if not isinstance(spec, str):
         raise _invalid(spec, "expected a name such as 'random' or 'nstep:3'")
     family, colon, argument = spec.strip().lower().partition(":")
     if family not in _DEFAULT_ARGUMENT:
-        if colon or family not in AGENT_NAMES:
-            raise _invalid(spec, "unknown agent" if family not in AGENT_NAMES else f"{family!r} takes no argument")
+        if colon or family not in PLAIN_AGENTS:
+            raise _invalid(spec, "unknown agent" if family not in PLAIN_AGENTS else f"{family!r} takes no argument")
     elif not colon:
         argument = _DEFAULT_ARGUMENT[family]
     if variant.misere and family not in _MISERE_FAMILIES:

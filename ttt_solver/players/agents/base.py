@@ -6,15 +6,18 @@ with an injected ``numpy.random.Generator``. Boards are normalised text of an un
 legal position (see :mod:`ttt_solver.game.board`). Policies are deterministic functions of the
 board, so they are worked out once per board and memoised.
 
-``choose`` samples the memoised policy (cells in the policy's order) with at most one draw
-``u = rng.random()``: a single move takes no draw; equally likely cells give
-``cells[int(u * n)]``; otherwise the first cell whose cumulative probability exceeds
-``u * total``. The vectorised environments replay exactly this rule, so keep it stable.
+``choose`` samples the memoised policy, as :meth:`Agent.sampler` gives it (its cells in the
+policy's order, with their cumulative shares), with at most one draw ``u = rng.random()``: a
+single move takes no draw; equally likely cells give ``cells[int(u * n)]``; otherwise the first
+cell whose cumulative share exceeds ``u * total``. The vectorised environment replays this rule
+in numpy over the same samplers (:mod:`ttt_solver.envs.opponent`); ``tests/test_agent_replays.py``
+ties the two together on every unfinished position of 3x3 and 3x4k3, so keep them in step.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from functools import lru_cache
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -29,6 +32,9 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 Cell = int
 Policy = dict[Cell, float]
+Sampler = tuple[tuple[Cell, ...], tuple[float, ...] | None]
+"""A policy as :meth:`Agent.choose` draws from it: its cells, and their cumulative shares (None
+when the cells are equally likely)."""
 
 MEMO_LIMIT = 1 << 18  # entries an agent's memo keeps: a long run on a big board (4x4) meets millions of boards
 SEARCH_LIMIT = 200_000
@@ -46,22 +52,16 @@ class Agent(ABC):
         self.name = name
         self.variant = variant
         self._policies: dict[str, Policy] = {}
-        # board -> (cells, cumulative probabilities, or None when the cells are equally likely)
-        self._samplers: dict[str, tuple[tuple[Cell, ...], tuple[float, ...] | None]] = {}
+        self._samplers: dict[str, Sampler] = {}
 
     def policy(self, board: str) -> Policy:
         """The move distribution on ``board``; raise NotEnumerableError if there is none."""
         return dict(self._policy_of(board))
 
     def choose(self, board: str, rng: Generator) -> Cell:
-        """One move on ``board``, drawn from the policy with ``rng``."""
-        try:
-            sampler = self._samplers.get(board)
-        except TypeError:  # not a string: _policy_of says why
-            sampler = None
-        if sampler is None:
-            sampler = remember(self._samplers, board, _sampler(self._policy_of(board)))
-        cells, cumulative = sampler
+        """One move on ``board``, drawn from the policy with ``rng`` (see the module docstring)."""
+        known = self._samplers.get(board) if board.__class__ is str else None  # a hot loop's path: one lookup
+        cells, cumulative = known or self.sampler(board)
         if len(cells) == 1:
             return cells[0]
         if cumulative is None:
@@ -72,18 +72,25 @@ class Agent(ABC):
                 return cell
         return cells[-1]
 
+    def sampler(self, board: str) -> Sampler:
+        """The policy on ``board`` as :meth:`choose` draws from it (and the vectorised environment
+        replays it); raise NotEnumerableError if there is none."""
+        return recall(self._samplers, board, self._new_sampler)
+
+    def _new_sampler(self, board: str) -> Sampler:
+        policy = self._policy_of(board)
+        cells, shares = tuple(policy), tuple(policy.values())
+        if all(share == shares[0] for share in shares):
+            return cells, None
+        return cells, tuple(accumulate(shares))
+
     def _policy_of(self, board: str) -> Policy:
-        try:
-            found = self._policies.get(board)
-        except TypeError:
-            found = None
-        if found is None:
-            if not self.enumerable:
-                raise NotEnumerableError(
-                    f"agent {self.name!r} has no enumerable move distribution: it only samples moves"
-                )
-            found = remember(self._policies, board, self._policy(check_board(board, self.variant)))
-        return found
+        return recall(self._policies, board, self._new_policy)
+
+    def _new_policy(self, board: str) -> Policy:
+        if not self.enumerable:
+            raise NotEnumerableError(f"agent {self.name!r} has no enumerable move distribution: it only samples moves")
+        return self._policy(check_board(board, self.variant))
 
     @abstractmethod
     def _policy(self, board: str) -> Policy:
@@ -144,6 +151,16 @@ def search_depth(board: str, depth: int) -> int:
     return min(depth, board.count(rules.EMPTY))
 
 
+def recall(memo: dict[str, T], board: str, work: Callable[[str], T]) -> T:
+    """``memo[board]``, worked out by ``work(board)`` and remembered the first time (a board
+    that is not a string goes to ``work``, which says what is wrong with it)."""
+    try:
+        found = memo.get(board)
+    except TypeError:  # unhashable
+        found = None
+    return remember(memo, board, work(board)) if found is None else found
+
+
 def remember(memo: dict[Any, T], key: Any, value: T, limit: int = MEMO_LIMIT) -> T:
     """``memo[key] = value``, emptying the memo first when it is full (a crude bound on memory)."""
     if len(memo) >= limit:
@@ -179,11 +196,3 @@ def winning_cells(board: str, mark: str, variant: Variant) -> list[Cell]:
         ):
             found.append(cell)
     return found
-
-
-def _sampler(policy: Policy) -> tuple[tuple[Cell, ...], tuple[float, ...] | None]:
-    cells = tuple(policy)
-    shares = tuple(policy.values())
-    if all(share == shares[0] for share in shares):
-        return cells, None
-    return cells, tuple(accumulate(shares))

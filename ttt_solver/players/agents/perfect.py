@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ...errors import GameOverError
 from ...game.variant import STANDARD, Variant
-from .base import Agent, Cell, Policy, check_board, empty_cells, remember
+from .base import Agent, Cell, Policy, check_board, empty_cells, recall
 
 if TYPE_CHECKING:
     from numpy.random import Generator
@@ -44,13 +44,8 @@ class PerfectAgent(Agent):
         return self._oracle
 
     def choose(self, board: str, rng: Generator) -> Cell:
-        try:
-            choices = self._choices.get(board)
-        except TypeError:  # not a string: _choices_on says why
-            choices = None
-        if choices is None:
-            choices = remember(self._choices, board, self._choices_on(board))
-        preferred, legal = choices
+        known = self._choices.get(board) if board.__class__ is str else None  # a hot loop's path: one lookup
+        preferred, legal = known or recall(self._choices, board, self._choices_on)
         if self.probability < 1.0 and rng.random() >= self.probability:
             preferred = legal
         if len(preferred) == 1:
