@@ -15,12 +15,8 @@ import pytest
 
 from ttt_solver.cli import cli
 
-pytest.importorskip("mkdocs", reason="the documentation needs the [docs] extra (mkdocs)")
-pytest.importorskip("mkdocstrings", reason="the documentation needs the [docs] extra (mkdocstrings)")
-pytest.importorskip("mkdocs_click", reason="the documentation needs the [docs] extra (mkdocs_click)")
-pytest.importorskip("fastapi", reason="the HTTP API page needs the [web] extra (fastapi)")
-
-pytestmark = pytest.mark.docs
+# The site needs the [docs] extra, and its HTTP API page the [web] one (the app makes the schema).
+pytestmark = [pytest.mark.docs, pytest.mark.web]
 ROOT = Path(__file__).resolve().parent.parent
 
 
