@@ -1,9 +1,9 @@
 """Builds killed at random moments over an existing database: the old file stays whole, and
 the next run resumes from what the killed one finished.
 
-Each build runs as ``python build_db.py --force`` over a copy of a session database, with a
-tiny memory budget (many chunks, every tier in the scratch folder), and gets SIGKILL or
-SIGTERM at a moment drawn from a seeded generator: a delay after the process starts, after a
+Each build runs as ``python build_db.py`` (without ``--force``, which starts over) over a copy
+of a session database, with a tiny memory budget (many chunks, every tier in the scratch
+folder), and gets SIGKILL or SIGTERM at a moment drawn from a seeded generator: a delay after the process starts, after a
 progress line of the solve or of the write, or after its database file appears in the scratch
 folder. Afterwards the target is byte for byte the old file, or a whole new database when the
 kill came after the rename; never anything else. SIGTERM stops a build as Ctrl-C does
@@ -44,14 +44,14 @@ def scratch_of(target: Path) -> Path:
 
 def run_build(target: Path, variant: str, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, str(ROOT / "build_db.py"), "--variant", variant, "--db", str(target), "--force",
+        [sys.executable, str(ROOT / "build_db.py"), "--variant", variant, "--db", str(target),
          "--memory", TINY, *extra],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
 
 
 def kill_build(target: Path, variant: str, sig: signal.Signals, anchor: tuple[str, str, float]) -> tuple[int, str]:
-    """Start a forced build of ``variant`` over ``target``, wait for ``anchor`` (kind, progress
+    """Start a build of ``variant`` over ``target``, wait for ``anchor`` (kind, progress
     text, delay), send ``sig``; the exit status and stderr."""
     kind, text, delay = anchor
     process = run_build(target, variant, *(["--quiet"] if kind != LINE else []))

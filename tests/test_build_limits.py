@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
@@ -59,12 +60,53 @@ def test_a_full_disk_is_one_error_line_and_keeps_the_old_database(small_disk, db
     done = subprocess.run([*BUILD, *args, "--quiet"], capture_output=True, text=True, check=False)
     target = args[1]
     assert (done.returncode, done.stdout) == (1, "")
+    folder = Path(target).parent / f".{Path(target).name}.solving"
     assert re.fullmatch(
-        f"Error: cannot build database at {re.escape(repr(target))}: (No space left on device|database or disk is full)\n",
+        f"Error: cannot build database at {re.escape(repr(target))}: the disk is full; the scratch folder"
+        f" {re.escape(repr(str(folder)))} \\([0-9.]+ ?[KM]?B\\) is kept for a resume: free some space and run the same"
+        " command again, or delete the folder\n",
         done.stderr,
-    )
+    ), done.stderr
     assert {p.name for p in small_disk.iterdir()} <= {"ttt.sqlite", f".{Path(target).name}.solving"}
     assert (small_disk / "ttt.sqlite").read_bytes() == db_path.read_bytes()
+
+
+def test_too_little_free_space_is_refused_before_the_build_starts(tmp_path, monkeypatch):
+    from ttt_solver.builder import disk
+
+    monkeypatch.setattr(disk.shutil, "disk_usage", lambda _path: SimpleNamespace(free=1 << 20))
+    target = tmp_path / "t.sqlite"
+    result = CliRunner().invoke(cli, ["build", "--variant", "3x4k3", "--db", str(target), "--memory", "1MB"])
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: not enough disk space to build 3x4k3 at {str(target)!r}: about 2.2MB needed (scratch folder and"
+        f" database), 1MB free in {str(tmp_path)!r}\n"
+    )
+    assert not target.exists()
+
+
+def test_a_file_size_limit_says_so_and_what_was_kept(tmp_path):
+    """Python ignores SIGXFSZ: a write past ``ulimit -f`` fails with EFBIG, or SQLite's 'disk I/O error'."""
+    target = tmp_path / "t.sqlite"
+    limit = 256 << 10
+
+    def capped_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    done = subprocess.run(
+        [*BUILD, "--variant", "3x4k3", "--db", str(target), "--memory", "1MB", "--quiet"],
+        capture_output=True, text=True, check=False, preexec_fn=capped_files,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (1, ""), done.stderr
+    assert done.stderr.startswith(
+        f"Error: cannot build database at {str(target)!r}: a file reached this process's file-size limit"
+        " (256KB, ulimit -f); the scratch folder "
+    ), done.stderr
+    assert "is kept for a resume: raise it and run the same command again" in done.stderr
+    assert done.stderr.count("\n") == 1 and not target.exists()
+    again = subprocess.run([*BUILD, "--variant", "3x4k3", "--db", str(target), "--memory", "1MB"],
+                           capture_output=True, text=True, check=False)  # fmt: skip
+    assert again.returncode == 0 and "resuming" in again.stderr, again.stderr
 
 
 def test_a_driver_error_while_writing_is_one_line_and_leaves_nothing(tmp_path, db_path, monkeypatch):
@@ -82,7 +124,9 @@ def test_a_driver_error_while_writing_is_one_line_and_leaves_nothing(tmp_path, d
     monkeypatch.setattr(writer, "_insert_columns", full)
     result = CliRunner().invoke(cli, ["build", "--db", str(target), "--quiet"])
     assert (result.exit_code, result.stdout) == (1, "")
-    assert result.stderr == f"Error: cannot build database at {str(target)!r}: disk I/O error\n"
+    folder = tmp_path / ".ttt.sqlite.solving"
+    assert result.stderr.startswith(f"Error: cannot build database at {str(target)!r}: disk I/O error; ")
+    assert f"the scratch folder {str(folder)!r} (" in result.stderr and result.stderr.count("\n") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == [".ttt.sqlite.solving", "ttt.sqlite"]
     assert target.read_bytes() == db_path.read_bytes()
 

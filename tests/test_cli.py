@@ -276,7 +276,9 @@ def test_bad_board(run, command, args, message):
 
 def test_bad_variant(run):
     assert_error(
-        run("analyze", "X........", "--variant", "9x9"), 2, "invalid variant '9x9': the board must have 1 to 20 cells"
+        run("analyze", "X........", "--variant", "9x9"),
+        2,
+        "invalid variant '9x9': a 9x9 board has 81 cells; the most is 20",
     )
 
 

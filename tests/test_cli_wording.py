@@ -40,11 +40,8 @@ BAD_VALUES = {
     "--as": ("Z", "invalid --as 'Z': expected X or O"),
     "--port": ("65536", "invalid --port '65536': expected a whole number from 0 to 65,535"),
     "--time-limit": ("nan", "invalid --time-limit 'nan': expected a number of at least 0.1"),
-    "--cache-size": ("-1", "invalid --cache-size '-1': expected a size in bytes, or a number with K, M, G or T"),
-    "--memory": (
-        "1K",
-        "invalid --memory '1K': expected a size in bytes of at least 64K, or a number with K, M, G or T",
-    ),
+    "--cache-size": ("-1", "invalid --cache-size '-1': expected a size: ASCII digits and a unit, K, M, G or T"),
+    "--memory": ("1K", "invalid --memory '1K': expected a size from 64KB to "),
     "--cors-origin": ("example.org", "invalid --cors-origin 'example.org': expected scheme://host[:port]"),
     "--plot": ("chart.txt", "invalid --plot 'chart.txt': the name must end in .png, "),
     "--variant": ("3x3k4", "invalid variant '3x3k4': on a 3x3 board k must be 3, not 4"),

@@ -46,6 +46,10 @@ class BuildError(TTTError):
     """The database could not be built at the requested target."""
 
 
+class InvalidBudgetError(TTTError, ValueError):
+    """A memory budget below the smallest a build of the variant can keep, or above the machine's memory."""
+
+
 class CacheError(TTTError):
     """The cache folder (memory-mapped arrays kept per database content) cannot be read or
     removed; the message names the folder and why."""

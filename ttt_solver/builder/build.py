@@ -6,7 +6,10 @@ command line. The variant is solved tier by tier into a scratch folder beside th
 (:mod:`ttt_solver.solver.solve`), merged into code order there, and written into a SQLite file
 in the same folder a block of rows at a time; the finished file is renamed over the target.
 A build that is stopped or killed leaves the folder, and the same build run again goes on
-from the last finished tier, merge block or block of rows. The ``moves`` table is written
+from the last finished tier, merge block or block of rows, once each is checked against the
+lengths and checksums recorded when it was finished (a damaged part is made again, and said);
+a resumed build's file is proved whole (``ttt-lookup verify``) before it is installed, and
+``force`` always starts over. The ``moves`` table is written
 only when it is small (:data:`MOVES_STORED_LIMIT`); bigger variants answer every question
 from ``positions``.
 """
@@ -24,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..errors import BuildError
 from ..game.variant import STANDARD, Variant
 from ..store import GENERATOR, SCHEMA_VERSION, Target
 from ..store.paths import data_folder, default_database
@@ -32,6 +36,7 @@ from ..version import __version__
 
 if TYPE_CHECKING:
     from ..solver.passes import Solved
+    from ..solver.scratch import Scratch
     from ..solver.solve import Tables
 
 Progress = Callable[[str], None]
@@ -86,11 +91,13 @@ def build(
     done, total)`` the work as it goes (a progress bar), ``writing(rows, total)`` each block of
     position rows written. ``tables``: the variant already solved
     (:func:`ttt_solver.solver.solve.solve_tables`), to write it again. ``memory``: the budget
-    in bytes (default: what the machine can spare, at most 8 GiB).
+    in bytes (default: what the machine can spare, at most 8 GiB). ``force``: replace a
+    target ttt-solver did not make, and start over, whatever a stopped build left.
     """
     from ..solver.scratch import locked, open_scratch
     from ..solver.solve import SOLVER_VERSION, default_memory, in_memory, merge_scratch, solve_scratch, solve_tables
     from ..store.writer import check_target
+    from .disk import check_room
 
     started = time.perf_counter()
     where = Target.parse(target if target is not None else default_database(variant))
@@ -98,38 +105,59 @@ def build(
     if tables is not None and tables.variant != variant:
         raise ValueError(f"tables of {tables.variant} given to build {variant}")
     memory = memory or default_memory()
+    _check_budget(variant, memory)
     if tables is None and in_memory(variant, memory):
         tables = solve_tables(variant, progress, memory)  # seconds at most: nothing to resume
     if tables is not None and where.file is None:  # nothing to keep in a folder: one transaction
         report = _write(where, variant, tables.solved, None, force, store_moves, progress, _rows_step(steps, writing))
         return BuildReport(*report, time.perf_counter() - started)
     folder = _scratch_folder(where, variant)
-    with _scratch_errors(where), locked(folder) as waited:
+    with _scratch_errors(where, folder), locked(folder) as waited:
         if waited and progress:
             progress(f"{variant}: waited for another build of {where}")
-        scratch = open_scratch(folder, variant, {"solver": SOLVER_VERSION, "generator_version": __version__})
+        identity = {"solver": SOLVER_VERSION, "generator_version": __version__}
+        scratch = open_scratch(folder, variant, identity, progress, fresh=force)
         if tables is None:
+            check_room(folder, variant, where.spec)
             solve_scratch(scratch, memory, progress, steps)
             solved = merge_scratch(scratch, memory, steps)
         else:
             solved = tables.solved
-        report = _write(where, variant, solved, scratch.file("database.sqlite"), force, store_moves, progress,
-                        _rows_step(steps, writing))  # fmt: skip
+        report = _write(where, variant, solved, scratch, force, store_moves, progress, _rows_step(steps, writing),
+                        memory)  # fmt: skip
         scratch.remove()
     return BuildReport(*report, time.perf_counter() - started)
 
 
+def _check_budget(variant: Variant, memory: int) -> None:
+    """InvalidBudgetError for a budget that no build of ``variant`` keeps, naming both bounds."""
+    from ..errors import InvalidBudgetError
+    from ..solver.solve import smallest_memory
+    from ..system.memory import machine_memory, size_text
+
+    low, high = smallest_memory(variant), machine_memory()
+    if memory < low or (high is not None and memory > high):
+        most = f" to {size_text(high)} (this machine's memory)" if high is not None else ""
+        raise InvalidBudgetError(
+            f"invalid memory budget {size_text(memory)} for {variant}: expected from {size_text(low)}"
+            f" (the smallest a build of {variant} keeps){most}"
+        )
+
+
 @contextmanager
-def _scratch_errors(where: Target) -> Iterator[None]:
-    """A file system's refusal to make or fill the scratch folder (a parent that is a file, a
-    full disk, a read-only folder) is one line naming the cause."""
+def _scratch_errors(where: Target, folder: str) -> Iterator[None]:
+    """A file system's or SQLite's refusal to make or fill the scratch folder (a parent that
+    is a file, a full disk, a file-size limit, a read-only folder) is one line naming the
+    cause and what was kept; an interrupt or a bug stays as it is."""
+    from ..store.writer import failed_write
+    from .disk import failure
+
     try:
         yield
-    except OSError as error:
-        from ..errors import BuildError
-
-        why = error.strerror or str(error)
-        raise BuildError(f"cannot build database at {where.spec!r}: {why}") from None
+    except Exception as error:
+        if not failed_write(error):
+            raise
+        raise BuildError(f"cannot build database at {where.spec!r}: {failure(error, folder)}") from None
 
 
 def _scratch_folder(where: Target, variant: Variant) -> str:
@@ -161,17 +189,17 @@ def _write(
     where: Target,
     variant: Variant,
     solved: Solved,
-    file: str | None,
+    scratch: Scratch | None,
     force: bool,
     store_moves: bool | None,
     progress: Progress | None,
     written: Callable[[int, int], None] | None,
+    memory: int | None = None,
 ) -> tuple[str, str, int, int, int, dict[str, int], str]:
-    import numpy as np
 
     from ..solver.solve import SOLVER_VERSION
     from ..store.content import digest, move_count, move_rows, packed_arrays, packed_parts, position_blocks
-    from ..store.writer import FileWriter, file_errors, install, write_server
+    from ..store.writer import install, write_server
 
     total = len(solved)
     if store_moves and variant.cells > MOVES_CELLS:
@@ -180,7 +208,8 @@ def _write(
         store_moves = variant.cells <= MOVES_CELLS and move_count(solved, variant) <= MOVES_STORED_LIMIT
     moves = move_count(solved, variant) if store_moves else 0
     arrays = packed_arrays(solved)
-    legal = int(np.asarray(solved.orbit).sum(dtype=np.int64))
+    outcomes = _outcomes(solved)
+    legal = sum(outcomes.values())
     meta = {
         "generator": GENERATOR,
         "generator_version": __version__,
@@ -191,58 +220,113 @@ def _write(
         "legal_positions": str(legal),
         "moves": str(moves),
         "moves_stored": "1" if store_moves else "0",
-        "digest": digest(variant.name, arrays),
         "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     if progress:
         progress(f"{variant}: writing {total:,} positions to {where}")
     move_blocks = move_rows(solved, variant) if store_moves else iter(())
     with _paused_gc():
-        if where.file is None:
+        if scratch is None:
+            meta["digest"] = digest(variant.name, arrays)
             write_server(where, variant, position_blocks(solved), move_blocks, packed_parts(arrays), meta, force,
                          None if written is None else lambda rows: written(rows, total))  # fmt: skip
         else:
-            assert file is not None
-            with file_errors(where):
-                _write_file(FileWriter(file, variant), solved, move_blocks, arrays, meta, written)
+            file = scratch.file("database.sqlite")
+            _write_file(scratch, variant, solved, move_blocks, arrays, meta, written)
+            if scratch.resumed:
+                _prove(scratch, file, memory, progress)
             install(file, where)
-    outcomes = _outcomes(solved)
     return str(where), variant.name, legal, total, moves, outcomes, meta["digest"]
 
 
 def _write_file(
-    writer: Any,
+    scratch: Scratch,
+    variant: Variant,
     solved: Solved,
     moves: Any,
     arrays: Any,
     meta: dict[str, str],
     written: Callable[[int, int], None] | None,
 ) -> None:
-    """Write into the build's file, after the rows a stopped build wrote already."""
-    import numpy as np
-
+    """Write into the build's file, after the rows a stopped build wrote already (checked
+    against the solved rows first: a damaged file is written again from the start). The
+    digest in meta is the packed arrays' as read back from the file."""
+    from ..solver.scratch import read_slice
     from ..store.content import packed_parts, position_blocks
+    from ..store.writer import FileWriter
 
+    file = scratch.file("database.sqlite")
+    start = _rows_written(scratch, file, solved)
     total = len(solved)
+    writer = FileWriter(file, variant)
     try:
-        last = writer.written()
-        start = 0 if last is None else int(np.searchsorted(solved.code, last, side="right"))
         if written and start:
             written(start, total)
-        writer.positions(position_blocks(solved, start), None if written is None else lambda rows: written(rows, total))
-        writer.rest(moves, packed_parts(arrays), meta)
+        blocks = position_blocks(solved, start, read_slice)
+        writer.positions(blocks, None if written is None else lambda rows: written(rows, total))
+        writer.rest(moves, packed_parts(arrays, read_slice))
+        meta["digest"] = writer.packed_digest(variant.name, total)
+        writer.meta(meta)
     finally:
         writer.close()
 
 
+def _rows_written(scratch: Scratch, file: str, solved: Solved) -> int:
+    """The position rows an earlier run wrote to ``file``, if they match the solved ones; a
+    file that does not (or that SQLite cannot read) is removed, and said."""
+    from ..solver.passes import Solved
+    from ..solver.scratch import read_slice
+    from ..store.content import pack_data
+    from ..store.writer import remove_database, rows_written
+
+    if not os.path.exists(file):
+        return 0
+
+    def expected(start: int, stop: int) -> tuple[Any, Any]:
+        block = Solved(*(read_slice(column, start, stop) for column in solved))
+        return block.code, pack_data(block)
+
+    rows, why = rows_written(file, expected)
+    if why is not None:
+        scratch.say(f"database.sqlite in {scratch.path} cannot be written on ({why}): writing it again")
+        remove_database(file)
+    elif rows:
+        scratch.resumed = True
+        scratch.say(f"resuming the write from {scratch.path}: {rows:,} of {len(solved):,} rows written")
+    return rows
+
+
+def _prove(scratch: Scratch, file: str, memory: int | None, progress: Progress | None) -> None:
+    """A resumed build's file proved whole (``ttt-lookup verify``) before it is installed."""
+    from ..audit.verify import verify_source
+    from ..lookup.rows import DatabaseRows
+    from ..store.reader import Reader
+
+    started = time.perf_counter()
+    with Reader(Target.parse(file), scratch.variant.name) as reader:
+        report = verify_source(DatabaseRows(reader, scratch.variant), memory)
+    if not report.ok:
+        from ..store.writer import remove_database
+
+        remove_database(file)
+        raise BuildError(
+            f"the resumed build in {scratch.path!r} did not prove whole ({report.summary}): run the same"
+            " command with --force to start over"
+        )
+    scratch.say(f"proved the resumed database whole in {time.perf_counter() - started:.1f} s")
+
+
 def _outcomes(solved: Solved) -> dict[str, int]:
-    """Legal boards by value for the side to move (each canonical row weighted by its orbit)."""
+    """Legal boards by value for the side to move (each canonical row weighted by its orbit),
+    the columns read a piece at a time (a memory-mapped one from its file)."""
     import numpy as np
+
+    from ..solver.scratch import read_slice
 
     counts = {1: 0, 0: 0, -1: 0}
     for start in range(0, len(solved.code), 1 << 22):
-        value = np.asarray(solved.value[start : start + (1 << 22)])
-        orbit = np.asarray(solved.orbit[start : start + (1 << 22)]).astype(np.int64)
+        value = read_slice(solved.value, start, start + (1 << 22))
+        orbit = read_slice(solved.orbit, start, start + (1 << 22)).astype(np.int64)
         for key in counts:
             counts[key] += int(orbit[value == key].sum())
     return {"win": counts[1], "draw": counts[0], "loss": counts[-1]}

@@ -7,6 +7,7 @@ import sys
 import click
 
 from ..game.variant import Variant
+from ..system.memory import machine_memory
 from .options import CLIFailure, database_options, target_options
 from .output import echo_json, output_options
 from .params import Size
@@ -15,14 +16,18 @@ from .progress import bars, progress_lines, quiet_option
 memory_option = click.option(
     "--memory",
     metavar="SIZE",
-    type=Size(minimum=1 << 16),
-    help="Memory budget, e.g. 512M or 8G (default: what the machine can spare, at most 8G).",
+    type=Size(minimum=1 << 16, maximum=machine_memory(), what="this machine's memory"),
+    help="Memory budget, e.g. 512MB or 8GB (default: what the machine can spare, at most 8GB).",
 )
 
 
 @click.command()
 @target_options
-@click.option("--force", is_flag=True, help="Overwrite a target that ttt-solver did not make.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Overwrite a target that ttt-solver did not make; start over, not resuming a stopped build.",
+)
 @quiet_option
 @memory_option
 @output_options("json")

@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from ..errors import shown
+from ..system.memory import size_text
 
 
 class BadValue(click.BadParameter):
@@ -99,29 +100,39 @@ class FileName(click.Path):
 SEED = Whole(0, 2**63 - 1)  # what every seed option takes (numpy's generators need >= 0)
 
 
-_SIZE = re.compile(r"(\d+)\s*([kmgt]?)(i?b)?", re.IGNORECASE)
+_SIZE = re.compile(r"([0-9]+)(?:([kmgt])(i?b)?|b)?", re.IGNORECASE)
+_SHIFTS = {"": 0, "k": 10, "m": 20, "g": 30, "t": 40}
+SIZE_GRAMMAR = "ASCII digits and a unit, K, M, G or T (KB, KiB, ... in any case; powers of 1,024), no spaces"
+
+
+def parse_size(text: str) -> int | None:
+    """Bytes of a size such as ``65536``, ``512MB``, ``4gb``, ``8GiB`` or ``64K``; None for
+    anything else (spaces, other digits, a fraction, another unit)."""
+    found = _SIZE.fullmatch(text)
+    if found is None:
+        return None
+    return int(found.group(1)) << _SHIFTS[(found.group(2) or "").lower()]
 
 
 class Size(click.ParamType):  # type: ignore[type-arg]
-    """A number of bytes: ``65536``, ``64K``, ``64M``, ``1G`` (powers of 1,024), at least ``minimum``."""
+    """A number of bytes (:func:`parse_size`) from ``minimum`` to ``maximum`` (the machine's
+    memory, for a memory budget)."""
 
     name = "SIZE"
 
-    def __init__(self, minimum: int = 0) -> None:
+    def __init__(self, minimum: int = 0, maximum: int | None = None, what: str = "") -> None:
         self.minimum = minimum
+        self.maximum = maximum
+        self.what = what  # what the maximum is, e.g. "this machine's memory"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, int):
             return value
-        found = _SIZE.fullmatch(str(value).strip())
-        size = (
-            -1
-            if found is None
-            else int(found.group(1)) << {"": 0, "k": 10, "m": 20, "g": 30, "t": 40}[found.group(2).lower()]
-        )
-        if size < self.minimum:
-            least = f" of at least {self.minimum >> 10}K" if self.minimum else ""
-            raise BadValue(
-                value, f"expected a size in bytes{least}, or a number with K, M, G or T (e.g. 64M)", param, ctx
-            )
+        size = parse_size(value) if isinstance(value, str) else None
+        if size is None:
+            raise BadValue(value, f"expected a size: {SIZE_GRAMMAR}, e.g. 512MB or 4GB", param, ctx)
+        if size < self.minimum or (self.maximum is not None and size > self.maximum):
+            high = "" if self.maximum is None else f" to {size_text(self.maximum)}"
+            high += f" ({self.what})" if self.what and self.maximum is not None else ""
+            raise BadValue(value, f"expected a size from {size_text(self.minimum)}{high}", param, ctx)
         return size

@@ -49,21 +49,12 @@ class Variant:
             raise InvalidVariantError(f"invalid variant: misere must be True or False, got {shown(misere)}")
         fields = self.__dict__
         fields["rows"], fields["cols"], fields["k"], fields["misere"] = rows, cols, k, misere
-        if self.rows < 1 or self.cols < 1 or self.rows * self.cols > MAX_CELLS:
-            raise InvalidVariantError(f"invalid variant {self.name!r}: the board must have 1 to {MAX_CELLS} cells")
-        if not 3 <= self.k <= max(self.rows, self.cols):
-            raise InvalidVariantError(f"invalid variant {self.name!r}: {self._allowed_k()}")
+        wrong = _wrong_part(rows, cols, k)
+        if wrong:
+            raise InvalidVariantError(f"invalid variant {shown(self.name)}: {wrong}")
         # Hashed once: a variant is part of the key of every memo of the rules (a sampled game
         # hashes it at each move).
         fields["_hash"] = hash(self._key())
-
-    def _allowed_k(self) -> str:
-        """What k may be on this board (from 3 to the longer side), in words."""
-        side, board = max(self.rows, self.cols), f"{self.rows}x{self.cols}"
-        if side < 3:
-            return f"a {board} board is too small: k (how many in a row) is at least 3, so a side needs 3 cells or more"
-        allowed = "3" if side == 3 else "3 or 4" if side == 4 else f"from 3 to {side}"
-        return f"on a {board} board k must be {allowed}, not {self.k} (k runs from 3 to the longer side)"
 
     @classmethod
     def parse(cls, name: str) -> Variant:
@@ -72,14 +63,17 @@ class Variant:
         if not isinstance(name, str):
             raise InvalidVariantError(f"invalid variant {shown(name)}: expected text such as 4x4k3")
         match = _NAME.fullmatch(name.strip().lower())
-        if match is not None and max(len(group or "") for group in match.groups()[:3]) > 3:
-            raise InvalidVariantError(f"invalid variant {shown(name)}: the board must have 1 to {MAX_CELLS} cells")
         if match is None:
             raise InvalidVariantError(
                 f"invalid variant {shown(name)}: expected RxC with optional kK and -misere, e.g. 4x4k3"
             )
-        rows, cols = int(match[1]), int(match[2])
-        k = int(match[3]) if match[3] else max(rows, cols)
+        # A number of more than 3 digits is out of every range (and int() of thousands of
+        # digits is refused): stand in 1000 for it.
+        rows, cols = (int(match[i]) if len(match[i]) <= 3 else 1000 for i in (1, 2))
+        k = (int(match[3]) if len(match[3]) <= 3 else 1000) if match[3] else max(rows, cols)
+        wrong = _wrong_part(rows, cols, k)
+        if wrong:
+            raise InvalidVariantError(f"invalid variant {shown(name)}: {wrong}")
         return cls(rows, cols, k, bool(match[4]))
 
     @property
@@ -158,6 +152,24 @@ class Variant:
                 lambda y, x: (c - 1 - x, r - 1 - y),
             ]
         return tuple(perm(f) for f in maps)
+
+
+def _wrong_part(rows: int, cols: int, k: int) -> str:
+    """What is wrong with a board of ``rows`` x ``cols``, ``k`` in a row, naming the part (rows,
+    columns, cells or k); "" if nothing."""
+    for what, value in (("rows", rows), ("columns", cols)):
+        if not 1 <= value <= MAX_CELLS:
+            return f"{what} must be from 1 to {MAX_CELLS}, not {value if value < 1000 else 'more than 999'}"
+    if rows * cols > MAX_CELLS:
+        return f"a {rows}x{cols} board has {rows * cols} cells; the most is {MAX_CELLS}"
+    if 3 <= k <= max(rows, cols):
+        return ""
+    side, board = max(rows, cols), f"{rows}x{cols}"
+    if side < 3:
+        return f"a {board} board is too small: k (how many in a row) is at least 3, so a side needs 3 cells or more"
+    allowed = "3" if side == 3 else "3 or 4" if side == 4 else f"from 3 to {side}"
+    said = k if k < 1000 else "more than 999"
+    return f"on a {board} board k must be {allowed}, not {said} (k runs from 3 to the longer side)"
 
 
 STANDARD = Variant()

@@ -6,14 +6,18 @@ The folder sits beside the target (``.NAME.solving/``) and holds::
     manifest.json        what is being solved (variant, versions): another build's folder is never reused
     lock                 held by the running build (a second build of the same target waits)
     tier-PP/             a finished tier: one raw little-endian file per column of its canonical
-                         positions (code order) and rows.json; results.bin, the result byte of
-                         every board of the tier by rank, while the tier above it needs it
+                         positions (code order); results.bin, the result byte of every board of
+                         the tier by rank, while the tier above it needs it; and rows.json, its
+                         record: the row count and each file's length and checksum
     tier-PP.part/        a tier being solved: removed and solved again after a kill
-    merged/              every tier's positions merged into code order, one file per column
+    merged/              every tier's positions merged into code order, one file per column, and
+                         rows.json, the rows merged so far and the files' lengths and checksums
     database.sqlite      the database being written (see :mod:`ttt_solver.store.writer`)
 
-Nothing in it is a database until the builder renames ``database.sqlite`` over the target, and
-the folder is removed once the build is done.
+Nothing is reused that does not match its record (:mod:`.checksums`): a damaged or missing
+tier is solved again, a damaged ``results.bin`` made again from its tier's rows, a damaged
+merge merged again. Nothing in the folder is a database until the builder renames
+``database.sqlite`` over the target, and the folder is removed once the build is done.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -29,33 +33,87 @@ import numpy as np
 
 from ..game.values import NO_POSITION
 from ..game.variant import Variant
+from . import checksums
 from .passes import COLUMNS, Solved
 
-FORMAT = 1
+FORMAT = 2  # 2: each finished part records its files' lengths and checksums
+
+Note = Callable[[str], None]  # one line about the run
 
 
 class Scratch:
-    """One build's scratch folder, opened (and locked) by :func:`open_scratch`."""
+    """One build's scratch folder, opened (and locked) by :func:`open_scratch`. ``note`` hears
+    one line for each part found damaged or missing (and so made again)."""
 
-    def __init__(self, path: str, variant: Variant, identity: dict[str, Any]) -> None:
+    def __init__(self, path: str, variant: Variant, identity: dict[str, Any], note: Note | None = None) -> None:
         self.path = path
         self.variant = variant
         self.identity = identity
+        self.note = note
+        self.resumed = False  # whether finished work of an earlier run is reused
+        self._records: dict[int, dict[str, Any]] | None = None  # the finished tiers, once checked
+
+    def say(self, line: str) -> None:
+        if self.note:
+            self.note(f"{self.variant}: {line}")
 
     # -- tiers ----------------------------------------------------------------------------
     def finished(self, ply: int) -> bool:
-        return os.path.exists(os.path.join(self._tier(ply), "rows.json"))
+        """Whether tier ``ply`` is finished, its files as recorded (checked once, by
+        :meth:`check_tiers`)."""
+        return ply in self.check_tiers()
+
+    def check_tiers(self) -> dict[int, dict[str, Any]]:
+        """The records of the finished tiers whose column files match them. A tier that does
+        not is removed, and said, to be solved again."""
+        if self._records is None:
+            self._records = {}
+            damaged = {}
+            for ply in range(self.variant.cells + 1):
+                if os.path.isdir(self._tier(ply)):
+                    record, damaged[ply] = self._tier_record(ply)
+                    if record is not None:
+                        self._records[ply] = record
+            for ply in range(self.variant.cells + 1):  # a tier is solved after every tier above it
+                if ply not in self._records and (damaged.get(ply) or any(p < ply for p in self._records)):
+                    self.say(f"tier-{ply:02d} in {self.path} {damaged.get(ply) or 'is missing'}: solving it again")
+                    shutil.rmtree(self._tier(ply), ignore_errors=True)
+        return self._records
+
+    def _tier_record(self, ply: int) -> tuple[dict[str, Any] | None, str]:
+        folder = self._tier(ply)
+        record = read_record(os.path.join(folder, "rows.json"))
+        if record is None:
+            return None, "has no readable rows.json"
+        for name, dtype in COLUMNS:
+            entry = record["files"].get(f"{name}.bin")
+            if isinstance(entry, list) and entry and entry[0] != record["rows"] * np.dtype(dtype).itemsize:
+                return None, f"has a rows.json whose {name}.bin is not {record['rows']:,} rows"
+            why = checksums.problem(os.path.join(folder, f"{name}.bin"), entry)
+            if why is not None:
+                return None, f"has a damaged {name}.bin ({why})"
+        return record, ""
 
     def rows(self, ply: int) -> Solved:
         """The canonical positions of a finished tier, memory-mapped."""
+        count = self.check_tiers()[ply]["rows"]
         folder = self._tier(ply)
-        with open(os.path.join(folder, "rows.json")) as file:
-            count = int(json.load(file)["rows"])
         return Solved(*(_column(os.path.join(folder, f"{name}.bin"), dtype, count) for name, dtype in COLUMNS))
 
-    def results(self, ply: int) -> np.ndarray:
-        """The result bytes of a finished tier (read whole: the passes gather from it at random)."""
-        return np.fromfile(os.path.join(self._tier(ply), "results.bin"), dtype=np.uint8)
+    def results(self, ply: int) -> np.ndarray | None:
+        """The result bytes of a finished tier (read whole: the passes gather from it at
+        random); None if the file is missing or not as recorded (then said)."""
+        path = os.path.join(self._tier(ply), "results.bin")
+        try:
+            found = np.fromfile(path, dtype=np.uint8)
+        except FileNotFoundError:
+            why = "is missing"
+        else:
+            if checksums.of_bytes(found) == self.check_tiers()[ply]["files"].get("results.bin"):
+                return found
+            why = "is damaged"
+        self.say(f"tier-{ply:02d}/results.bin in {self.path} {why}: made again from the tier's rows")
+        return None
 
     @contextmanager
     def tier(self, ply: int, size: int) -> Iterator[tuple[np.ndarray, TierSink]]:
@@ -74,9 +132,11 @@ class Scratch:
             results.tofile(file)
             file.flush()
             os.fsync(file.fileno())
-        _write_json(os.path.join(part, "rows.json"), {"rows": sink.rows})
+        record = {"rows": sink.rows, "files": {**sink.entries(), "results.bin": checksums.of_bytes(results)}}
+        write_json(os.path.join(part, "rows.json"), record)
         os.replace(part, self._tier(ply))
-        _sync(self.path)
+        sync(self.path)
+        self.check_tiers()[ply] = record
         if ply + 1 <= self.variant.cells:  # the tier above is no longer needed to go on
             _remove(os.path.join(self._tier(ply + 1), "results.bin"))
 
@@ -90,7 +150,7 @@ class Scratch:
         """The manifest first, synced: a removal stopped half-way leaves a folder that no build
         resumes from (the next one clears it), never a manifest over missing tiers."""
         _remove(os.path.join(self.path, "manifest.json"))
-        _sync(self.path)
+        sync(self.path)
         shutil.rmtree(self.path, ignore_errors=True)
 
 
@@ -100,11 +160,18 @@ class TierSink:
     def __init__(self, folder: str) -> None:
         self.rows = 0
         self._files = [open(os.path.join(folder, f"{name}.bin"), "wb") for name, _dtype in COLUMNS]  # noqa: SIM115
+        self._sums = [checksums.Running() for _ in COLUMNS]
 
     def append(self, solved: Solved) -> None:
-        for file, column, (_name, dtype) in zip(self._files, solved, COLUMNS):
-            file.write(column.astype(dtype, copy=False).tobytes())
+        for file, running, column, (_name, dtype) in zip(self._files, self._sums, solved, COLUMNS):
+            raw = column.astype(dtype, copy=False).tobytes()
+            file.write(raw)
+            running.update(raw)
         self.rows += len(solved)
+
+    def entries(self) -> dict[str, checksums.Entry]:
+        """Each column file's entry (its length and checksum)."""
+        return {f"{name}.bin": running.entry() for (name, _dtype), running in zip(COLUMNS, self._sums)}
 
     def close(self) -> None:
         for file in self._files:
@@ -117,7 +184,10 @@ class TierSink:
 def read_slice(column: np.ndarray, start: int, stop: int) -> np.ndarray:
     """``column[start:stop]`` as an array in memory; a memory-mapped column's slice is read
     from its file, so that its pages do not stay mapped (counted against the process) once used."""
+    stop = min(stop, len(column))
     if isinstance(column, np.memmap) and column.filename is not None:
+        if stop <= start:
+            return np.zeros(0, dtype=column.dtype)
         offset = column.offset + start * column.itemsize
         return np.fromfile(column.filename, dtype=column.dtype, count=stop - start, offset=offset)
     return np.asarray(column[start:stop])
@@ -135,25 +205,51 @@ def scratch_path(target_file: str) -> str:
     return os.path.join(folder, f".{name}.solving")
 
 
-def open_scratch(path: str, variant: Variant, identity: dict[str, Any]) -> Scratch:
+def open_scratch(
+    path: str, variant: Variant, identity: dict[str, Any], note: Note | None = None, fresh: bool = False
+) -> Scratch:
     """The scratch folder at ``path`` for solving ``variant``: the one a stopped build left, if
-    it was solving the same thing (``identity``: the variant, the solver's version, ...), else
-    a new one. The caller holds :func:`locked` around its use."""
+    it was solving the same thing (``identity``: the variant, the solver's version, ...) and
+    ``fresh`` is not asked, else a new one (``note`` hears why a folder left behind is not
+    reused). The caller holds :func:`locked` around its use."""
     identity = {"format": FORMAT, "variant": variant.name, **identity}
     manifest = os.path.join(path, "manifest.json")
+    why = "has no manifest.json"
     try:
         with open(manifest) as file:
             found = json.load(file)
-    except (OSError, ValueError):
+    except FileNotFoundError:
         found = None
-    if found != identity:
-        for name in os.listdir(path) if os.path.isdir(path) else ():
-            if name != "lock":
-                target = os.path.join(path, name)
-                shutil.rmtree(target) if os.path.isdir(target) else os.remove(target)
+    except (OSError, ValueError):
+        found, why = None, "has an unreadable manifest.json"
+    if found is not None and found != identity:
+        why = "holds the build of another variant or version"
+    if fresh or found != identity:
+        left = [name for name in (os.listdir(path) if os.path.isdir(path) else ()) if name != "lock"]
+        if left and note:
+            note(f"{variant}: {path} {'was cleared (force)' if fresh else why}: starting over")
+        for name in left:
+            target = os.path.join(path, name)
+            shutil.rmtree(target) if os.path.isdir(target) and not os.path.islink(target) else os.remove(target)
         os.makedirs(path, exist_ok=True)
-        _write_json(manifest, identity)
-    return Scratch(path, variant, identity)
+        write_json(manifest, identity)
+    return Scratch(path, variant, identity, note)
+
+
+def read_record(path: str) -> dict[str, Any] | None:
+    """A part's record (``{"rows": count, "files": {name: entry}}``, more keys allowed), or
+    None if the file is missing, unreadable or not such a record."""
+    try:
+        with open(path) as file:
+            record = json.load(file)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or not isinstance(record.get("files"), dict):
+        return None
+    rows = record.get("rows")
+    if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
+        return None
+    return record
 
 
 @contextmanager
@@ -182,7 +278,7 @@ def locked(path: str) -> Iterator[bool]:
         os.close(handle)
 
 
-def _write_json(path: str, data: dict[str, Any]) -> None:
+def write_json(path: str, data: dict[str, Any]) -> None:
     temporary = path + ".new"
     with open(temporary, "w") as file:
         json.dump(data, file)
@@ -191,7 +287,7 @@ def _write_json(path: str, data: dict[str, Any]) -> None:
     os.replace(temporary, path)
 
 
-def _sync(path: str) -> None:
+def sync(path: str) -> None:
     """Flush a file or folder to the disk (a folder: the names in it)."""
     try:
         handle = os.open(path, os.O_RDONLY)

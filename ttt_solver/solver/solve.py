@@ -14,7 +14,6 @@ Values are +1 win, 0 draw, -1 loss for the side to move (see :mod:`ttt_solver.ga
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -22,8 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..game.variant import Variant
+from . import checksums
 from .passes import COLUMNS, Solved, new_tier, solve_chunk, spread
-from .scratch import Scratch, _sync, _write_json, read_slice
+from .scratch import Scratch, read_record, read_slice, sync, write_json
 from .tiers import Tiers, tiers
 
 Note = Callable[[str], None]  # one line about the run
@@ -110,6 +110,12 @@ def chunk_boards(variant: Variant, memory: int) -> int:
     return max(MIN_CHUNK, min(MAX_CHUNK, (memory - widest) // BYTES_PER_BOARD))
 
 
+def smallest_memory(variant: Variant) -> int:
+    """The smallest budget a build of ``variant`` keeps: the result bytes of its two widest
+    tiers and the smallest chunk."""
+    return 2 * int(tiers(variant).sizes.max()) + 2 + MIN_CHUNK * BYTES_PER_BOARD
+
+
 def _solve_tier(
     found: Tiers, ply: int, below: np.ndarray | None, out: np.ndarray, chunk: int, steps: Steps | None
 ) -> Iterator[Solved]:
@@ -147,19 +153,22 @@ def _positions(count: int) -> str:
 
 
 def solve_scratch(scratch: Scratch, memory: int, note: Note | None = None, steps: Steps | None = None) -> None:
-    """Solve the tiers that ``scratch`` does not hold yet, from the last ply to the first."""
+    """Solve the tiers that ``scratch`` does not hold yet (or holds damaged), from the last
+    ply to the first."""
     variant = scratch.variant
     found = tiers(variant)
     chunk = chunk_boards(variant, memory)
     plies = range(variant.cells, -1, -1)
     done = [ply for ply in plies if scratch.finished(ply)]
     todo = [ply for ply in plies if not scratch.finished(ply)]
-    if todo and done and note:
-        note(f"{variant}: resuming from {scratch.path}: plies {max(done)} to {min(done)} were solved")
+    scratch.resumed |= bool(done)
+    if done and note:
+        listed = f"{max(done)} to {min(done)}" if len(done) == max(done) - min(done) + 1 else ", ".join(map(str, done))
+        note(f"{variant}: resuming from {scratch.path}: plies {listed} solved")
     if steps and done:
         steps("solving", int(found.sizes[done].sum()), int(found.sizes.sum()))
     for ply in todo:
-        below = scratch.results(ply + 1) if ply < variant.cells else None
+        below = _results(scratch, found, ply + 1, chunk) if ply < variant.cells else None
         with scratch.tier(ply, found.size(ply)) as (out, sink):
             for solved in _solve_tier(found, ply, below, out, chunk, steps):
                 sink.append(solved)
@@ -168,38 +177,84 @@ def solve_scratch(scratch: Scratch, memory: int, note: Note | None = None, steps
             note(f"{variant}: ply {ply}: {_positions(sink.rows)}")
 
 
+def _results(scratch: Scratch, found: Tiers, ply: int, chunk: int) -> np.ndarray:
+    """The result bytes of finished tier ``ply``: its file, or made again from its rows."""
+    results = scratch.results(ply)
+    if results is not None:
+        return results
+    results = new_tier(found, ply)
+    rows = scratch.rows(ply)
+    for start in range(0, len(rows), chunk):
+        spread(found, ply, Solved(*(read_slice(column, start, start + chunk) for column in rows)), results)
+    return results
+
+
 def merge_scratch(scratch: Scratch, memory: int, steps: Steps | None = None) -> Solved:
     """Every solved position in code order, written once into ``scratch/merged/`` a block at
-    a time (resumed after a stop), and returned memory-mapped."""
+    a time (resumed after a stop, from what matches its record), and returned memory-mapped."""
     variant = scratch.variant
     parts = [scratch.rows(ply) for ply in range(variant.cells + 1)]
     total = sum(len(part) for part in parts)
     folder = scratch.file("merged")
     os.makedirs(folder, exist_ok=True)
-    progress = os.path.join(folder, "rows.json")
-    try:
-        with open(progress) as file:
-            written = int(json.load(file)["rows"])
-    except (OSError, ValueError, KeyError):
-        written = 0
+    written, sums = _merged_so_far(scratch, folder, total)
     if written < total:
-        _merge(parts, folder, written, max(MIN_CHUNK, memory // (4 * BYTES_PER_BOARD)), progress, steps, total)
+        block = max(MIN_CHUNK, memory // (4 * BYTES_PER_BOARD))
+        _merge(parts, folder, written, sums, block, steps, total)
     return Solved(
         *(np.memmap(os.path.join(folder, f"{name}.bin"), dtype=dtype, mode="r", shape=(total,)) if total else
           np.zeros(0, dtype=dtype) for name, dtype in COLUMNS)
     )  # fmt: skip
 
 
+def _merged_so_far(scratch: Scratch, folder: str, total: int) -> tuple[int, list[checksums.Running]]:
+    """The rows merged by an earlier run whose files match their record, with the files'
+    running checksums; (0, new checksums) if none can be trusted (said, unless nothing was
+    merged)."""
+    fresh = [checksums.Running() for _ in COLUMNS]
+    record = read_record(os.path.join(folder, "rows.json"))
+    if record is None or record.get("total") != total or record["rows"] > total:
+        if record is not None or any(os.path.getsize(os.path.join(folder, n)) for n in os.listdir(folder)):
+            scratch.say(f"merged/rows.json in {scratch.path} is missing or unreadable: merging again")
+        return 0, fresh
+    written = record["rows"]
+    sums = []
+    for name, dtype in COLUMNS:
+        entry = record["files"].get(f"{name}.bin")
+        size = written * np.dtype(dtype).itemsize
+        found = checksums.read_prefix(os.path.join(folder, f"{name}.bin"), size)
+        if found is None or [size, found.hash.hexdigest()] != entry:
+            why = "is shorter than recorded" if found is None else "does not match its record"
+            scratch.say(f"merged/{name}.bin in {scratch.path} {why}: merging again")
+            return 0, fresh
+        sums.append(found)
+    if written:
+        scratch.resumed = True
+        scratch.say(f"resuming the merge from {scratch.path}: {written:,} of {total:,} rows merged")
+    return written, sums
+
+
 def _merge(
-    parts: list[Solved], folder: str, written: int, block: int, progress: str, steps: Steps | None, total: int
+    parts: list[Solved],
+    folder: str,
+    written: int,
+    sums: list[checksums.Running],
+    block: int,
+    steps: Steps | None,
+    total: int,
 ) -> None:
-    """Append the positions after the first ``written`` (in code order) to the merged files."""
+    """Append the positions after the first ``written`` (in code order) to the merged files,
+    recording after each block the rows merged and the files' lengths and checksums."""
     # The tiers hold disjoint codes, so a block of the code range is its tiers' slices,
-    # concatenated and sorted. Cut the range where about ``block`` rows have passed.
-    grid = np.unique(np.concatenate([part.code[:: max(1, block // 4)] for part in parts if len(part)]))
-    below = np.zeros(len(grid), dtype=np.int64)  # rows with a code below each grid point
-    for part in parts:
-        below += np.searchsorted(part.code, grid)
+    # concatenated and sorted. Cut the range where about ``block`` rows have passed, counted
+    # from every ``step``-th code of each tier (read from its files: strided reads through
+    # a memory map would map most of its pages).
+    step = max(1, block // 4)
+    samples = [_samples(part.code, step) for part in parts]
+    grid = np.unique(np.concatenate(samples))
+    below = np.zeros(len(grid), dtype=np.int64)  # about the rows with a code below each grid point
+    for sample in samples:
+        below += np.searchsorted(sample, grid) * step
     low: int | None = None
     files = []
     for name, dtype in COLUMNS:
@@ -207,8 +262,8 @@ def _merge(
         handle.truncate(written * np.dtype(dtype).itemsize)
         files.append(handle)
     if written:
-        last = np.memmap(os.path.join(folder, "code.bin"), dtype="<i8", mode="r", shape=(written,))[-1]
-        low = int(last) + 1
+        code = np.fromfile(os.path.join(folder, "code.bin"), dtype="<i8", count=1, offset=(written - 1) * 8)
+        low = int(code[0]) + 1
         if steps:
             steps("merging", written, total)
     bounds: list[int | None] = []
@@ -222,25 +277,48 @@ def _merge(
         for high in bounds:
             merged = Solved.concatenate([_between(part, low, high) for part in parts])
             merged = merged.take(np.argsort(merged.code, kind="stable"))
-            for handle, column, (_name, dtype) in zip(files, merged, COLUMNS):
-                handle.write(column.astype(dtype, copy=False).tobytes())
+            for handle, running, column, (_name, dtype) in zip(files, sums, merged, COLUMNS):
+                raw = column.astype(dtype, copy=False).tobytes()
+                handle.write(raw)
+                running.update(raw)
             for handle in files:
                 handle.flush()
                 os.fsync(handle.fileno())
             written += len(merged)
-            _write_json(progress, {"rows": written})
+            entries = {f"{name}.bin": running.entry() for (name, _dtype), running in zip(COLUMNS, sums)}
+            write_json(os.path.join(folder, "rows.json"), {"rows": written, "total": total, "files": entries})
             if steps:
                 steps("merging", len(merged), total)
             low = high
     finally:
         for handle in files:
             handle.close()
-    _sync(folder)
+    sync(folder)
+
+
+def _samples(code: np.ndarray, step: int) -> np.ndarray:
+    """Every ``step``-th code of a tier's code column, read a million rows at a time."""
+    piece = step * max(1, (1 << 20) // step)  # a whole number of steps
+    pieces = [read_slice(code, start, start + piece)[::step] for start in range(0, len(code), piece)]
+    return np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
 
 
 def _between(part: Solved, low: int | None, high: int | None) -> Solved:
     """The rows of a tier with codes from ``low`` to ``high``, read from its files (not through
     its memory maps, whose pages would count against the process until the merge ends)."""
-    start = 0 if low is None else int(np.searchsorted(part.code, low))
-    stop = len(part) if high is None else int(np.searchsorted(part.code, high))
+    start = 0 if low is None else _first_at_least(part.code, low)
+    stop = len(part) if high is None else _first_at_least(part.code, high)
     return Solved(*(read_slice(column, start, stop) for column in part))
+
+
+def _first_at_least(code: np.ndarray, value: int) -> int:
+    """The first row of an ascending code column with a code of at least ``value``: a binary
+    search over windows read from the file, never through its memory map."""
+    low, high = 0, len(code)
+    while high - low > 4096:
+        middle = (low + high) // 2
+        if int(read_slice(code, middle, middle + 1)[0]) < value:
+            low = middle + 1
+        else:
+            high = middle
+    return low + int(np.searchsorted(read_slice(code, low, high), value))

@@ -19,7 +19,7 @@ by side, a part at a time.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import lru_cache
 from hashlib import sha256
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -175,50 +175,94 @@ def packed_arrays(solved: Solved) -> dict[str, np.ndarray]:
     return {name: getattr(solved, name) for name, _dtype in PACKED}
 
 
-def packed_parts(arrays: Mapping[str, np.ndarray]) -> Iterator[tuple[str, int, str, bytes]]:
-    """``(name, part, dtype, blob)`` rows of the ``packed`` table, a part at a time."""
-    import numpy as np
+Read = Callable[[Any, int, int], "np.ndarray"]  # (array, start, stop) -> its rows start to stop
+PIECE_ROWS = 1 << 20  # rows packed, or unpacked, at a time: bounds the memory of a part's arrays
 
+
+def _rows(array: Any, start: int, stop: int) -> np.ndarray:
+    return array[start:stop]  # type: ignore[no-any-return]
+
+
+def packed_parts(arrays: Mapping[str, Any], read: Read = _rows) -> Iterator[tuple[str, int, str, bytes]]:
+    """``(name, part, dtype, blob)`` rows of the ``packed`` table, a part at a time, each made
+    from pieces of :data:`PIECE_ROWS` rows read by ``read`` (a memory-mapped array's rows read
+    from its file keep its pages out of the process's memory)."""
     for name, dtype in PACKED:
         array = arrays[name]
         for part, start in enumerate(range(0, max(len(array), 1), PART_ROWS)):
-            raw = np.ascontiguousarray(array[start : start + PART_ROWS], dtype=dtype).tobytes()
-            yield name, part, dtype, pack_blob(name, raw)
+            stop = min(len(array), start + PART_ROWS)
+            pieces = (read(array, at, min(stop, at + PIECE_ROWS)) for at in range(start, stop, PIECE_ROWS))
+            yield name, part, dtype, pack_pieces(name, dtype, pieces)
 
 
 def pack_blob(name: str, raw: bytes) -> bytes:
     """How a part of an array is stored: zlib-compressed, the ascending codes as differences
     (19.5 MB of 4x4 arrays take 2.8 MB, and a load decompresses them in milliseconds)."""
+    import numpy as np
+
+    dtype = dict(PACKED)[name]
+    return pack_pieces(name, dtype, [np.frombuffer(raw, dtype=dtype)])
+
+
+def pack_pieces(name: str, dtype: str, pieces: Iterable[Any]) -> bytes:
+    """:func:`pack_blob` of the concatenation of ``pieces`` (arrays), compressed one after another."""
     import zlib
 
-    if name == "code":
-        import numpy as np
+    import numpy as np
 
-        codes = np.frombuffer(raw, dtype="<i8")
-        raw = np.diff(codes, prepend=np.int64(0)).astype("<i8").tobytes()
-    return zlib.compress(raw, 1)
+    compressor = zlib.compressobj(1)
+    out = []
+    previous = np.int64(0)
+    for piece in pieces:
+        raw = np.ascontiguousarray(piece, dtype=dtype)
+        if name == "code" and len(raw):
+            raw, previous = np.diff(raw, prepend=previous).astype("<i8"), raw[-1]
+        out.append(compressor.compress(raw.tobytes()))
+    out.append(compressor.flush())
+    return b"".join(out)
 
 
 def unpack_blob(name: str, blob: bytes) -> bytes:
     """:func:`pack_blob` undone (zlib.error or ValueError if the blob is damaged)."""
+    return b"".join(unpack_pieces(name, blob))
+
+
+def unpack_pieces(name: str, blob: bytes) -> Iterator[bytes]:
+    """:func:`unpack_blob`, a piece at a time (zlib.error if the blob is damaged, ValueError if
+    it ends inside a number)."""
     import zlib
 
-    raw = zlib.decompress(blob)
-    if name == "code":
-        import numpy as np
+    import numpy as np
 
-        raw = np.cumsum(np.frombuffer(raw, dtype="<i8"), dtype=np.int64).astype("<i8").tobytes()
-    return raw
+    size = np.dtype(dict(PACKED)[name]).itemsize
+    decompressor = zlib.decompressobj()
+    total = np.int64(0)
+    left, data = b"", blob
+    while not decompressor.eof:
+        piece = decompressor.decompress(data, PIECE_ROWS * size)
+        data = decompressor.unconsumed_tail
+        if not piece and not data:
+            raise zlib.error("the blob is cut short")
+        raw = left + piece
+        whole = len(raw) - len(raw) % size
+        raw, left = raw[:whole], raw[whole:]
+        if name == "code" and raw:
+            codes = np.cumsum(np.frombuffer(raw, dtype="<i8"), dtype=np.int64) + total
+            raw, total = codes.astype("<i8").tobytes(), codes[-1]
+        if raw:
+            yield raw
+    if left:
+        raise ValueError(f"the packed array {name!r} ends inside a number")
 
 
 BLOCK = 1 << 18  # rows made and written at a time: bounds the memory of the row objects
 
 
-def position_blocks(solved: Solved, first: int = 0) -> Iterator[tuple[list[int], list[int]]]:
+def position_blocks(solved: Solved, first: int = 0, read: Read = _rows) -> Iterator[tuple[list[int], list[int]]]:
     """The ``positions`` rows from row ``first`` on as (codes, data), a block at a time, in
-    code order."""
+    code order (each column's rows read by ``read``)."""
     for start in range(first, len(solved.code), BLOCK):
-        block = solved.take(slice(start, start + BLOCK))
+        block = solved.__class__(*(read(column, start, start + BLOCK) for column in solved))
         yield block.code.tolist(), pack_data(block).tolist()
 
 

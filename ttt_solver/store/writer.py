@@ -97,7 +97,7 @@ def _remove_journals(path: Path) -> None:
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
-def _failed_write(error: BaseException) -> bool:
+def failed_write(error: BaseException) -> bool:
     """An error of the file system or of SQLite (a full disk, a folder turned read-only), as
     opposed to an interrupt, running out of memory, or a bug."""
     from sqlalchemy.exc import SQLAlchemyError  # loaded already, by check_target
@@ -220,9 +220,9 @@ class FileWriter:
             if written:
                 written(len(columns[0]))
 
-    def rest(self, moves: Blocks, packed: Packed, meta: Mapping[str, str]) -> None:
-        """The moves, the packed arrays and the meta table, in one transaction (written again
-        whole after a stop)."""
+    def rest(self, moves: Blocks, packed: Packed) -> None:
+        """The moves and the packed arrays, in one transaction (written again whole after a
+        stop), and no meta yet: its digest is read back from the file (:meth:`packed_digest`)."""
         from .schema import add_generated
 
         with self.engine.begin() as conn:
@@ -231,22 +231,70 @@ class FileWriter:
                 conn.execute(table.delete())
             _insert_columns(conn, self.tables.moves, MOVE_COLUMNS, moves)
             _insert_packed(conn, self.tables, packed)
+
+    def packed_digest(self, variant_name: str, rows: int) -> str:
+        """The content digest of the packed arrays as the file holds them (read back, part by
+        part), for ``rows`` rows; ValueError if they do not add up."""
+        import numpy as np
+
+        from .content import PACKED, digest_stream, unpack_pieces
+
+        def parts(conn: Connection, name: str) -> Iterator[bytes]:
+            """One part's blob in memory at a time (4x5k4's codes are 11 parts)."""
+            count = conn.exec_driver_sql("SELECT count(*) FROM packed WHERE name = ?", (name,)).scalar() or 0
+            for part in range(count):
+                query = "SELECT data FROM packed WHERE name = ? AND part = ?"
+                blob = conn.exec_driver_sql(query, (name, part)).scalar()
+                if blob is None:
+                    raise ValueError(f"the packed array {name!r} has no part {part}")
+                yield from unpack_pieces(name, blob)
+
+        with self.engine.connect() as conn:
+            columns = {name: (rows * np.dtype(dtype).itemsize, parts(conn, name)) for name, dtype in PACKED}
+            return digest_stream(variant_name, columns)
+
+    def meta(self, meta: Mapping[str, str]) -> None:
+        """The meta table, last: a file without it is no finished database."""
+        with self.engine.begin() as conn:
+            conn.execute(self.tables.meta.delete())
             conn.execute(self.tables.meta.insert(), [{"key": k, "value": v} for k, v in sorted(meta.items())])
 
     def close(self) -> None:
         self.engine.dispose()
 
 
-@contextmanager
-def file_errors(target: Target) -> Iterator[None]:
-    """An error of the file system or of SQLite while writing (a full disk, a folder turned
-    read-only) as one line naming the cause; an interrupt or a bug as it is."""
+def rows_written(path: str, expected: Callable[[int, int], tuple[Any, Any]]) -> tuple[int, str | None]:
+    """The position rows of the half-written file at ``path``, and why it cannot be written
+    on (None: it can): SQLite's quick check, then its rows in code order against
+    ``expected(start, stop)``, the (codes, data) arrays they were written from."""
+    import numpy as np
+
+    start = 0
     try:
-        yield
-    except Exception as error:
-        if not _failed_write(error):
-            raise
-        raise _cannot_build(target.path or Path(target.spec), error) from None
+        with closing(sqlite3.connect(path)) as conn:  # read-write: a stopped transaction's journal is rolled back
+            checked = conn.execute("PRAGMA quick_check").fetchone()[0]
+            if checked != "ok":
+                return 0, f"SQLite's check says {checked!r}"
+            if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'positions'").fetchone():
+                return 0, "it has no positions table"
+            cursor = conn.execute("SELECT code, data FROM positions ORDER BY code")
+            while rows := cursor.fetchmany(1 << 16):
+                found = np.array(rows, dtype=np.int64).reshape(-1, 2)
+                codes, data = expected(start, start + len(found))
+                if len(codes) != len(found) or not (
+                    np.array_equal(found[:, 0], codes) and np.array_equal(found[:, 1], data)
+                ):
+                    return 0, f"its rows from row {start:,} on differ from the solved ones"
+                start += len(found)
+    except (*SQLITE_ERRORS, OverflowError, ValueError, TypeError) as error:
+        return 0, f"SQLite cannot read it ({sqlite_message(error)})"
+    return start, None
+
+
+def remove_database(path: str) -> None:
+    """Delete a SQLite file and its journals."""
+    Path(path).unlink(missing_ok=True)
+    _remove_journals(Path(path))
 
 
 def install(built: str, target: Target) -> None:

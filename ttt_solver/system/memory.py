@@ -105,6 +105,24 @@ THREAD_ROOM_C = 32 << 20
 allocates, with a margin."""
 
 
+def machine_memory() -> int | None:
+    """The machine's physical memory in bytes (None where the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        return None
+
+
+def size_text(size: int) -> str:
+    """Bytes as ``--memory`` takes them and people read them: ``64KB``, ``995MB``, ``23.4GB``
+    (powers of 1,024)."""
+    for unit, shift in (("TB", 40), ("GB", 30), ("MB", 20), ("KB", 10)):
+        if size >= 1 << shift:
+            value = size / (1 << shift)
+            return f"{value:.0f}{unit}" if value == int(value) or value >= 100 else f"{value:.1f}{unit}"
+    return f"{size}B"
+
+
 def reserve_threads(count: int = 1) -> None:
     """MemoryError unless ``count`` more threads can start now: for C code that aborts the
     process when one cannot (libuv, under uvicorn, starting the pool thread that resolves the

@@ -1,0 +1,72 @@
+"""Checksums of the scratch folder's files: what a finished part of a build records of each of
+its files (its length and a BLAKE2b checksum), and the check a rerun makes before it reuses
+them.
+
+A file's entry is ``[bytes, checksum]``. A file that grows a block at a time (the merged
+columns) keeps a :class:`Running` checksum of everything written so far, so that recording it
+after each block costs nothing more than the block; a rerun checks the file's first ``bytes``
+bytes against it and goes on from there with the same running checksum.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Any
+
+Entry = list[Any]  # [bytes, hex checksum]
+READ = 1 << 22  # bytes read at a time while checking
+
+
+class Running:
+    """The length and checksum of a file's bytes so far."""
+
+    def __init__(self) -> None:
+        self.hash = hashlib.blake2b(digest_size=16)
+        self.size = 0
+
+    def update(self, data: Any) -> None:
+        self.hash.update(data)
+        self.size += memoryview(data).nbytes
+
+    def entry(self) -> Entry:
+        return [self.size, self.hash.hexdigest()]
+
+
+def of_bytes(data: Any) -> Entry:
+    """The entry of a file holding ``data``."""
+    found = Running()
+    found.update(data)
+    return found.entry()
+
+
+def read_prefix(path: str, size: int) -> Running | None:
+    """The running checksum of the first ``size`` bytes of ``path``; None if it has fewer."""
+    found = Running()
+    try:
+        with open(path, "rb") as file:
+            while found.size < size:
+                piece = file.read(min(READ, size - found.size))
+                if not piece:
+                    return None
+                found.update(piece)
+    except FileNotFoundError:
+        return None
+    return found
+
+
+def problem(path: str, entry: Any) -> str | None:
+    """What is wrong with the file at ``path`` against its recorded ``entry`` (None: nothing)."""
+    if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int) and isinstance(entry[1], str)):
+        return "its record is garbled"
+    size, checksum = entry
+    try:
+        actual = os.path.getsize(path)
+    except OSError:
+        return "it is missing"
+    if actual != size:
+        return f"it holds {actual:,} bytes, not the {size:,} recorded"
+    found = read_prefix(path, size)
+    if found is None or found.hash.hexdigest() != checksum:
+        return "its checksum differs from the one recorded"
+    return None
