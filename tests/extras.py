@@ -25,6 +25,7 @@ EXTRA_MODULES = {
     "plot": ("matplotlib",),
     "web": ("fastapi", "uvicorn"),
     "postgres": ("psycopg",),
+    "docs": ("mkdocs", "mkdocstrings", "mkdocs_click"),
 }
 # Tests that take one of these fixtures need the PostgreSQL extra (and a server: the fixture skips without one).
 POSTGRES_FIXTURES = ("pg_cluster", "pg_url")

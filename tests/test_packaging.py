@@ -22,6 +22,7 @@ EXTRA_MODULES = {
     "openspiel": ("pyspiel", "open_spiel"),
     "sb3": ("stable_baselines3", "sb3_contrib", "torch"),
     "plot": ("matplotlib",),
+    "docs": ("mkdocs", "mkdocstrings", "mkdocs_click"),
 }
 # Put first on PYTHONPATH, it makes them unimportable in every process of a run, as in an
 # environment where only `pip install '.[test]'` ran; and it removes the import hooks of an
@@ -106,6 +107,8 @@ def test_the_sdist_holds_every_test_and_what_the_tests_read(sdist):
     needed |= {str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("*.py")}
     needed |= {str(p.relative_to(ROOT)) for p in (ROOT / "queries").glob("*.sql")}
     needed |= {str(p.relative_to(ROOT)) for p in (ROOT / "examples").glob("*.py")}
+    documentation = [p for p in (ROOT / "docs").rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    needed |= {"mkdocs.yml"} | {str(p.relative_to(ROOT)) for p in documentation}  # test_readme, test_docs
     assert needed - inside == set()
     assert not [name for name in inside if name.endswith((".sqlite", ".pyc"))]
 
@@ -121,7 +124,8 @@ def test_the_metadata_has_the_spdx_licence_and_classifiers(sdist):
 
 def test_install_hints_name_commands_that_work():
     """ttt-solver is not on PyPI: no hint may tell users to pip install it by name."""
-    sources = [*ROOT.glob("ttt_solver/**/*.py"), *ROOT.glob("examples/*.py"), ROOT / "README.md"]
+    documents = [ROOT / "README.md", *ROOT.glob("docs/*.md")]
+    sources = [*ROOT.glob("ttt_solver/**/*.py"), *ROOT.glob("examples/*.py"), *documents]
     offending = [str(p.relative_to(ROOT)) for p in sources if "install 'ttt-solver[" in p.read_text(encoding="utf-8")]
     assert offending == []
 

@@ -1,10 +1,14 @@
-"""README.md cannot drift: its Python snippets run, their commented results hold, and the
-command outputs it shows are what the commands print.
+"""README.md and the documentation in docs/ cannot drift: their Python snippets run, their
+commented results hold, the command outputs they show are what the commands print, and every
+``ttt-lookup`` command line they give is one the command line accepts.
 
 - A Python block runs top to bottom; a line ``expression  # RESULT ...`` whose comment starts
   with a Python literal (``7``, ``[1, 2, 3]``, ``{1: 1.0}``) must evaluate to that literal.
 - A ``text`` block starting with ``$ ttt-lookup ...`` must be that command's output; a line
   ``...`` stands for any number of lines.
+- A ``bash`` (or ``sh``) block's lines that start with ``ttt-lookup`` must parse: the command exists, and
+  its options and arguments are ones it takes, with values it accepts (the command is not run:
+  builds, servers and games are not for a test).
 - The default database of the snippets is the session's (a tmp directory), never ``data/``.
 """
 
@@ -17,6 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -24,12 +29,21 @@ from ttt_solver.cli import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"^```(\w+)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
-def blocks(language: str) -> list[tuple[int, str]]:
-    """(line number, text) of every top-level fenced block in ``language``."""
-    return [(README.count("\n", 0, m.start()) + 1, m[2]) for m in BLOCK.finditer(README) if m[1] == language]
+def blocks(language: str) -> list[tuple[str, str]]:
+    """(where, text) of every top-level fenced block in ``language`` of every document, where
+    is ``README.md line 12`` or ``docs/python.md line 40``."""
+    found: list[tuple[str, str]] = []
+    for document in DOCUMENTS:
+        text = document.read_text(encoding="utf-8")
+        name = document.relative_to(ROOT).as_posix()
+        for m in BLOCK.finditer(text):
+            if m[1] == language:
+                found.append((f"{name} line {text.count(chr(10), 0, m.start()) + 1}", m[2]))
+    return found
 
 
 def literal_prefix(comment: str) -> tuple[bool, object]:
@@ -58,8 +72,8 @@ def default_databases(monkeypatch, tmp_path, db_path, db_4x4):
 PYTHON = blocks("python")
 
 
-@pytest.mark.parametrize(("line", "code"), PYTHON, ids=[f"line {line}" for line, _ in PYTHON])
-def test_python_snippet_runs_and_its_results_hold(line, code, default_databases, capsys):
+@pytest.mark.parametrize(("where", "code"), PYTHON, ids=[where for where, _ in PYTHON])
+def test_python_snippet_runs_and_its_results_hold(where, code, default_databases, capsys):
     namespace: dict[str, object] = {"__name__": "readme"}
     if "Oracle.load(" in code and "import" not in code.split("\n", 1)[0]:
         exec("from ttt_solver import Oracle", namespace)  # a snippet that continues the one before  # noqa: S102 (running the README is the point)
@@ -67,28 +81,29 @@ def test_python_snippet_runs_and_its_results_hold(line, code, default_databases,
     lines = code.splitlines()
     for statement in tree.body:
         source = lines[statement.lineno - 1]
+        at = f"{where} + {statement.lineno}"
         code_part, _, comment = source.partition("  # ")
         is_literal, expected = literal_prefix(comment)
         try:
             if isinstance(statement, ast.Expr) and is_literal and not code_part.startswith("print("):
-                value = eval(compile(ast.Expression(statement.value), "README", "eval"), namespace)
-                assert value == expected, f"README line {line + statement.lineno}: {source.strip()} gave {value!r}"
+                value = eval(compile(ast.Expression(statement.value), where, "eval"), namespace)
+                assert value == expected, f"{at}: {source.strip()} gave {value!r}"
             else:
-                exec(compile(ast.Module([statement], []), "README", "exec"), namespace)  # noqa: S102 (running the README is the point)
+                exec(compile(ast.Module([statement], []), where, "exec"), namespace)  # noqa: S102 (running the README is the point)
         except ImportError as error:  # an extra that is not installed
-            pytest.skip(f"README line {line + statement.lineno} needs {error.name}")
+            pytest.skip(f"{at} needs {error.name}")
 
 
-TEXT = [(line, text) for line, text in blocks("text") if text.startswith("$ ttt-lookup ")]
+TEXT = [(where, text) for where, text in blocks("text") if text.startswith("$ ttt-lookup ")]
 
 
-@pytest.mark.parametrize(("line", "text"), TEXT, ids=[f"line {line}" for line, _ in TEXT])
-def test_shown_command_output_is_what_the_command_prints(line, text, db_path):
+@pytest.mark.parametrize(("where", "text"), TEXT, ids=[where for where, _ in TEXT])
+def test_shown_command_output_is_what_the_command_prints(where, text, db_path):
     command, *expected = text.rstrip("\n").split("\n")
     args = shlex.split(command.removeprefix("$ ttt-lookup "))
     result = CliRunner().invoke(cli, [*args, "--db", str(db_path)])
     assert result.exit_code == 0, result.output
-    assert matches(expected, result.stdout.rstrip("\n").split("\n")), f"README line {line}:\n{result.stdout}"
+    assert matches(expected, result.stdout.rstrip("\n").split("\n")), f"{where}:\n{result.stdout}"
 
 
 def matches(expected: list[str], actual: list[str]) -> bool:
@@ -100,13 +115,69 @@ def matches(expected: list[str], actual: list[str]) -> bool:
     return bool(actual) and actual[0] == expected[0] and matches(expected[1:], actual[1:])
 
 
+COMMAND_LINES = [
+    (f"{where} + {number}", line.split("#", 1)[0].strip())
+    for where, text in [*blocks("bash"), *blocks("sh")]
+    for number, line in enumerate(text.splitlines(), 1)
+    if line.strip().startswith("ttt-lookup ")
+]
+
+
+@pytest.mark.parametrize(("where", "line"), COMMAND_LINES, ids=[where for where, _ in COMMAND_LINES])
+def test_shown_command_line_is_one_the_command_takes(where, line):
+    """Parsed as the command would parse it, with its values converted, and not run."""
+    name, *args = shlex.split(line)[1:]
+    with click.Context(cli, info_name="ttt-lookup") as group:
+        command = cli.get_command(group, name)
+        assert command is not None, f"{where}: no command {name!r}"
+        try:
+            command.make_context(name, args, parent=group)
+        except click.exceptions.Exit as done:  # an eager option such as --help or --list
+            assert done.exit_code == 0, where
+        except click.ClickException as error:
+            pytest.fail(f"{where}: {line!r}: {error.format_message()}")
+
+
+def named_in_the_documents(pattern: str) -> set[str]:
+    return {found for document in DOCUMENTS for found in re.findall(pattern, document.read_text(encoding="utf-8"))}
+
+
+def test_every_file_of_the_package_named_exists():
+    """A module moved or renamed cannot leave a page pointing at nothing."""
+    named = named_in_the_documents(r"`(ttt_solver/[\w/]*(?:\.py)?)`")
+    assert [path for path in sorted(named) if not (ROOT / path).exists()] == []
+
+
+def test_every_dotted_name_of_the_package_named_is_defined():
+    """``ttt_solver.players.openspiel_bot.PerfectBot``: the module exists and defines the name
+    (read from its source, so that an extra that is not installed does not matter)."""
+    missing = []
+    for dotted in sorted(named_in_the_documents(r"\b(ttt_solver(?:\.\w+)+)")):
+        parts = dotted.split(".")
+        for end in range(len(parts), 0, -1):
+            module = ROOT.joinpath(*parts[:end])
+            source = module / "__init__.py" if module.is_dir() else module.with_suffix(".py")
+            if source.exists():
+                rest = parts[end:]
+                if rest and not re.search(rf"\b{re.escape(rest[0])}\b", source.read_text(encoding="utf-8")):
+                    missing.append(dotted)
+                break
+        else:
+            missing.append(dotted)
+    assert missing == []
+
+
 def test_the_test_set_up_command_is_the_one_ci_runs():
+    """README's test command and .ci/run install the same extras and run the same steps."""
     run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    readme = re.search(r"pip install -e '(\.\[[^\]]*\])' \\\n.*&& (python -m pytest [^\n]*)\n", README)
+    readme = re.search(r"pip install -e '(\.\[[^\]]*\])' \\\n\s*&& ([^\n]*)\n", README)
     ci = re.search(r"pip install --quiet -e '(\.\[[^\]]*\])'", run)
     assert readme is not None and ci is not None
     assert readme[1] == ci[1]
-    assert re.search(rf"^{re.escape(readme[2])}$", run, re.MULTILINE), readme[2]  # the same test command
+    steps = [step.strip() for step in readme[2].split("&&")]
+    assert steps[-1].startswith("python -m pytest ") and "mkdocs build --strict" in steps
+    for step in steps:  # each step of README's command is a line of .ci/run
+        assert re.search(rf"^{re.escape(step)}$", run, re.MULTILINE), step
 
 
 def test_the_readme_examples_exist_and_show_their_help():
