@@ -7,6 +7,7 @@ resolve on first use, and type checkers see them through the explicit re-exports
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from .version import __version__ as __version__
@@ -64,8 +65,6 @@ if not TYPE_CHECKING:  # hidden from type checkers, or any misspelt import would
         module = _LAZY.get(name)
         if module is None:
             raise AttributeError(f"module 'ttt_solver' has no attribute {name!r}")
-        from importlib import import_module
-
         return getattr(import_module(f".{module}", __name__), name)
 
 

@@ -30,6 +30,7 @@ _TOP = 0.999  # the accuracy axis is a logit scale: 100% sits at its right edge
 def require() -> Any:
     """The pyplot module (non-interactive backend); raise MissingExtraError naming the extra."""
     try:
+        # Imported here, not at the top: matplotlib is the optional [plot] extra: imported where a chart is drawn.
         import matplotlib
     except ImportError as error:
         if out_of_memory(error):  # installed, but no room to load it: reported as such

@@ -45,6 +45,7 @@ def draw(counts: dict[tuple[int, int, int], int], variant: str, path: str | Path
     """Write the chart of ``count(...)`` to ``path`` (.png, .svg, .pdf, ...)."""
     target = Path(file_name(path, "chart file"))
     plt = require()
+    # Imported here, not at the top: matplotlib is the optional [plot] extra: imported where a chart is drawn.
     from matplotlib import colormaps
     from matplotlib.colors import ListedColormap, LogNorm
 

@@ -142,6 +142,7 @@ def stats(variant: Variant, db: str | None, fmt: str, plot_path: str | None) -> 
         arrays = DatabaseRows(reader, variant).arrays()
     found = compute(arrays)
     if plot_path is not None:
+        # Imported here, not at the top: charts need numpy and the [plot] extra: imported inside stats, off the lookup path.
         from ..charts.variant_chart import count, draw
 
         require_plot(lambda: draw(count(arrays), variant.name, plot_path))

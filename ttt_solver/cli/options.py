@@ -110,6 +110,7 @@ def _parse_variant(_ctx: click.Context, _param: click.Parameter, value: str | No
 
 
 def _complete_variants(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    # Imported here, not at the top: builder and completion import numpy: imported where needed, off the lookup path.
     from .complete import variants  # only on a TAB press
 
     return variants(ctx, param, incomplete)

@@ -99,6 +99,7 @@ def serve(
         ttt-lookup serve --db data/4x4.sqlite --db data/ttt.sqlite --access-log
     """
     try:
+        # Imported here, not at the top: the web layer needs the optional [web] extra: imported when serve runs.
         from ..web.app import create_app
         from ..web.cors import origin_error
         from ..web.data import databases_of, folder_databases

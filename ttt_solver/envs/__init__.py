@@ -57,6 +57,7 @@ if TYPE_CHECKING:
 
 def _register() -> None:
     try:
+        # Imported here, not at the top: gymnasium is the optional [rl] extra.
         from gymnasium.envs.registration import register, registry
     except ImportError:  # PerfectPolicy works without Gymnasium
         return

@@ -68,6 +68,7 @@ NO_MOVE = 255  # the move score of a cell that cannot be played
 
 def result_bytes(value: np.ndarray, remoteness: np.ndarray) -> np.ndarray:
     """uint8 per position: ``(value + 1) * 32 + remoteness``."""
+    # Imported here, not at the top: numpy stays off the command-line lookup path, which imports this module.
     import numpy as np
 
     found: np.ndarray = ((value.astype(np.int16) + 1) * (1 << REMOTENESS_BITS) + remoteness).astype(np.uint8)

@@ -87,6 +87,7 @@ class Oracle:
         try:
             database = DatabaseRows(reader, given or Variant.parse(reader.variant_name))
             if verify:
+                # Imported here, not at the top: numpy (arrays, sources in memory, the audit) stays off the command-line lookup path.
                 from ..audit.verify import verify_source
 
                 verify_source(database).raise_for_contradictions()

@@ -38,7 +38,8 @@ class ProvedFromFile:
 
     def batch_tables(self) -> BatchTables:
         if self._batch is None:
-            from .tables import BatchTables  # numpy: only for whole-table work
+            # Imported here, not at the top: numpy stays off the command-line lookup path.
+            from .tables import BatchTables
 
             self._batch = BatchTables.build(self.arrays(), self.location, self.rebuild_hint())
         return self._batch

@@ -79,6 +79,7 @@ class DatabaseRows:
         return self._arrays
 
     def _load_arrays(self) -> Arrays:
+        # Imported here, not at the top: numpy stays off the command-line lookup path.
         from ..store.arrays import unpack
 
         try:

@@ -261,6 +261,7 @@ def locked(path: str) -> Iterator[bool]:
         os.makedirs(path, exist_ok=True)
         handle = os.open(os.path.join(path, "lock"), os.O_RDWR | os.O_CREAT, 0o666)
         try:
+            # Imported here, not at the top: fcntl exists on POSIX only.
             import fcntl
         except ImportError:  # pragma: no cover - not POSIX: no lock
             break

@@ -89,6 +89,7 @@ def data_limit(cells: int) -> int:
 
 def pack_data(solved: Solved) -> np.ndarray:
     """int64 ``data`` of each position."""
+    # Imported here, not at the top: numpy stays off the command-line lookup path, which reads rows through this module.
     import numpy as np
 
     data = solved.best.astype(np.int64) << BEST_SHIFT

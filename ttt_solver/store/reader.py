@@ -78,6 +78,7 @@ _SNAPSHOT_ATTEMPTS = 5  # rebuilds in a row that a snapshot waits out before it 
 def live_tables(conn: Any) -> list[str]:
     """Which of our tables a server connection sees (on the search path), in
     :data:`TABLE_NAMES` order: the order of every lock taken on them."""
+    # Imported here, not at the top: SQLAlchemy (server URLs) and numpy stay off the command-line lookup path of a SQLite file.
     from sqlalchemy import inspect
 
     names = set(inspect(conn).get_table_names())

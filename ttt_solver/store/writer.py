@@ -23,6 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+# The SQLite dialect is loaded with this module, before any solving: a C extension loaded once the
+# solve has taken the memory fails as an ImportError ("failed to map segment"), not a MemoryError.
+import sqlalchemy.dialects.sqlite  # noqa: F401
 from sqlalchemy import MetaData, create_engine, event
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -62,15 +66,11 @@ def existing_generator(path: Path) -> str | None:
 
 def check_target(target: Target, force: bool = False) -> None:
     """Fail early, before any solving, if a SQLite target cannot or must not be written."""
-    # Load the writing code now, while memory is free: a C extension loaded once the solve has
-    # taken the memory fails as an ImportError ("failed to map segment"), not as a MemoryError.
-    import sqlalchemy.dialects.sqlite  # noqa: F401
-
-    if target.path is None:  # checked again inside the writing transaction
+    if target.file is None:  # checked again inside the writing transaction
         with _server(target) as engine, engine.connect() as conn:
             _check_tables(conn, target, force)
         return
-    path = destination(target.path)
+    path = destination(Path(target.file))
     try:
         kind = file_kind(str(path))
     except OSError as error:  # a name too long, a loop of links, a folder this user may not enter
@@ -104,7 +104,6 @@ def _remove_journals(path: Path) -> None:
 def failed_write(error: BaseException) -> bool:
     """An error of the file system or of SQLite (a full disk, a folder turned read-only), as
     opposed to an interrupt, running out of memory, or a bug."""
-    from sqlalchemy.exc import SQLAlchemyError  # loaded already, by check_target
 
     return isinstance(error, OSError | sqlite3.Error | SQLAlchemyError)
 

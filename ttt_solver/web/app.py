@@ -217,6 +217,7 @@ def _mount_page(app: FastAPI) -> None:
 
     app.mount("/static", StaticFiles(directory=static), name="static")
     try:
+        # Imported here, not at the top: fastapi-offline is optional.
         import fastapi_offline
     except ImportError:  # pragma: no cover - the [web] extra installs it
         return
