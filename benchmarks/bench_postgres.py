@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_data_layer import child_cpu
-from pg_cluster import Cluster, unavailable
+from support.pg_cluster import Cluster, unavailable
 
 
 def server_cpu(cluster: Cluster) -> float:

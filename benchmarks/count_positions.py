@@ -1,10 +1,10 @@
-"""Count the legal and canonical positions of variants from the rules alone (``tests/counting.py``).
+"""Count the legal and canonical positions of variants from the rules alone (``tests/support/counting.py``).
 
     python benchmarks/count_positions.py VARIANT... [--by-ply]
 
 One line per variant: its legal and canonical positions and the wall and CPU seconds the count
 took (the counter is independent of the solver: see its docstring). ``--by-ply`` adds a line
-per ply. These are the numbers ``tests/test_twenty.py`` pins for the 20-cell databases.
+per ply. These are the numbers ``tests/lookup/test_twenty.py`` pins for the 20-cell databases.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from counting import count_positions  # from tests/, put on the path above
+from support.counting import count_positions  # from tests/, put on the path above
 
 from ttt_solver.game.variant import Variant
 

@@ -5,7 +5,7 @@ written once for every test process of the same code (3x3, 4x4, and any other th
 - ``solved(name)``: the variant's solved tables (in memory, solved once per process).
 - ``variant_db(name)``, ``db_path`` (3x3), ``db_4x4``: read-only database files (copy one to
   tamper with it). ``build()`` writes them into a folder keyed by a digest of the package's
-  code (and numpy's and SQLite's versions; tests/sharing.py), under a lock per variant, so
+  code (and numpy's and SQLite's versions; tests/support/sharing.py), under a lock per variant, so
   xdist's workers, later runs and the source-distribution test share them:
   ``$TTT_TEST_DATABASES/<key>/`` when that variable is set, else
   ``.pytest_cache/d/ttt-databases/<key>/`` (``run_folder``'s with ``-p no:cacheprovider``). A
@@ -28,11 +28,11 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import extras
 import pytest
-import sharing
 from hypothesis import HealthCheck, settings
-from pg_cluster import Cluster, unavailable
+from support import extra_markers as extras
+from support import sharing
+from support.pg_cluster import Cluster, unavailable
 
 from ttt_solver import Oracle
 from ttt_solver.builder.build import build

@@ -10,29 +10,34 @@ import subprocess
 import sys
 from pathlib import Path
 
-import extras
 import pytest
+from support import extra_markers as extras
 
 ROOT = Path(__file__).resolve().parent.parent
 # Modules (or single tests) that need an extra, and the extra.
 NEEDING = {
-    "tests/test_envs.py": "rl",
-    "tests/test_vector_env.py": "rl",
-    "tests/test_pettingzoo.py": "rl",
-    "tests/test_envs_ecosystem.py": "rl",
-    "tests/test_envs_flat_observation.py": "rl",
-    "tests/test_openspiel.py": "openspiel",
-    "tests/test_web_api.py": "web",
-    "tests/test_web_http.py": "web",
-    "tests/test_web_schema.py": "web",
-    "tests/test_charts.py::test_stats_plot": "plot",
-    "tests/test_cli_arena.py::test_plot_writes_a_chart": "plot",
-    "tests/test_targets.py::test_the_openspiel_bot_takes_the_same_error": "openspiel",
-    "tests/test_targets.py::test_the_server_takes_the_same_error": "web",
-    "tests/test_postgres.py": "postgres",
+    "tests/envs/test_envs.py": "rl",
+    "tests/envs/test_vector_env.py": "rl",
+    "tests/envs/test_pettingzoo.py": "rl",
+    "tests/envs/test_envs_ecosystem.py": "rl",
+    "tests/envs/test_envs_flat_observation.py": "rl",
+    "tests/players/test_openspiel.py": "openspiel",
+    "tests/web/test_web_api.py": "web",
+    "tests/web/test_web_http.py": "web",
+    "tests/web/test_web_schema.py": "web",
+    "tests/charts/test_charts.py::test_stats_plot": "plot",
+    "tests/cli/test_cli_arena.py::test_plot_writes_a_chart": "plot",
+    "tests/store/test_targets.py::test_the_openspiel_bot_takes_the_same_error": "openspiel",
+    "tests/store/test_targets.py::test_the_server_takes_the_same_error": "web",
+    "tests/store/test_postgres.py": "postgres",
 }
 # Mixed modules: the tests above need an extra, the others in them do not.
-MIXED = ["tests/test_charts.py", "tests/test_cli_arena.py", "tests/test_targets.py", "tests/test_variant_names.py"]
+MIXED = [
+    "tests/charts/test_charts.py",
+    "tests/cli/test_cli_arena.py",
+    "tests/store/test_targets.py",
+    "tests/game/test_variant_names.py",
+]
 # Hides every extra but [postgres] (psycopg comes with [test]), as in an environment where only
 # `pip install -e '.[test]'` ran.
 HIDE_EXTRAS = """\
@@ -80,7 +85,7 @@ def test_not_extras_leaves_out_each_test_of_an_extra_by_name():
         assert mine, where
         assert not mine & kept, f"{where} needs [{extra}] but -m 'not extras' keeps it"
         assert mine <= marked[extra], f"{where} is not marked {extra}"
-    assert any(test.startswith("tests/test_charts.py::") for test in kept)  # the core's tests stay
+    assert any(test.startswith("tests/charts/test_charts.py::") for test in kept)  # the core's tests stay
 
 
 def places(extra: str) -> list[str]:

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
-from sharing import made_once
+from support.sharing import made_once
 
 COUNT_AND_WRITE = """\
 import sys
 from pathlib import Path
 
 sys.path.insert(0, {tests!r})
-from sharing import made_once
+from support.sharing import made_once
 
 
 def make(path):
@@ -45,7 +45,7 @@ def test_a_file_is_made_once_for_every_process_and_remade_when_its_bytes_changed
 
 def test_the_session_databases_are_whole(variant_db):
     """What the fixtures serve has the bytes it was built with (tests must copy before tampering)."""
-    from sharing import file_digest
+    from support.sharing import file_digest
 
     path = variant_db("3x3")
     assert Path(f"{path}.sha256").read_text() == file_digest(path)
@@ -56,12 +56,12 @@ def test_the_long_runs_are_marked_and_start_first(request):
     so that two workers started together finish together."""
     items = request.session.items
     files = {item.nodeid.split("::")[0] for item in items}
-    if not {"tests/test_cli_fuzz.py", "tests/test_api_fuzz.py", "tests/test_packaging.py"} <= files:
+    if not {"tests/cli/test_cli_fuzz.py", "tests/web/test_api_fuzz.py", "tests/test_packaging.py"} <= files:
         pytest.skip("the fuzz and sdist runs are not collected in this run")
     rank = [0 if item.get_closest_marker("sdist") else 1 if item.get_closest_marker("fuzz") else 2 for item in items]
     assert rank == sorted(rank)
     marked = {item.nodeid.split("::")[0] for item, r in zip(items, rank) if r < 2}
-    assert marked == {"tests/test_cli_fuzz.py", "tests/test_api_fuzz.py", "tests/test_packaging.py"}
+    assert marked == {"tests/cli/test_cli_fuzz.py", "tests/web/test_api_fuzz.py", "tests/test_packaging.py"}
 
 
 def test_property_tests_have_no_deadline():

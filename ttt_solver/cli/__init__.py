@@ -37,7 +37,8 @@ from .stopping import Terminated, terminate_as_interrupt
 
 # module in ttt_solver.cli -> the commands it defines (and lists in its COMMANDS)
 COMMAND_MODULES = {
-    "lookup": ("analyze", "best", "stats"),
+    "lookup": ("analyze", "best"),
+    "counts": ("stats",),
     "play": ("play",),
     "query": ("query",),
     "contests": ("compare", "tournament"),
@@ -62,7 +63,9 @@ class TTTGroup(click.Group):
         if cmd_name not in self.commands:
             for module, names in COMMAND_MODULES.items():
                 if cmd_name in names:
-                    for command in import_module(f".{module}", __name__).COMMANDS:
+                    with translate_errors(f"{ctx.command_path} {cmd_name}"):  # a module that cannot load
+                        commands = import_module(f".{module}", __name__).COMMANDS
+                    for command in commands:
                         self.add_command(command)
         return self.commands.get(cmd_name)
 

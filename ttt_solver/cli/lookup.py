@@ -10,15 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..charts.tournament_chart import require
 from ..game import rules
 from ..game.variant import Variant
 from ..lookup.analysis import analysis
-from ..lookup.rows import DatabaseRows
-from ..lookup.stats import compute
-from ..store import Target
-from ..store.reader import Reader
-from .options import F, board_input, chart_option, database_options, load_oracle, require_plot, resolve_database
+from .options import F, board_input, database_options, load_oracle
 from .output import echo_json, grid, output_options
 
 if TYPE_CHECKING:
@@ -122,36 +117,4 @@ def best(board: str, variant: Variant, db: str | None, fmt: str) -> None:
         click.echo(move)
 
 
-@click.command()
-@database_options
-@output_options("json")
-@chart_option("the positions per ply, by value and remoteness,")
-def stats(variant: Variant, db: str | None, fmt: str, plot_path: str | None) -> None:
-    """Counts by value and by remoteness, over every board and over canonical rows.
-
-    \b
-    Example:
-        ttt-lookup stats
-        ttt-lookup stats --json
-        ttt-lookup stats --plot positions.png
-    """
-
-    if plot_path is not None:
-        require_plot(require)  # before the work: a missing extra fails at once
-    with Reader(Target.parse(resolve_database(db, variant)), variant.name) as reader:
-        arrays = DatabaseRows(reader, variant).arrays()
-    found = compute(arrays)
-    if plot_path is not None:
-        # Imported here, not at the top: charts need numpy and the [plot] extra: imported inside stats, off the lookup path.
-        from ..charts.variant_chart import count, draw
-
-        require_plot(lambda: draw(count(arrays), variant.name, plot_path))
-    if fmt == "json":
-        echo_json(found.to_dict())
-    else:
-        click.echo(found.report())
-        if plot_path is not None:
-            click.echo(f"\nchart written to {plot_path}")
-
-
-COMMANDS = [analyze, best, stats]
+COMMANDS = [analyze, best]

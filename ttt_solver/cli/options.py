@@ -45,9 +45,9 @@ class CLIFailure(CLIError):
 
 
 @contextmanager
-def translate_errors() -> Iterator[None]:
+def translate_errors(command: str | None = None) -> Iterator[None]:
     """Turn the library's TTTError, and running out of memory, into a CLIError (the one place
-    where that happens)."""
+    where that happens). ``command``: what runs, for the memory message (default: the context's)."""
     try:
         yield
     except Exception as error:
@@ -55,7 +55,8 @@ def translate_errors() -> Iterator[None]:
         # command, or a C extension (numpy, SQLAlchemy, uvicorn's) that could not be loaded.
         if out_of_memory(error):
             ctx = click.get_current_context(silent=True)
-            command = " ".join(filter(None, (ctx.command_path, ctx.invoked_subcommand))) if ctx else "the command"
+            if command is None:
+                command = " ".join(filter(None, (ctx.command_path, ctx.invoked_subcommand))) if ctx else "the command"
             raise CLIFailure(
                 f"not enough memory to run {command!r}: free some memory, or raise this process's memory limit"
             ) from None

@@ -1,0 +1,1 @@
+"""What the tests share: builders of test data, servers, pages, reference solvers."""
