@@ -20,17 +20,9 @@ from ttt_solver.lookup.rows import DatabaseRows
 from ttt_solver.solver.reference import solve
 from ttt_solver.solver.solve import solve_tables
 from ttt_solver.store import Target, writer
-from ttt_solver.store.content import (
-    PACKED,
-    digest,
-    move_rows,
-    pack_blob,
-    pack_data,
-    packed_arrays,
-    packed_parts,
-    position_blocks,
-)
+from ttt_solver.store.content import PACKED, digest, move_rows, pack_blob, packed_arrays, packed_parts, position_blocks
 from ttt_solver.store.reader import Reader
+from ttt_solver.store.row_data import pack_data
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,7 +9,7 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
-from ttt_solver.store.content import BEST_SHIFT, DATA_FIELDS
+from ttt_solver.store.row_data import BEST_SHIFT, DATA_FIELDS
 
 
 def copy_with(db: Path, folder: Path, *statements: str) -> Path:

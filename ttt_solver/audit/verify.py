@@ -36,7 +36,8 @@ from ..solver.passes import COLUMNS, Solved
 from ..solver.solve import Steps, default_memory
 from ..store import META_KEYS, number_in
 from ..store.cache_folder import cached, content_folder
-from ..store.content import BEST_SHIFT, DATA_FIELDS, PACKED, data_limit, digest_stream, unpack_blob
+from ..store.content import PACKED, digest_stream, unpack_blob
+from ..store.row_data import BEST_SHIFT, DATA_FIELDS, data_limit
 from ..store.schema import add_generated, define
 from . import SMALL_ROWS
 from .report import Report

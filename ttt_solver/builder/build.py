@@ -45,9 +45,10 @@ from ..solver.solve import (
     solve_tables,
 )
 from ..store import GENERATOR, SCHEMA_VERSION, Target
-from ..store.content import digest, move_count, move_rows, pack_data, packed_arrays, packed_parts, position_blocks
+from ..store.content import digest, move_count, move_rows, packed_arrays, packed_parts, position_blocks
 from ..store.paths import data_folder, database_file
 from ..store.reader import Reader
+from ..store.row_data import pack_data
 from ..store.writer import (
     FileWriter,
     check_target,

@@ -21,7 +21,7 @@ from .rows import DatabaseRows
 from .tables import BatchTables
 
 if TYPE_CHECKING:
-    from ..store.content import Row
+    from ..store.row_data import Row
     from .position import Position
 
 

@@ -18,7 +18,7 @@ from ..errors import DatabaseError
 from ..game import codec, rules
 from ..game.values import Outcome, move_result, outcome, rank
 from ..game.variant import Variant
-from ..store.content import Row
+from ..store.row_data import Row
 from .position import Move, Position
 
 Fetch = Callable[[Collection[int]], dict[int, Row]]

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from ..errors import DatabaseError
 from ..game.variant import Variant
 from ..store import number_in
-from ..store.content import Row, cells_of, unpack_data
 from ..store.hints import rebuild_hint
+from ..store.row_data import Row, cells_of, unpack_data
 
 if TYPE_CHECKING:
     from ..store.arrays import Arrays

@@ -15,7 +15,8 @@ import numpy as np
 
 from ..game.array_rules import search
 from ..game.variant import Variant
-from .content import PACKED, Row, cells_of, digest, unpack_blob
+from .content import PACKED, digest, unpack_blob
+from .row_data import Row, cells_of
 
 if TYPE_CHECKING:
     from ..solver.solve import Tables

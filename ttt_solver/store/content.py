@@ -1,13 +1,5 @@
-"""What the database holds, independent of how it is stored: the numbers of a row packed in
-one integer, the packed arrays, the content digest.
-
-**A row's numbers in one integer.** The ``positions`` table stores two columns per row, the
-code and ``data``; every other column (``value``, ``remoteness``, ``best_moves``, ``board``,
-...) is a generated column that SQL computes from those two when it is read (see
-:mod:`ttt_solver.store.schema`). ``data`` holds, from the lowest bit up: value + 1 (2 bits),
-remoteness (5), wins (5), draws (5), losses (5), orbit (4), then the best-moves mask (one bit
-per cell, :data:`BEST_SHIFT` up). For 20 cells that is 46 bits: a row takes about 17 bytes on
-disk, instead of 50 with the columns written out.
+"""What the database holds, independent of how it is stored: the packed arrays, the content
+digest, and the rows to write (each row's numbers packed by :mod:`.row_data`).
 
 **The packed arrays** (:data:`PACKED`) are the same solution as little-endian arrays in code
 order, stored compressed in parts of at most :data:`PART_ROWS` rows, so that an in-memory load
@@ -21,11 +13,11 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from functools import lru_cache
 from hashlib import sha256
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from . import SCHEMA_VERSION
+from .row_data import pack_data
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,87 +26,12 @@ if TYPE_CHECKING:
     from ..solver.passes import Solved
 
 
-class Row(NamedTuple):
-    """What a lookup needs of one canonical position (canonical cell numbering)."""
-
-    value: int
-    remoteness: int
-    best: tuple[int, ...]  # ascending cells that keep the value
-    wins: int
-    draws: int
-    losses: int
-
-
-def cells_of(mask: int) -> tuple[int, ...]:
-    """The cells of a bit mask, ascending (a table for each byte: lookups read thousands)."""
-    bytes_ = _byte_cells()
-    found = bytes_[0][mask & 255]
-    shift = 1
-    mask >>= 8
-    while mask:
-        found += bytes_[shift][mask & 255]
-        mask >>= 8
-        shift += 1
-    return found
-
-
-@lru_cache(maxsize=1)
-def _byte_cells() -> tuple[tuple[tuple[int, ...], ...], ...]:
-    """For each byte of a mask (0 to 3) and each of its values, its cells."""
-    return tuple(
-        tuple(tuple(8 * byte + bit for bit in range(8) if value >> bit & 1) for value in range(256))
-        for byte in range(4)
-    )
-
-
 # The solution as arrays: (name, numpy dtype), the order the digest hashes them in.
 PACKED = (
     ("code", "<i8"), ("value", "i1"), ("remoteness", "i1"), ("best", "<u4"),
     ("orbit", "i1"), ("wins", "u1"), ("draws", "u1"), ("losses", "u1"),
 )  # fmt: skip
 PART_ROWS = 1 << 24  # rows per stored part of a packed array (128 MB of codes before compression)
-
-# The numbers in ``positions.data``: name -> (lowest bit, bits, what is added before packing).
-DATA_FIELDS = {
-    "value": (0, 2, 1), "remoteness": (2, 5, 0), "wins": (7, 5, 0), "draws": (12, 5, 0),
-    "losses": (17, 5, 0), "orbit": (22, 4, 0),
-}  # fmt: skip
-BEST_SHIFT = 26
-
-
-def data_limit(cells: int) -> int:
-    """``data`` is below this (the best-moves mask has one bit per cell)."""
-    return 1 << (BEST_SHIFT + cells)
-
-
-def pack_data(solved: Solved) -> np.ndarray:
-    """int64 ``data`` of each position."""
-    # Imported here, not at the top: numpy stays off the command-line lookup path, which reads rows through this module.
-    import numpy as np
-
-    data = solved.best.astype(np.int64) << BEST_SHIFT
-    for name, (shift, _bits, added) in DATA_FIELDS.items():
-        data |= (getattr(solved, name).astype(np.int64) + added) << shift
-    return data
-
-
-def unpack_data(data: int) -> tuple[int, int, int, int, int, int, int] | None:
-    """(value, remoteness, best mask, wins, draws, losses, orbit) of one ``data``, or None if
-    it is no packing of numbers in range (pure Python: the lookups use it)."""
-    if data.__class__ is not int or data < 0 or data >> BEST_SHIFT >= 1 << 32:
-        return None
-    plus_one = data & 3
-    if plus_one == 3:
-        return None
-    return (
-        plus_one - 1,
-        data >> 2 & 31,
-        data >> BEST_SHIFT,
-        data >> 7 & 31,
-        data >> 12 & 31,
-        data >> 17 & 31,
-        data >> 22 & 15,
-    )
 
 
 def digest(variant_name: str, arrays: Mapping[str, Any]) -> str:

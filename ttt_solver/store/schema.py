@@ -37,7 +37,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.types import TypeEngine
 
-from .content import BEST_SHIFT, DATA_FIELDS
+from .row_data import BEST_SHIFT, DATA_FIELDS
 
 
 def _text(length: int | None = None) -> TypeEngine[str]:
