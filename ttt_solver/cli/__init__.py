@@ -25,7 +25,6 @@ from typing import Any
 
 import click
 from click.exceptions import NoArgsIsHelpError
-from click.shell_completion import CompletionItem
 
 from ..game.suggest import did_you_mean
 from ..system.memory import guard_command_line
@@ -146,8 +145,8 @@ def cli() -> None:
     """
 
 
-def _complete_commands(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
-    return [CompletionItem(name) for name in cli.list_commands(ctx) if name.startswith(incomplete)]
+def _complete_commands(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[str]:
+    return [name for name in cli.list_commands(ctx) if name.startswith(incomplete)]
 
 
 @cli.command("help")

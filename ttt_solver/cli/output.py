@@ -1,10 +1,8 @@
-"""Output for every command: the ``--json``/``--csv`` options, JSON, CSV, aligned tables, grids."""
+"""Output for every command: the ``--json``/``--csv`` options, JSON, aligned tables, grids."""
 
 from __future__ import annotations
 
-import csv
 import functools
-import io
 import json
 import os
 from collections.abc import Callable, Iterable, Sequence
@@ -142,20 +140,6 @@ def _scalar(data: Any) -> str | None:
     if isinstance(data, (list, tuple, dict)):
         return None
     return json.dumps(data)
-
-
-def echo_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table") -> None:
-    """Rows as an aligned table, CSV, or a JSON list of objects."""
-    if fmt == "json":
-        echo_json([dict(zip(columns, row)) for row in rows])
-    elif fmt == "csv":
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(columns)
-        writer.writerows(rows)
-        echo_long(buffer.getvalue(), nl=False)
-    else:
-        echo_long(table(columns, rows))
 
 
 def table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:

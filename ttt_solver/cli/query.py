@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import csv
+import io
+from collections.abc import Sequence
+from typing import Any
+
 import click
 
 from ..game.variant import Variant
 from ..lookup import named_queries as queries
 from . import complete
 from .options import CLIError, database_options, resolve_database
-from .output import echo_rows, output_options
+from .output import echo_json, echo_long, output_options, table
 
 
 def _parse_params(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -19,6 +24,20 @@ def _parse_params(pairs: tuple[str, ...]) -> dict[str, str]:
             raise CLIError(f"invalid --param {pair!r}: expected KEY=VALUE, e.g. min_losing=3")
         given[key.strip()] = value
     return given
+
+
+def echo_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table") -> None:
+    """Rows as an aligned table, CSV, or a JSON list of objects."""
+    if fmt == "json":
+        echo_json([dict(zip(columns, row)) for row in rows])
+    elif fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows(rows)
+        echo_long(buffer.getvalue(), nl=False)
+    else:
+        echo_long(table(columns, rows))
 
 
 @click.command()
