@@ -175,18 +175,6 @@ def command_variant(db: str | None, given: Variant | None, writes: bool = False)
     return given
 
 
-def resolve_board(text: str | None, moves: str | None, variant: Variant) -> str:
-    """The normalised legal board from exactly one of BOARD or ``--moves``."""
-    if text is not None and moves is not None:
-        raise CLIError("give either BOARD or --moves, not both")
-    if text is None and moves is None:
-        raise CLIError("no board given: pass BOARD (e.g. X...O....) or --moves (e.g. 4,0,8)")
-    if moves is not None:
-        return rules.parse_moves(moves, variant)
-    assert text is not None
-    return rules.parse(text, variant)
-
-
 def board_input(f: F) -> F:
     """Add BOARD and ``--moves``; the command gets ``board`` (normalised text) and ``variant``.
 
@@ -195,7 +183,9 @@ def board_input(f: F) -> F:
 
     @functools.wraps(f)
     def wrapper(*args: Any, board: str | None, moves: str | None, variant: Variant, **kwargs: Any) -> Any:
-        return f(*args, board=resolve_board(board, moves, variant), variant=variant, **kwargs)
+        return f(
+            *args, board=rules.board_from_input(board, moves, variant, ("BOARD", "--moves")), variant=variant, **kwargs
+        )
 
     wrapper = click.option(
         "--moves", metavar="CELLS", help="Cells played from the empty board, e.g. 4,0,8 (instead of BOARD)."

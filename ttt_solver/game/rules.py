@@ -238,6 +238,22 @@ def parse_moves(spec: str, variant: Variant | str = STANDARD) -> str:
     return from_moves(cells, variant)
 
 
+def board_from_input(
+    text: str | None, moves: str | None, variant: Variant | str = STANDARD, names: tuple[str, str] = ("board", "moves")
+) -> str:
+    """The normalised legal board that user input names: exactly one of a board's text or the
+    cells played from the empty board (``"4,0,8"``). The one parser of both, for the command
+    line and the HTTP API; ``names`` are what the interface calls the two (for the message)."""
+    board_name, moves_name = names
+    if text is not None and moves is not None:
+        raise InvalidBoardError(f"give either {board_name} or {moves_name}, not both")
+    if moves is not None:
+        return parse_moves(moves, variant)
+    if text is None:
+        raise InvalidBoardError(f"no board given: pass {board_name} (e.g. X...O....) or {moves_name} (e.g. 4,0,8)")
+    return parse(text, variant)
+
+
 def all_boards(variant: Variant | str = STANDARD) -> list[str]:
     """Every legal board, in order of ply (by walking the game from the empty board)."""
     variant = as_variant(variant)

@@ -213,14 +213,7 @@ def folder_databases() -> list[tuple[Variant, str]]:
 
 def question(served: Served, board: str | None, moves: str | None) -> str:
     """The normalised board a request asks about, given as text or as the cells played."""
-    if board is not None and moves is not None:
-        raise InvalidBoardError("give either board or moves, not both")
-    if board is None and moves is None:
-        raise InvalidBoardError("no board given: pass board (e.g. X...O....) or moves (e.g. 4,0,8)")
-    if moves is not None:
-        return rules.parse_moves(moves, served.variant)
-    assert board is not None
-    return rules.parse(board, served.variant)
+    return rules.board_from_input(board, moves, served.variant)
 
 
 def position(served: Served, text: str) -> dict[str, Any]:
