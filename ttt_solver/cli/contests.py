@@ -10,6 +10,7 @@ any database is read.
 
 from __future__ import annotations
 
+# Imported in the commands, not at the top: numpy and SQLAlchemy stay off every command that does not need them (--help imports each command module to list it).
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -18,9 +19,7 @@ import click
 from ..charts.tournament_chart import draw, require
 from ..game import rules
 from ..game.variant import Variant, position_bound
-from ..players.agents import make_agent
-from ..players.arena import EXACT_LIMIT, compare_exact, compare_sampled, exact_feasible
-from ..players.tournament import DEFAULT_AGENTS, check_entrants, default_agents, run
+from ..players.tournament import DEFAULT_AGENTS
 from . import complete
 from .options import CLIError, chart_option, database_options, load_oracle, require_plot
 from .output import echo_json, output_options, table
@@ -69,6 +68,7 @@ def compare(
         ttt-lookup compare think1 random --games 1000 --seed 1
         ttt-lookup compare think3 think2 --exact --json
     """
+    from ..players.arena import compare_exact, compare_sampled
 
     _check_sampling_flags(exact, variant)
     agent_a, agent_b = _agents([a, b], db, variant, need_oracle=False)
@@ -129,6 +129,7 @@ def tournament(
         ttt-lookup tournament --exact --json --plot tournament.png
         ttt-lookup tournament --variant 4x4 --agents random,think2,perfect --games 100 --seed 1
     """
+    from ..players.tournament import check_entrants, default_agents, run
 
     _check_sampling_flags(exact, variant)
     names = [
@@ -169,6 +170,7 @@ def tournament(
 # -- helpers ------------------------------------------------------------------------------
 def _check_sampling_flags(exact: bool, variant: Variant) -> None:
     """``--exact`` takes no sampling option, and only variants small enough to walk."""
+    from ..players.arena import EXACT_LIMIT, exact_feasible
 
     ctx = click.get_current_context()
     if exact:
@@ -196,6 +198,7 @@ def _agents(
 ) -> Any:
     """The agents (every spec, and ``check`` of them all, checked before any database is read),
     with the oracle if needed."""
+    from ..players.agents import make_agent
 
     agents = [make_agent(spec, None, variant) for spec in specs]
     if check is not None:

@@ -6,13 +6,12 @@ It reads every row, with numpy, so it lives apart from the single-position looku
 
 from __future__ import annotations
 
+# Imported in the commands, not at the top: numpy and SQLAlchemy stay off every command that does not need them (--help imports each command module to list it).
 import click
 
 from ..charts.tournament_chart import require
-from ..charts.variant_chart import count, draw
 from ..game.variant import Variant
 from ..lookup.rows import DatabaseRows
-from ..lookup.stats import compute
 from ..store import Target
 from ..store.reader import Reader
 from .options import chart_option, database_options, require_plot, resolve_database
@@ -32,6 +31,8 @@ def stats(variant: Variant, db: str | None, fmt: str, plot_path: str | None) -> 
         ttt-lookup stats --json
         ttt-lookup stats --plot positions.png
     """
+    from ..charts.variant_chart import count, draw
+    from ..lookup.stats import compute
 
     if plot_path is not None:
         require_plot(require)  # before the work: a missing extra fails at once

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+# Imported in the commands, not at the top: numpy and SQLAlchemy stay off every command that does not need them (--help imports each command module to list it).
 import dataclasses
 import sys
 
 import click
 
-from ..audit.verify import verify_source
-from ..builder.build import build as build_database
 from ..game.variant import Variant
 from ..lookup.rows import DatabaseRows
 from ..store import Target
@@ -49,6 +48,7 @@ def build(variant: Variant, db: str | None, force: bool, quiet: bool, memory: in
         ttt-lookup build --variant 4x4
         ttt-lookup build --db my.sqlite --force
     """
+    from ..builder.build import build as build_database
 
     if quiet:
         report = build_database(db, variant, force=force, memory=memory)
@@ -84,6 +84,7 @@ def verify(variant: Variant, db: str | None, quiet: bool, memory: int | None, fm
         ttt-lookup verify
         ttt-lookup verify --variant 4x4 --json
     """
+    from ..audit.verify import verify_source
 
     target = Target.parse(existing_database(db, variant))
     with Reader(target, variant.name) as reader, bars() as shown:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+# Imported in the commands, not at the top: numpy and SQLAlchemy stay off every command that does not need them (--help imports each command module to list it).
 import csv
 import io
 from collections.abc import Sequence
@@ -10,7 +11,6 @@ from typing import Any
 import click
 
 from ..game.variant import Variant
-from ..lookup import named_queries as queries
 from . import complete
 from .options import CLIError, database_options, resolve_database
 from .output import echo_json, echo_long, output_options, table
@@ -59,6 +59,7 @@ def query(name: str | None, params: tuple[str, ...], list_: bool, variant: Varia
         ttt-lookup query traps --param min_losing=4
         ttt-lookup query opening --param first=0 --csv
     """
+    from ..lookup import named_queries as queries
 
     if list_:
         if name is not None or params:
