@@ -5,12 +5,12 @@ Each function runs on every TAB press, so it imports only what it lists.
 
 from __future__ import annotations
 
-# Imported in the commands, not at the top: numpy and SQLAlchemy stay off every command that does not need them (--help imports each command module to list it).
 from typing import TYPE_CHECKING
 
 from click.shell_completion import CompletionItem
 
 from ..game.variant import NAMED_VARIANTS
+from ..players.agent_names import AGENT_NAMES
 
 if TYPE_CHECKING:
     import click
@@ -21,6 +21,7 @@ def variants(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> l
 
 
 def queries(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    # Imported here, not at the top: the named queries' module loads numpy; the other completions do not need it.
     from ..lookup import named_queries as named
 
     return [CompletionItem(q.name, help=q.description) for q in named.available() if q.name.startswith(incomplete)]
@@ -28,8 +29,6 @@ def queries(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> li
 
 def _agent_names() -> list[str]:
     """Every family once, as a spec that works alone (``nstep`` is ``nstep:3``, ``perfect`` is ``perfect:1``)."""
-    from ..players.agents import AGENT_NAMES
-
     return list(dict.fromkeys(name.partition(":")[0] for name in AGENT_NAMES))
 
 

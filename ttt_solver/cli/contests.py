@@ -19,7 +19,7 @@ import click
 from ..charts.tournament_chart import draw, require
 from ..game import rules
 from ..game.variant import Variant, position_bound
-from ..players.tournament import DEFAULT_AGENTS
+from ..players.agent_names import DEFAULT_AGENTS
 from . import complete
 from .options import CLIError, chart_option, database_options, load_oracle, require_plot
 from .output import echo_json, output_options, table

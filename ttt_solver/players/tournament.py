@@ -27,13 +27,13 @@ import numpy as np
 from ..errors import InvalidAgentError, NotEnumerableError, NotFeasibleError
 from ..game import rules
 from ..game.variant import Variant, position_bound
-from .agents import PLAIN_AGENTS, Agent, make_agent
+from .agent_names import DEFAULT_AGENTS
+from .agents import Agent, make_agent
 from .arena import Comparison, Seed, check_exact, compare_exact, compare_sampled, exact_feasible
 
 if TYPE_CHECKING:
     from ..lookup.oracle import Oracle
 
-DEFAULT_AGENTS = (*PLAIN_AGENTS, "nstep:3", "minimax:3", "perfect:0.5", "perfect")
 DEFAULT_POSITIONS = 1000  # positions sampled for accuracy where every position is too many
 _POSITIONS_STREAM = 0x7070  # spawn key of the random stream that draws the sampled positions
 _PROGRESS_STEP = 64  # positions measured between two progress reports

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ...errors import InvalidAgentError
 from ...game.variant import STANDARD, Variant, as_variant
+from ..agent_names import AGENT_NAMES, PLAIN_AGENTS
 from .base import Agent, Policy
 from .heuristic import HeuristicAgent, OneStepAgent
 from .minimax import MinimaxAgent
@@ -51,8 +52,6 @@ if TYPE_CHECKING:
 
 __all__ = ["AGENT_NAMES", "PLAIN_AGENTS", "Agent", "Policy", "make_agent"]
 
-PLAIN_AGENTS = ("random", "think1", "think2", "think3", "heuristic", "onestep")  # the agents that take no argument
-AGENT_NAMES = (*PLAIN_AGENTS, "nstep:D", "minimax:D", "mc:N", "perfect", "perfect:P")
 _DEFAULT_ARGUMENT = {"nstep": "3", "minimax": "3", "mc": "1000", "perfect": "1"}
 _MISERE_FAMILIES = ("random", "nstep", "mc", "perfect")  # the others' rules assume making a line wins
 
