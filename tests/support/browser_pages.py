@@ -13,9 +13,23 @@ from typing import Any
 
 import pytest
 
+from support.extra_markers import need
 from support.web_servers import built_4x4, live_server, served_for
 
 CHROMIUM = shutil.which("chromium")
+
+
+def browser_module_marks() -> list[pytest.MarkDecorator]:
+    """What a browser test module needs, as its ``pytestmark``: the [web] extra and Playwright
+    (the module is skipped, naming them, without), and Debian's Chromium."""
+    need("web", "fastapi")
+    pytest.importorskip("playwright.sync_api")
+    return [
+        pytest.mark.web,
+        pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)"),
+    ]
+
+
 SHOTS = Path(__file__).resolve().parents[2] / "benchmarks" / "output"
 ARGS = [
     "--headless",

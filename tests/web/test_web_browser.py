@@ -9,28 +9,22 @@ import re
 
 import pytest
 from support.browser_pages import (  # noqa: F401 - the *_fixture names are fixtures
-    CHROMIUM,
     SHOTS,
     base_url_fixture,
     board_text,
     browser_fixture,
+    browser_module_marks,
     cell,
     db_4x4_fixture,
     focused_cell,
     page_fixture,
     wait_for_ply,
 )
-from support.extra_markers import need
 
 from ttt_solver import Oracle
 from ttt_solver.game import rules
 
-need("web", "fastapi")
-pytest.importorskip("playwright.sync_api")
-pytestmark = [
-    pytest.mark.web,
-    pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)"),
-]
+pytestmark = browser_module_marks()
 
 
 @pytest.fixture(scope="module")

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 from support.browser_pages import (  # noqa: F401 - the *_fixture names are fixtures
-    CHROMIUM,
     SHOTS,
     base_url_fixture,
     board_text,
     browser_fixture,
+    browser_module_marks,
     cell,
     db_4x4_fixture,
     focused_cell,
@@ -19,17 +19,11 @@ from support.browser_pages import (  # noqa: F401 - the *_fixture names are fixt
     page_fixture,
     wait_for_ply,
 )
-from support.extra_markers import need
 
 from ttt_solver import Oracle
 from ttt_solver.game import rules
 
-need("web", "fastapi")
-pytest.importorskip("playwright.sync_api")
-pytestmark = [
-    pytest.mark.web,
-    pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)"),
-]
+pytestmark = browser_module_marks()
 
 DESKTOP = {"viewport": {"width": 1280, "height": 800}}
 PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}

@@ -11,29 +11,23 @@ from urllib.request import urlopen
 
 import pytest
 from support.browser_pages import (  # noqa: F401 - the *_fixture names are fixtures
-    CHROMIUM,
     SHOTS,
     base_url_fixture,
     board_text,
     browser_fixture,
+    browser_module_marks,
     cell,
     db_4x4_fixture,
     open_page,
     page_fixture,
     wait_for_ply,
 )
-from support.extra_markers import need
 
 from ttt_solver import Oracle
 from ttt_solver.game import rules
 from ttt_solver.game.variant import MAX_CELLS, Variant
 
-need("web", "fastapi")
-pytest.importorskip("playwright.sync_api")
-pytestmark = [
-    pytest.mark.web,
-    pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)"),
-]
+pytestmark = browser_module_marks()
 OUTCOME = {1: "win", 0: "draw", -1: "loss"}
 
 
