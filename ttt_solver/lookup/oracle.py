@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 from ..audit import SMALL_ROWS
 from ..errors import GameOverError, InvalidArgumentError, InvalidBoardError, InvalidVariantError
 from ..game import codec, rules
-from ..game.variant import STANDARD, Variant
+from ..game.variant import STANDARD, Variant, as_variant
 from ..store import Target
 from ..store.build_cost import existing_default
 from ..store.reader import Reader
@@ -78,7 +78,7 @@ class Oracle:
         ``ttt-lookup verify`` does (seconds on 4x4).
         """
 
-        given = variant if isinstance(variant, Variant) or variant is None else Variant.parse(variant)
+        given = None if variant is None else as_variant(variant)
         target = Target.parse(db if db is not None else existing_default(given or STANDARD))
         reader = Reader(target, None if given is None else given.name)
         if given is None and not _names_a_variant(reader.variant_name):

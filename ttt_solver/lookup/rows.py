@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
-from ..errors import DatabaseError
+from ..errors import DatabaseError, shown
 from ..game.variant import Variant
 from ..store import number_in
 from ..store.hints import rebuild_hint
@@ -65,7 +65,7 @@ class DatabaseRows:
             numbers = unpack_data(data)
             if numbers is None:
                 raise DatabaseError(
-                    f"database {self.location!r} is damaged (the data of code {code} is {str(data)[:24]!r});"
+                    f"database {self.location!r} is damaged (the data of code {code} is {shown(data)});"
                     f" {self.rebuild_hint()}"
                 )
             value, remoteness, best, wins, draws, losses, _orbit = numbers

@@ -114,7 +114,7 @@ def stamp(database: str, variant: Variant) -> object:
         return str(error)
 
 
-def variant_of(database: str | Path) -> Variant:
+def variant_held_by(database: str | Path) -> Variant:
     """The variant a database holds, by its meta table (which opening it checks)."""
     return Variant.parse(held_variant(database))
 
@@ -133,7 +133,7 @@ def open_variant(
     hears of the slow part before it starts."""
 
     name = str(database)
-    variant = variant or variant_of(name)
+    variant = variant or variant_held_by(name)
     before = stamp(name, variant)  # first: a change from here on is seen at the next check
     lookups = Oracle.load(name, variant, eager=False)
     try:
@@ -167,7 +167,7 @@ def databases_of(databases: Iterable[str], variants: Iterable[Variant]) -> dict[
     """The database of each variant to serve: the given databases (their variants read from
     them) and the default databases of the given variants, each checked to hold its variant
     (a DatabaseError naming the build command if it is missing); opened later, when asked for."""
-    pairs: list[tuple[str, Variant]] = [(str(db), variant_of(db)) for db in databases]
+    pairs: list[tuple[str, Variant]] = [(str(db), variant_held_by(db)) for db in databases]
     for wanted in variants:
         path = paths.database_file(wanted)
         with Reader(Target.parse(path), wanted.name):  # its meta table says it holds the variant
