@@ -75,16 +75,7 @@ class Accuracy:
     positions_sampled: bool = False  # measured on a uniform random sample of positions, not all of them
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "agent": self.agent,
-            "positions": self.positions,
-            "positions_sampled": self.positions_sampled,
-            "keep": self.keep,
-            "blundering": self.blundering,
-            "samples": self.samples,
-            "groups": [g.to_dict() for g in self.groups],
-            "blunders": [b.to_dict() for b in self.blunders],
-        }
+        return {**asdict(self), "blunders": [b.to_dict() for b in self.blunders]}  # groups: asdict's own
 
 
 @dataclass(frozen=True)
