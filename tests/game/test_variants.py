@@ -53,6 +53,7 @@ def test_4x4_best_moves_column_against_derived_moves(db_4x4, eager_4x4):
         assert listed == ",".join(map(str, eager_4x4.best_moves(board))), board
 
 
+@pytest.mark.long
 def test_4x4k3_is_a_first_player_win(variant_db):
     path = variant_db("4x4k3")
     assert rows(path, "SELECT value FROM positions WHERE board = '................'") == [(1,)]

@@ -111,6 +111,7 @@ _PARAMS = {
 
 
 @pytest.mark.parametrize("name", ["3x3", "3x4k3"])
+@pytest.mark.long
 def test_every_named_query_gives_the_same_rows_as_on_sqlite(
     pg_url: str, solved: Callable[[str], Tables], variant_db: Callable[[str], Path], name: str
 ) -> None:

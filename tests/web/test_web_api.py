@@ -74,6 +74,7 @@ def expected(oracle: Oracle, board: str) -> dict:
     return found
 
 
+@pytest.mark.long
 def test_every_3x3_position_matches_the_oracle(client, oracle_3x3):
     boards = rules.all_boards(V3X3)
     assert len(boards) == 5478
