@@ -50,6 +50,15 @@ class InvalidBudgetError(TTTError, ValueError):
     """A memory budget below the smallest a build of the variant can keep, or above the machine's memory."""
 
 
+class MachineTooSmallError(TTTError, ValueError):
+    """A build that this machine cannot hold alone (its memory or its free disk); ``plan`` is
+    the build's plan (:class:`ttt_solver.builder.plan.Plan`), for the command line to show."""
+
+    def __init__(self, message: str, plan: object) -> None:
+        super().__init__(message)
+        self.plan = plan
+
+
 class CacheError(TTTError):
     """The cache folder (memory-mapped arrays kept per database content) cannot be read or
     removed; the message names the folder and why."""

@@ -1,0 +1,90 @@
+"""The distributed build on Dask: small variants built on a local cluster of 2 workers have the
+rows and the digest of the single-process build, and a build killed after some tiers resumes
+from them (one cluster for the module: starting one takes seconds)."""
+
+from __future__ import annotations
+
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from support import extra_markers as extras
+
+from ttt_solver.builder.build import build
+from ttt_solver.cli import cli
+from ttt_solver.game.variant import Variant
+
+distributed = extras.need("dask", "dask.distributed")
+from ttt_solver.solver.engine_dask import DaskEngine  # noqa: E402 - after the skip without the extra
+
+pytestmark = pytest.mark.dask
+SMALL = "256K"  # a worker's memory budget: chunks of about a thousand boards, many tasks a tier
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as connected,
+    ):
+        yield connected
+
+
+def rows(path: Path) -> list[tuple[int, int]]:
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT code, data FROM positions ORDER BY code").fetchall()
+
+
+def digest(path: Path) -> str:
+    with sqlite3.connect(path) as db:
+        return str(db.execute("SELECT value FROM meta WHERE key = 'digest'").fetchone()[0])
+
+
+@pytest.mark.parametrize("name", ["3x3", "3x4k3"])
+def test_a_build_on_two_workers_has_the_rows_of_the_single_process_build(client, variant_db, tmp_path, name):
+    target = tmp_path / f"{name}.sqlite"
+    with DaskEngine(client=client) as engine:
+        report = build(target, Variant.parse(name), memory=1 << 18, engine=engine)
+    single = variant_db(name)
+    assert rows(target) == rows(single)
+    assert report.digest == digest(target) == digest(single)
+    assert not (tmp_path / f".{name}.sqlite.solving").exists()  # the scratch folder is removed
+
+
+def test_the_command_line_builds_on_a_running_cluster(client, variant_db, tmp_path):
+    target = tmp_path / "4x4.sqlite"
+    result = CliRunner().invoke(
+        cli, ["build", "--variant", "4x4", "--db", str(target), "--engine", "dask", "--address", client.scheduler.address,
+              "--quiet"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "(4x4): 9,722,011 positions in 1,217,977 canonical rows" in result.output
+    assert digest(target) == digest(variant_db("4x4"))
+
+
+def test_a_killed_build_resumes_from_its_recorded_tiers(client, variant_db, tmp_path):
+    target = tmp_path / "3x4k3.sqlite"
+    scratch = tmp_path / ".3x4k3.sqlite.solving"
+    command = [sys.executable, "-m", "ttt_solver", "build", "--variant", "3x4k3", "--db", str(target), "--memory",
+               SMALL, "--engine", "dask", "--address", client.scheduler.address]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while not (scratch / "tier-09").is_dir() and process.poll() is None:  # tiers 12 to 9 recorded
+            time.sleep(0.01)
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.wait(60)
+    assert process.returncode == -signal.SIGKILL and not target.exists()
+    result = CliRunner().invoke(cli, command[3:])
+    assert result.exit_code == 0, result.output
+    resumed = re.search(r"3x4k3: resuming from .*: plies 12 to (\d+) solved", result.output)
+    assert resumed and int(resumed[1]) <= 9, result.output  # killed once tier 9 was recorded
+    assert "3x4k3: ply 0: 1 position" in result.output  # and the rest solved by this run
+    assert digest(target) == digest(variant_db("3x4k3"))
+    assert rows(target) == rows(variant_db("3x4k3"))
