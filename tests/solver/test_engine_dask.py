@@ -21,7 +21,7 @@ from ttt_solver.cli import cli
 from ttt_solver.game.variant import Variant
 
 distributed = extras.need("dask", "dask.distributed")
-from ttt_solver.solver.engine_dask import DaskEngine  # noqa: E402 - after the skip without the extra
+from ttt_solver.solver.engine_dask import DaskEngine  # after the skip without the extra
 
 pytestmark = pytest.mark.dask
 SMALL = "256K"  # a worker's memory budget: chunks of about a thousand boards, many tasks a tier

@@ -28,6 +28,7 @@ from ..system.memory import machine_memory, size_text
 from .disk import FILE_ROW_BYTES, ROW_BYTES
 
 SAMPLES = 400  # boards drawn from each tier
+COSTS = "ttt_solver/store/build_cost.py"  # where the measured per-board costs are, and how they were measured
 
 
 @dataclass(frozen=True)
@@ -103,9 +104,10 @@ class Plan:
         """The plan as text: a table of the tiers, then the totals."""
         v = self.variant
         found = [
-            f"plan for {v}: {v.cells} cells, {len(v.symmetries)} symmetries, {len(self.tiers)} tiers"
-            " (boards exact; legal and canonical positions estimated from"
-            f" {SAMPLES} sampled boards a tier)",
+            (
+                f"plan for {v}: {v.cells} cells, {len(v.symmetries)} symmetries, {len(self.tiers)} tiers"
+                f" (boards exact; legal and canonical positions estimated from {SAMPLES} sampled boards a tier)"
+            ),
             f"{'ply':>4} {'boards':>17} {'legal ~':>17} {'canonical ~':>17} {'results':>9} {'scratch':>9} {'file':>9}",
         ]
         for t in self.tiers:
@@ -116,10 +118,11 @@ class Plan:
         boards, legal, rows = (sum(getattr(t, name) for t in self.tiers) for name in ("boards", "legal", "canonical"))
         found += [
             f"total: {boards:,} boards, about {legal:,} legal positions in {rows:,} canonical rows",
-            f"CPU: about {duration(self.cpu_seconds)} (per-board costs measured on this code:"
-            " ttt_solver/store/build_cost.py)",
-            f"memory: about {size_text(self.worker_memory)} per worker of a distributed build;"
-            f" at least {size_text(self.one_machine_memory)} on one machine (two tiers' result bytes)",
+            f"CPU: about {duration(self.cpu_seconds)} (per-board costs measured on this code: {COSTS})",
+            (
+                f"memory: about {size_text(self.worker_memory)} per worker of a distributed build;"
+                f" at least {size_text(self.one_machine_memory)} on one machine (two tiers' result bytes)"
+            ),
             f"shuffle: about {size_text(self.shuffle_bytes)} through the shared scratch folder",
             f"disk: about {size_text(self.disk_bytes)} (scratch folder and database file)",
         ]
@@ -143,7 +146,7 @@ def machine_problem(variant: Variant, memory: int, disk: int, have_memory: int |
 def table_bytes(variant: Variant) -> int:
     """The tier tables of a process (a row per high half code for each tier)."""
     high = variant.cells - variant.cells // 2
-    return TABLE_BYTES * 3**high * (variant.cells + 1)
+    return int(TABLE_BYTES * pow(3, high) * (variant.cells + 1))
 
 
 def make_plan(variant: Variant, folder: str) -> Plan:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 from dask.distributed import Client, LocalCluster, as_completed
@@ -53,7 +53,7 @@ class DaskEngine:
         self.client = client
         self._owned: list[Any] = []  # what __exit__ closes
 
-    def __enter__(self) -> DaskEngine:
+    def __enter__(self) -> Self:
         if self.client is None:
             if self.address is None:
                 cluster = LocalCluster(
@@ -123,9 +123,7 @@ class DaskEngine:
         scratch.finish(ply, sink, running.entry())
 
 
-def solve_partition(
-    name: str, ply: int, start: int, stop: int, below: str | None, results: str, folder: str
-) -> int:
+def solve_partition(name: str, ply: int, start: int, stop: int, below: str | None, results: str, folder: str) -> int:
     """A task: solve ranks ``start`` to ``stop`` of tier ``ply`` of variant ``name``, write the
     result bytes of the positions' images into ``results`` and the rows into ``folder``
     (``START.NAME.bin`` per column); the count of rows."""

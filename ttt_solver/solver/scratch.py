@@ -160,7 +160,9 @@ class Scratch:
         why = checksums.problem(path, self.check_tiers()[ply]["files"].get("results.bin"))
         if why is None:
             return path
-        self.say(f"tier-{ply:02d}/results.bin in {self.path} is damaged or missing ({why}): made again from the tier's rows")
+        self.say(
+            f"tier-{ply:02d}/results.bin in {self.path} is damaged or missing ({why}): made again from the tier's rows"
+        )
         return None
 
     def _tier(self, ply: int) -> str:
