@@ -35,7 +35,10 @@ def main() -> None:
         wall, cpu = time.perf_counter(), time.process_time()
         single = build(os.path.join(folder, "single.sqlite"), variant)
         single_wall, single_cpu = time.perf_counter() - wall, time.process_time() - cpu
-        print(f"single process: {single_wall:.1f} s wall, {single_cpu:.1f} s CPU; load {os.getloadavg()[0]:.1f}", flush=True)
+        print(
+            f"single process: {single_wall:.1f} s wall, {single_cpu:.1f} s CPU; load {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
         with (
             LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address=None) as cluster,
             Client(cluster) as client,
