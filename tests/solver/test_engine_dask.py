@@ -24,7 +24,7 @@ distributed = extras.need("dask", "dask.distributed")
 from ttt_solver.solver.engine_dask import DaskEngine  # after the skip without the extra
 
 pytestmark = pytest.mark.dask
-SMALL = "256K"  # a worker's memory budget: chunks of about a thousand boards, many tasks a tier
+SMALL = "1M"  # a worker's memory budget: chunks of about 6,000 boards, up to 5 tasks a tier of 3x4k3
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +50,7 @@ def digest(path: Path) -> str:
 def test_a_build_on_two_workers_has_the_rows_of_the_single_process_build(client, variant_db, tmp_path, name):
     target = tmp_path / f"{name}.sqlite"
     with DaskEngine(client=client) as engine:
-        report = build(target, Variant.parse(name), memory=1 << 18, engine=engine)
+        report = build(target, Variant.parse(name), memory=1 << 20, engine=engine)
     single = variant_db(name)
     assert rows(target) == rows(single)
     assert report.digest == digest(target) == digest(single)
@@ -58,14 +58,14 @@ def test_a_build_on_two_workers_has_the_rows_of_the_single_process_build(client,
 
 
 def test_the_command_line_builds_on_a_running_cluster(client, variant_db, tmp_path):
-    target = tmp_path / "4x4.sqlite"
+    target = tmp_path / "3x3.sqlite"
     result = CliRunner().invoke(
-        cli, ["build", "--variant", "4x4", "--db", str(target), "--engine", "dask", "--address", client.scheduler.address,
-              "--quiet"],
+        cli, ["build", "--db", str(target), "--memory", "64K", "--engine", "dask", "--address", client.scheduler.address],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert "(4x4): 9,722,011 positions in 1,217,977 canonical rows" in result.output
-    assert digest(target) == digest(variant_db("4x4"))
+    assert "3x3: ply 5: 174 positions" in result.stderr  # 64K: chunks of 393 boards, 4 in the widest tier
+    assert "(3x3): 5,478 positions in 765 canonical rows" in result.stdout
+    assert rows(target) == rows(variant_db("3x3")) and digest(target) == digest(variant_db("3x3"))
 
 
 def test_a_killed_build_resumes_from_its_recorded_tiers(client, variant_db, tmp_path):

@@ -7,7 +7,7 @@ import dataclasses
 import os
 import sys
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -22,6 +22,9 @@ from .options import CLIError, CLIFailure, database_options, existing_database, 
 from .output import echo_json, output_options
 from .params import Size
 from .progress import bars, progress_lines, quiet_option
+
+if TYPE_CHECKING:
+    from ..solver.solve import Engine
 
 ENGINES = ("dask",)
 memory_option = click.option(
@@ -102,7 +105,7 @@ def build(
                         engine=running,
                     )  # fmt: skip
         except MachineTooSmallError as error:
-            click.echo("\n".join(error.plan.lines()))  # type: ignore[attr-defined]
+            click.echo("\n".join(error.plan.lines()))
             raise
     if fmt == "json":
         echo_json(dataclasses.asdict(report))
@@ -110,7 +113,7 @@ def build(
         click.echo(report.summary())
 
 
-def _engine(name: str | None, workers: int | None, address: str | None) -> AbstractContextManager[Any]:
+def _engine(name: str | None, workers: int | None, address: str | None) -> AbstractContextManager[Engine | None]:
     """The engine ``--engine`` names, to enter (nullcontext() without one); one error line if
     its extra is missing."""
     if name is None:
