@@ -40,7 +40,7 @@ def main() -> None:
             flush=True,
         )
         with (
-            LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address=None) as cluster,
+            LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address="127.0.0.1:0") as cluster,
             Client(cluster) as client,
             DaskEngine(client=client) as engine,
         ):

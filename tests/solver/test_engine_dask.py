@@ -21,6 +21,8 @@ from ttt_solver.cli import cli
 from ttt_solver.game.variant import Variant
 
 distributed = extras.need("dask", "dask.distributed")
+import psutil  # a dependency of dask.distributed
+
 from ttt_solver.solver.engine_dask import DaskEngine  # after the skip without the extra
 
 pytestmark = pytest.mark.dask
@@ -30,7 +32,9 @@ SMALL = "1M"  # a worker's memory budget: chunks of about 6,000 boards, up to 5 
 @pytest.fixture(scope="module")
 def client():
     with (
-        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0"
+        ) as cluster,
         distributed.Client(cluster) as connected,
     ):
         yield connected
@@ -88,3 +92,37 @@ def test_a_killed_build_resumes_from_its_recorded_tiers(client, variant_db, tmp_
     assert "3x4k3: ply 0: 1 position" in result.output  # and the rest solved by this run
     assert digest(target) == digest(variant_db("3x4k3"))
     assert rows(target) == rows(variant_db("3x4k3"))
+
+
+class Stop(Exception):
+    """Stands for an interrupt once a tier is recorded."""
+
+
+def test_a_damaged_result_file_is_made_again_from_its_tier(client, variant_db, tmp_path):
+    target, variant = tmp_path / "3x4k3.sqlite", Variant.parse("3x4k3")
+
+    def stop_after_ply_9(line: str) -> None:
+        if line.startswith("3x4k3: ply 9:"):
+            raise Stop
+
+    with DaskEngine(client=client) as engine, pytest.raises(Stop):
+        build(target, variant, memory=1 << 20, engine=engine, progress=stop_after_ply_9)
+    results = tmp_path / ".3x4k3.sqlite.solving" / "tier-09" / "results.bin"
+    damaged = bytearray(results.read_bytes())
+    damaged[len(damaged) // 2] ^= 0xFF
+    results.write_bytes(bytes(damaged))
+    lines: list[str] = []
+    with DaskEngine(client=client) as engine:
+        report = build(target, variant, memory=1 << 20, engine=engine, progress=lines.append)
+    assert any("tier-09/results.bin" in line and "made again from the tier's rows" in line for line in lines), lines
+    assert report.digest == digest(variant_db("3x4k3"))
+
+
+def test_without_an_address_a_local_cluster_starts_and_stops_with_the_command(db_path, tmp_path):
+    before = {child.pid for child in psutil.Process().children(recursive=True)}
+    target = tmp_path / "3x3.sqlite"
+    result = CliRunner().invoke(cli, ["build", "--db", str(target), "--engine", "dask", "--workers", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert digest(target) == digest(db_path)
+    left = [child for child in psutil.Process().children(recursive=True) if child.pid not in before]
+    assert not [child for child in left if child.is_running() and child.status() != psutil.STATUS_ZOMBIE]

@@ -40,6 +40,8 @@ from .solve import Note, Steps, chunk_boards, results_file, unsolved
 from .tiers import tiers
 
 FILL = 1 << 24  # bytes of a new results file written at a time
+# The local cluster's HTTP server (its dashboard, if bokeh is installed): any free port, on this machine only.
+LOCAL_PORT = "127.0.0.1:0"
 
 
 class DaskEngine:
@@ -57,7 +59,7 @@ class DaskEngine:
         if self.client is None:
             if self.address is None:
                 cluster = LocalCluster(
-                    n_workers=self.workers or 1, threads_per_worker=1, processes=True, dashboard_address=None
+                    n_workers=self.workers or 1, threads_per_worker=1, processes=True, dashboard_address=LOCAL_PORT
                 )
                 self._owned.append(cluster)
                 self.client = Client(cluster)
