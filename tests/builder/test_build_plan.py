@@ -3,6 +3,7 @@ hold alone: exact tier sizes, estimates close to a solved variant's counts, and 
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from ttt_solver.cli import cli
 from ttt_solver.errors import MachineTooSmallError
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.tiers import Tiers
+from ttt_solver.store import build_cost
 
 GIB = 1 << 30
 
@@ -55,7 +57,8 @@ def test_plan_prints_every_tier_and_the_totals_of_5x5k4():
 
 
 def test_a_build_this_machine_cannot_hold_is_refused_writing_nothing(tmp_path, monkeypatch):
-    monkeypatch.setattr(plans, "machine_memory", lambda: 16 * GIB)  # 5x5k4 needs 52 GB, whatever the machine
+    monkeypatch.setattr(build_cost, "machine_memory", lambda: 16 * GIB)  # 5x5k4 needs 52 GB, whatever the machine
+    monkeypatch.setattr(plans, "machine_memory", lambda: 16 * GIB)
     target = tmp_path / "out" / "5x5k4.sqlite"
     result = invoke("build", "--variant", "5x5k4", "--db", str(target))
     assert result.exit_code == 2
@@ -67,12 +70,25 @@ def test_a_build_this_machine_cannot_hold_is_refused_writing_nothing(tmp_path, m
     assert list(tmp_path.iterdir()) == []  # not even the target's folder
 
 
-def test_a_build_that_does_not_fit_the_disk_is_refused_by_the_library(tmp_path, monkeypatch):
+def test_the_plan_says_when_the_disk_is_too_small(monkeypatch):
     monkeypatch.setattr(plans, "free_disk", lambda _folder: 1 * GIB)  # 3x7k4 writes about 30 GB
-    with pytest.raises(MachineTooSmallError, match=r"a build of 3x7k4 writes about .*GB to the disk") as raised:
-        build(tmp_path / "3x7k4.sqlite", Variant.parse("3x7k4"))
-    assert isinstance(raised.value.plan, plans.Plan) and raised.value.plan.free_disk == 1 * GIB
-    assert list(tmp_path.iterdir()) == []
+    found = plans.make_plan(Variant.parse("3x7k4"), ".")
+    assert found.free_disk == 1 * GIB
+    assert re.fullmatch(r"a build of 3x7k4 writes about [0-9.]+GB to the disk", found.problem() or "")
+    assert found.lines()[-1].endswith(f"cannot build it alone ({found.problem()})")
+
+
+def test_a_missing_database_names_the_engine_where_this_machine_cannot_build_it(monkeypatch):
+    monkeypatch.setattr(build_cost, "machine_memory", lambda: 16 * GIB)
+    assert "build it with: ttt-lookup build --variant 5x5k4 --engine dask (" in str(
+        build_cost.missing_default(Variant.parse("5x5k4"))
+    )
+    assert "build it with: ttt-lookup build --variant 3x7k4 (" in str(
+        build_cost.missing_default(Variant.parse("3x7k4"))
+    )
+    with pytest.raises(MachineTooSmallError) as raised:
+        build(None, Variant.parse("5x5k4"))  # the default target, refused writing nothing
+    assert isinstance(raised.value.plan, plans.Plan)
 
 
 @pytest.mark.parametrize(

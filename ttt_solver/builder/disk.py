@@ -28,8 +28,13 @@ def estimate(variant: Variant) -> int:
     merged copy of them, two tiers' result bytes and the database file. Canonical rows are
     about the boards over the symmetries (3x6k4: 20.8 million of 86.6 / 4)."""
     sizes = tier_sizes(variant)
-    rows = sum(sizes) // len(variant.symmetries)
-    return rows * (2 * ROW_BYTES + FILE_ROW_BYTES) + 2 * max(sizes)
+    return peak_bytes(sum(sizes) // len(variant.symmetries), max(sizes))
+
+
+def peak_bytes(rows: int, widest: int) -> int:
+    """Bytes a streamed build writes at its peak, for ``rows`` canonical rows and a widest
+    tier of ``widest`` boards."""
+    return rows * (2 * ROW_BYTES + FILE_ROW_BYTES) + 2 * widest
 
 
 def check_room(folder: str, variant: Variant, target: str) -> None:

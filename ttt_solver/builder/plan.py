@@ -22,10 +22,18 @@ from ..errors import MachineTooSmallError
 from ..game import rules
 from ..game.symmetry import orbit_size
 from ..game.variant import Variant
-from ..solver.solve import BYTES_PER_BOARD, MAX_CHUNK, MIN_CHUNK
-from ..store.build_cost import SOLVE_SECONDS, TABLE_BYTES, WORKER_PROCESS, WRITE_SECONDS, tier_sizes
+from ..solver.solve import BYTES_PER_BOARD, MAX_CHUNK
+from ..store.build_cost import (
+    SOLVE_SECONDS,
+    WORKER_PROCESS,
+    WRITE_SECONDS,
+    fits_one_machine,
+    one_machine_memory,
+    table_bytes,
+    tier_sizes,
+)
 from ..system.memory import machine_memory, size_text
-from .disk import FILE_ROW_BYTES, ROW_BYTES
+from .disk import FILE_ROW_BYTES, ROW_BYTES, peak_bytes
 
 SAMPLES = 400  # boards drawn from each tier
 COSTS = "ttt_solver/store/build_cost.py"  # where the measured per-board costs are, and how they were measured
@@ -75,10 +83,8 @@ class Plan:
 
     @property
     def one_machine_memory(self) -> int:
-        """The least a build on one machine keeps: the result bytes of the two widest tiers
-        side by side (:func:`ttt_solver.solver.solve.smallest_memory`), a chunk and the tables."""
-        widest = max(tier.result_bytes for tier in self.tiers)
-        return 2 * widest + MIN_CHUNK * BYTES_PER_BOARD + table_bytes(self.variant) + WORKER_PROCESS
+        """The least a build in one process keeps (:func:`ttt_solver.store.build_cost.one_machine_memory`)."""
+        return one_machine_memory(self.variant)
 
     @property
     def shuffle_bytes(self) -> int:
@@ -91,10 +97,9 @@ class Plan:
     @property
     def disk_bytes(self) -> int:
         """The scratch folder at its peak (every tier's rows, their merged copy, two tiers'
-        result bytes) and the database file."""
-        rows = sum(tier.canonical for tier in self.tiers)
-        widest = max(tier.result_bytes for tier in self.tiers)
-        return rows * (2 * ROW_BYTES + FILE_ROW_BYTES) + 2 * widest
+        result bytes) and the database file (:func:`ttt_solver.builder.disk.estimate`, with the
+        sampled canonical rows)."""
+        return peak_bytes(sum(tier.canonical for tier in self.tiers), max(tier.boards for tier in self.tiers))
 
     def problem(self) -> str | None:
         """Why this machine cannot build the variant alone (None: it can)."""
@@ -143,12 +148,6 @@ def machine_problem(variant: Variant, memory: int, disk: int, have_memory: int |
     return None
 
 
-def table_bytes(variant: Variant) -> int:
-    """The tier tables of a process (a row per high half code for each tier)."""
-    high = variant.cells - variant.cells // 2
-    return int(TABLE_BYTES * pow(3, high) * (variant.cells + 1))
-
-
 def make_plan(variant: Variant, folder: str) -> Plan:
     """The plan of building ``variant`` with its files under ``folder`` (for the free disk)."""
     rng = random.Random(variant.name)
@@ -157,15 +156,11 @@ def make_plan(variant: Variant, folder: str) -> Plan:
 
 
 def check_machine(variant: Variant, folder: str) -> None:
-    """MachineTooSmallError (with the plan) if this machine cannot build ``variant`` alone.
-    The check itself uses exact tier sizes and canonical rows of about boards over symmetries
-    (microseconds); the plan for the message is made only when it fails."""
-    sizes = tier_sizes(variant)
-    widest = max(sizes) + 1
-    memory = 2 * widest + MIN_CHUNK * BYTES_PER_BOARD + table_bytes(variant) + WORKER_PROCESS
-    disk = sum(sizes) // len(variant.symmetries) * (2 * ROW_BYTES + FILE_ROW_BYTES) + 2 * widest
-    why = machine_problem(variant, memory, disk, machine_memory(), free_disk(folder))
-    if why is not None:
+    """MachineTooSmallError (with the plan, made only then) if this machine's memory cannot hold
+    a build of ``variant`` in one process (microseconds: exact tier sizes, nothing sampled).
+    Too little free disk is the build's own refusal (:func:`ttt_solver.builder.disk.check_room`)."""
+    if not fits_one_machine(variant):
+        why = f"a build of {variant} keeps at least {size_text(one_machine_memory(variant))} of memory"
         raise MachineTooSmallError(
             f"cannot build {variant} on this machine alone: {why}; build it on a cluster with:"
             f" ttt-lookup build --variant {variant.name} --engine dask [--address ADDRESS]",

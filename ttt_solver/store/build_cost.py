@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 from ..errors import DatabaseMissingError
 from ..game.variant import STANDARD, Variant
+from ..system.memory import machine_memory
 from .paths import database_file
 
 
@@ -90,9 +91,30 @@ def estimate(variant: Variant) -> Cost:
     return Cost(cost.seconds * scale, memory, scratch, int(cost.file * scale * symmetries / len(variant.symmetries)))
 
 
+def table_bytes(variant: Variant) -> int:
+    """A build process's tier tables (a row per high half code for each tier)."""
+    high = variant.cells - variant.cells // 2
+    return int(TABLE_BYTES * pow(3, high) * (variant.cells + 1))
+
+
+def one_machine_memory(variant: Variant) -> int:
+    """The least memory a build of ``variant`` in one process keeps: the result bytes of its two
+    widest tiers side by side (and the smallest chunk: kilobytes), its tier tables and the process."""
+    return 2 * (max(tier_sizes(variant)) + 1) + table_bytes(variant) + WORKER_PROCESS
+
+
+def fits_one_machine(variant: Variant) -> bool:
+    """Whether this machine's memory holds a build of ``variant`` in one process (else it
+    takes ``--engine``)."""
+    memory = machine_memory()
+    return memory is None or one_machine_memory(variant) <= memory
+
+
 def build_command(variant: Variant) -> str:
-    """The command that builds ``variant``'s default database."""
-    return "ttt-lookup build" if variant == STANDARD else f"ttt-lookup build --variant {variant.name}"
+    """The command that builds ``variant``'s default database (on a cluster, where this
+    machine cannot hold the build alone)."""
+    command = "ttt-lookup build" if variant == STANDARD else f"ttt-lookup build --variant {variant.name}"
+    return command if fits_one_machine(variant) else f"{command} --engine dask"
 
 
 def missing_default(variant: Variant) -> DatabaseMissingError:
