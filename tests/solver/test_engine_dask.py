@@ -11,13 +11,16 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
 from support import extra_markers as extras
 
+from ttt_solver.builder import disk
 from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
+from ttt_solver.errors import BuildError
 from ttt_solver.game.variant import Variant
 
 distributed = extras.need("dask", "dask.distributed")
@@ -126,3 +129,11 @@ def test_without_an_address_a_local_cluster_starts_and_stops_with_the_command(db
     assert digest(target) == digest(db_path)
     left = [child for child in psutil.Process().children(recursive=True) if child.pid not in before]
     assert not [child for child in left if child.is_running() and child.status() != psutil.STATUS_ZOMBIE]
+
+
+def test_a_workers_budget_is_its_chunk_not_the_tiers(client, tmp_path, monkeypatch):
+    """A worker maps the tiers' result bytes: 5x5k4's 52 GB of two widest tiers is no budget it
+    must hold. The build then stops at its disk (about 1 TB; 1 GB free here), before any tier."""
+    monkeypatch.setattr(disk.shutil, "disk_usage", lambda _path: SimpleNamespace(free=1 << 30))
+    with DaskEngine(client=client) as engine, pytest.raises(BuildError, match="not enough disk space to build 5x5k4"):
+        build(tmp_path / "5x5k4.sqlite", Variant.parse("5x5k4"), memory=1 << 30, engine=engine)

@@ -41,6 +41,7 @@ from ..solver.solve import (
     in_memory,
     merge_scratch,
     smallest_memory,
+    smallest_task_memory,
     solve_scratch,
     solve_tables,
 )
@@ -137,7 +138,7 @@ def build(
     if engine is None and tables is None:
         check_machine(variant, os.path.dirname(os.path.abspath(where.file)) if where.file else data_folder())
     memory = memory or default_memory()
-    _check_budget(variant, memory)
+    _check_budget(variant, memory, engine is not None)
     if tables is None and engine is None and in_memory(variant, memory):
         tables = solve_tables(variant, progress, memory)  # seconds at most: nothing to resume
     if tables is not None and where.file is None:  # nothing to keep in a folder: one transaction
@@ -164,10 +165,11 @@ def build(
     return BuildReport(*report, time.perf_counter() - started)
 
 
-def _check_budget(variant: Variant, memory: int) -> None:
-    """InvalidBudgetError for a budget that no build of ``variant`` keeps, naming both bounds."""
+def _check_budget(variant: Variant, memory: int, distributed: bool) -> None:
+    """InvalidBudgetError for a budget that no build of ``variant`` keeps, naming both bounds
+    (a worker of a distributed build maps the tiers' result bytes: its least is one chunk)."""
 
-    low, high = smallest_memory(variant), machine_memory()
+    low, high = (smallest_task_memory() if distributed else smallest_memory(variant)), machine_memory()
     if memory < low or (high is not None and memory > high):
         most = f" to {size_text(high)} (this machine's memory)" if high is not None else ""
         raise InvalidBudgetError(

@@ -36,7 +36,7 @@ from ..game.variant import Variant
 from . import checksums
 from .passes import COLUMNS, Solved, solve_chunk, spread
 from .scratch import Scratch, TierSink, sync
-from .solve import Note, Steps, chunk_boards, results_file, unsolved
+from .solve import Note, Steps, results_file, task_boards, unsolved
 from .tiers import tiers
 
 FILL = 1 << 24  # bytes of a new results file written at a time
@@ -78,7 +78,7 @@ class DaskEngine:
         assert self.client is not None, "DaskEngine used outside its with block"
         variant = scratch.variant
         found = tiers(variant)
-        chunk = chunk_boards(variant, memory)
+        chunk = task_boards(memory)
         for ply in unsolved(scratch, found, note, steps):
             below = results_file(scratch, found, ply + 1, chunk) if ply < variant.cells else None
             self._solve_tier(scratch, ply, found.size(ply), chunk, below, steps, int(found.sizes.sum()))

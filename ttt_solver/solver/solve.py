@@ -118,6 +118,17 @@ def chunk_boards(variant: Variant, memory: int) -> int:
     return max(MIN_CHUNK, min(MAX_CHUNK, (memory - widest) // BYTES_PER_BOARD))
 
 
+def task_boards(memory: int) -> int:
+    """Boards per chunk of a distributed build's task under a worker's budget of ``memory``
+    bytes: the tiers' result bytes are memory-mapped files there, so the chunk has it all."""
+    return max(MIN_CHUNK, min(MAX_CHUNK, memory // BYTES_PER_BOARD))
+
+
+def smallest_task_memory() -> int:
+    """The smallest budget of a distributed build's worker: the smallest chunk."""
+    return MIN_CHUNK * BYTES_PER_BOARD
+
+
 def smallest_memory(variant: Variant) -> int:
     """The smallest budget a build of ``variant`` keeps: the result bytes of its two widest
     tiers and the smallest chunk."""
