@@ -123,3 +123,9 @@ def test_the_plan_is_no_build(tmp_path: Path):
     result = invoke("build", "--variant", "4x4", "--db", str(tmp_path / "4x4.sqlite"), "--plan")
     assert result.exit_code == 0 and "this machine:" in result.stdout
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["5x5k4", "4x6k4"])
+def test_the_missing_database_estimate_and_the_plan_agree_on_the_disk(name):
+    variant = Variant.parse(name)
+    assert build_cost.estimate(variant).scratch == pytest.approx(plans.make_plan(variant, ".").disk_bytes, rel=0.2)

@@ -81,14 +81,15 @@ def tier_boards(variant: Variant) -> int:
 
 def estimate(variant: Variant) -> Cost:
     """What ``ttt-lookup build`` of ``variant`` takes, scaled from the nearest measured build
-    by the boards in the tiers (and, for the file, by the canonical rows: a square board has
+    by the boards in the tiers (and, for the scratch folder and the file, by the canonical rows: a
     twice the symmetries of a rectangle)."""
     boards = tier_boards(variant)
     _cells, measured, symmetries, cost = min(_MEASURED, key=lambda m: (abs(m[0] - variant.cells), -m[0]))
     scale = boards / measured
-    scratch = 0 if boards <= _IN_MEMORY_BOARDS else int(cost.scratch * scale)
+    rows = scale * symmetries / len(variant.symmetries)  # the scratch folder holds rows, as the file does
+    scratch = 0 if boards <= _IN_MEMORY_BOARDS else int(cost.scratch * rows)
     memory = min(max(int(cost.memory * scale), _PROCESS), _MEMORY_CAP)
-    return Cost(cost.seconds * scale, memory, scratch, int(cost.file * scale * symmetries / len(variant.symmetries)))
+    return Cost(cost.seconds * scale, memory, scratch, int(cost.file * rows))
 
 
 def table_bytes(variant: Variant) -> int:
