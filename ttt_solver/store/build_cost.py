@@ -82,7 +82,7 @@ def tier_boards(variant: Variant) -> int:
 def estimate(variant: Variant) -> Cost:
     """What ``ttt-lookup build`` of ``variant`` takes, scaled from the nearest measured build
     by the boards in the tiers (and, for the scratch folder and the file, by the canonical rows: a
-    twice the symmetries of a rectangle)."""
+    square board has twice the symmetries of a rectangle)."""
     boards = tier_boards(variant)
     _cells, measured, symmetries, cost = min(_MEASURED, key=lambda m: (abs(m[0] - variant.cells), -m[0]))
     scale = boards / measured
