@@ -35,7 +35,7 @@ from . import data, error_responses
 from .cors import JsonCors
 from .limits import RequestLimits
 from .models import BatchIn, BatchOut, ErrorOut, HealthOut, PositionOut, VariantsOut
-from .response_cache import ResponseCache
+from .response_cache import ResponseCache, parsed_board
 from .rewrite import Rewrite
 from .watch import Loading, Registry
 
@@ -162,11 +162,11 @@ def create_app(
     ) -> Response:
         """One position: exactly the fields of ``ttt-lookup analyze --json``. Give ``board`` or ``moves``."""
         one = await current(variant)
-        text = data.question(one, board, moves)
+        asked = parsed_board(request.scope) or data.question(one, board, moves)
         headers = {"ETag": one.etag, "Cache-Control": CACHE_CONTROL}
         if _not_modified(request, one.etag):
             return Response(status_code=304, headers=headers)
-        return Response(_dumps(data.position(one, text)), media_type=_JSON, headers=headers)
+        return Response(_dumps(data.position(one, asked)), media_type=_JSON, headers=headers)
 
     @app.post(
         f"{API}/{{variant}}/batch",
