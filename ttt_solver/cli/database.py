@@ -84,8 +84,7 @@ def build(
         ttt-lookup build --variant 5x5k4 --plan
         ttt-lookup build --variant 4x4 --engine dask --workers 2
     """
-    from ..builder.build import build as build_database
-    from ..builder.plan import make_plan
+    from ..builder.plan import check_machine, make_plan
 
     if engine is None and (workers is not None or address is not None):
         raise CLIError(f"{'--workers' if workers is not None else '--address'} needs --engine")
@@ -94,8 +93,12 @@ def build(
     if plan_only:
         click.echo("\n".join(make_plan(variant, target_folder(db, variant)).lines()))
         return
-    with _engine(engine, workers, address) as running:
-        try:
+    try:
+        if engine is None:  # before the builder's imports (SQLAlchemy, the audit): a refusal comes at once
+            check_machine(variant, target_folder(db, variant))
+        from ..builder.build import build as build_database
+
+        with _engine(engine, workers, address) as running:
             if quiet:
                 report = build_database(db, variant, force=force, memory=memory, engine=running)
             else:
@@ -104,9 +107,9 @@ def build(
                         db, variant, force=force, progress=progress_lines(quiet), steps=shown.step, memory=memory,
                         engine=running,
                     )  # fmt: skip
-        except MachineTooSmallError as error:
-            click.echo("\n".join(error.plan.lines()))
-            raise
+    except MachineTooSmallError as error:
+        click.echo("\n".join(error.plan.lines()))
+        raise
     if fmt == "json":
         echo_json(dataclasses.asdict(report))
     else:
