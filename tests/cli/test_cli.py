@@ -289,7 +289,7 @@ def test_bad_variant(run):
     assert_error(
         run("analyze", "X........", "--variant", "9x9"),
         2,
-        "invalid variant '9x9': a 9x9 board has 81 cells; the most is 20",
+        "invalid variant '9x9': a 9x9 board has 81 cells; the most is 25",
     )
 
 

@@ -250,7 +250,7 @@ def test_the_default_path_of_a_variant(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     "name, message",
     [
-        ("5x5", "Error: invalid variant '5x5': a 5x5 board has 25 cells; the most is 20"),
+        ("6x5", "Error: invalid variant '6x5': a 6x5 board has 30 cells; the most is 25"),
         (
             "4x4k5",
             "Error: invalid variant '4x4k5': on a 4x4 board k must be 3 or 4, not 5 (k runs from 3 to the longer side)",

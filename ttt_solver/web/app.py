@@ -191,7 +191,7 @@ def _batch_json(found: dict[str, Any]) -> bytes:
     boards: list[str] = found["boards"]
     if not boards:
         return b'{"results":[]}'
-    # value + 1, remoteness and best move + 1 each fit in 6 bits (at most 20 cells)
+    # value + 1, remoteness and best move + 1 each fit in 6 bits (at most 25 cells)
     code = (found["values"].astype(np.int32) + 1) << 12
     code |= found["remoteness"].astype(np.int32) << 6
     code |= found["best_moves"].astype(np.int32) + 1
