@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -137,3 +138,20 @@ def test_a_workers_budget_is_its_chunk_not_the_tiers(client, tmp_path, monkeypat
     monkeypatch.setattr(disk.shutil, "disk_usage", lambda _path: SimpleNamespace(free=1 << 30))
     with DaskEngine(client=client) as engine, pytest.raises(BuildError, match="not enough disk space to build 5x5k4"):
         build(tmp_path / "5x5k4.sqlite", Variant.parse("5x5k4"), memory=1 << 30, engine=engine)
+
+
+def test_a_scheduler_that_cannot_be_reached_is_one_line_and_writes_nothing(tmp_path, monkeypatch):
+    from ttt_solver.solver import engine_dask
+
+    monkeypatch.setattr(engine_dask, "CONNECT_SECONDS", 1)
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    target = tmp_path / "t.sqlite"
+    result = CliRunner().invoke(
+        cli, ["build", "--variant", "3x3", "--db", str(target), "--engine", "dask", "--address", f"127.0.0.1:{port}"]
+    )
+    assert (result.exit_code, result.stdout) == (1, ""), result.output
+    assert result.stderr.startswith(f"Error: cannot reach the Dask scheduler at '127.0.0.1:{port}'")
+    assert result.stderr.count("\n") == 1 and "leave out --address" in result.stderr
+    assert list(tmp_path.iterdir()) == []
