@@ -61,6 +61,7 @@ def test_the_last_tiers_of_a_small_variant_match_a_brute_force_search(tmp_path, 
     checked = brute_force.check_tiers(folder, SAMPLES)
     assert checked.plies == (cells - 2, cells - 1, cells)
     assert checked.sampled == SAMPLES < checked.rows
+    assert min(checked.values.values()) > 0  # wins, draws and losses sampled
     assert checked.wrong == []
 
 
@@ -91,6 +92,7 @@ def test_the_tiers_in_the_folder_match_a_brute_force_search():
     print(
         f"\n{checked.variant}: plies {', '.join(map(str, checked.plies))}: {checked.rows:,} canonical rows;"
         f" {checked.sampled:,} sampled, {len(checked.wrong)} differ from the brute-force search"
+        f" (its values: {checked.values[1]} wins, {checked.values[0]} draws, {checked.values[-1]} losses)"
     )
     assert checked.plies == tuple(range(cells - manifest["last_tiers"] + 1, cells + 1))
     assert checked.sampled == SAMPLES

@@ -64,6 +64,7 @@ class Checked:
     rows: int  # rows in those tiers
     sampled: int
     wrong: list[str]  # one line per position whose stored value or remoteness differs
+    values: dict[int, int]  # the sampled positions by their value found by the search
 
 
 def check_tiers(folder: str, samples: int, seed: int = 0) -> Checked:
@@ -84,6 +85,7 @@ def check_tiers(folder: str, samples: int, seed: int = 0) -> Checked:
     rng = random.Random(seed)
     picks = sorted(rng.sample(range(total), min(samples, total)))
     wrong = []
+    values = dict.fromkeys((1, 0, -1), 0)
     start = 0
     for ply in plies:
         mine = [i - start for i in picks if start <= i < start + counts[ply]]
@@ -97,9 +99,10 @@ def check_tiers(folder: str, samples: int, seed: int = 0) -> Checked:
             text = board(int(columns["code"][row]), rows * cols)
             stored = (int(columns["value"][row]), int(columns["remoteness"][row]))
             found = search(text, rows, cols, k, misere)
+            values[found[0]] += 1
             if text.count(".") != rows * cols - ply or stored != found:
                 wrong.append(f"tier {ply} row {row}: {text}: stored {stored}, brute force {found}")
-    return Checked(name, plies, total, len(picks), wrong)
+    return Checked(name, plies, total, len(picks), wrong, values)
 
 
 def parse(name: str) -> tuple[int, int, int, bool]:
