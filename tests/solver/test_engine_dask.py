@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -149,3 +150,20 @@ def test_the_last_tiers_alone_on_two_workers_match_a_brute_force_search(client, 
     checked = brute_force.check_tiers(folder, 1_000)
     assert checked.plies == (13, 14, 15) and checked.sampled == 1_000 < checked.rows
     assert checked.wrong == []
+
+
+def test_a_scheduler_that_cannot_be_reached_is_one_line_and_writes_nothing(tmp_path, monkeypatch):
+    from ttt_solver.solver import engine_dask
+
+    monkeypatch.setattr(engine_dask, "CONNECT_SECONDS", 1)
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    target = tmp_path / "t.sqlite"
+    result = CliRunner().invoke(
+        cli, ["build", "--variant", "3x3", "--db", str(target), "--engine", "dask", "--address", f"127.0.0.1:{port}"]
+    )
+    assert (result.exit_code, result.stdout) == (1, ""), result.output
+    assert result.stderr.startswith(f"Error: cannot reach the Dask scheduler at '127.0.0.1:{port}'")
+    assert result.stderr.count("\n") == 1 and "leave out --address" in result.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -20,7 +20,7 @@ from ..store.reader import Reader
 from ..system.memory import machine_memory
 from .options import CLIError, CLIFailure, database_options, existing_database, target_options
 from .output import echo_json, output_options
-from .params import Size
+from .params import Address, OneOf, Size, Whole
 from .progress import bars, progress_lines, quiet_option
 
 if TYPE_CHECKING:
@@ -47,15 +47,20 @@ memory_option = click.option(
 @click.option("--plan", "plan_only", is_flag=True, help="Print the build's plan (tiers, CPU, memory, disk) and stop.")
 @click.option(
     "--engine",
-    type=click.Choice(ENGINES),
+    type=OneOf(ENGINES),
     help="Solve the tiers on a distributed engine (the [dask] extra); --memory is then each worker's budget.",
 )
 @click.option(
     "--workers",
-    type=click.IntRange(1, 1024),
+    type=Whole(1, 1024),
     help="With --engine and no --address: worker processes of the local cluster (default: the CPUs).",
 )
-@click.option("--address", metavar="ADDRESS", help="With --engine: the scheduler to use, e.g. tcp://10.0.0.1:8786.")
+@click.option(
+    "--address",
+    type=Address(),
+    metavar="ADDRESS",
+    help="With --engine: the scheduler to use, e.g. tcp://10.0.0.1:8786.",
+)
 @output_options("json")
 def build(
     variant: Variant,

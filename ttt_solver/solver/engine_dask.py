@@ -31,6 +31,7 @@ from typing import Any, Self
 import numpy as np
 from dask.distributed import Client, LocalCluster, as_completed
 
+from ..errors import BuildError
 from ..game.values import NO_POSITION
 from ..game.variant import Variant
 from . import checksums
@@ -39,6 +40,7 @@ from .scratch import Scratch, TierSink, sync
 from .solve import Note, Steps, results_file, task_boards, unsolved
 from .tiers import tiers
 
+CONNECT_SECONDS = 10  # how long a build waits for the scheduler at --address
 FILL = 1 << 24  # bytes of a new results file written at a time
 # The local cluster's HTTP server (its dashboard, if bokeh is installed): any free port, on this machine only.
 LOCAL_PORT = "127.0.0.1:0"
@@ -64,7 +66,14 @@ class DaskEngine:
                 self._owned.append(cluster)
                 self.client = Client(cluster)
             else:
-                self.client = Client(self.address)
+                try:
+                    self.client = Client(self.address, timeout=CONNECT_SECONDS)
+                except (OSError, ValueError) as error:  # unreachable, refused, or not an address Dask reads
+                    raise BuildError(
+                        f"cannot reach the Dask scheduler at {self.address!r} ({error}); start one with"
+                        " 'dask scheduler' and its workers with 'dask worker ADDRESS', or leave out --address"
+                        " for a local cluster"
+                    ) from None
             self._owned.insert(0, self.client)
         return self
 
