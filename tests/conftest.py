@@ -17,7 +17,7 @@ written once for every test process of the same code (3x3, 4x4, and any other th
 
 Temporary files (``tmp_path``, the builds' scratch folders, the PostgreSQL server's) go to
 ``/dev/shm`` where it is a writable memory filesystem with room, unless ``TMPDIR`` is set: a test
-run needs no durability, and the builds' syncs to a shared disk took a third of its time.
+run needs no durability, and the builds' syncs to a shared disk are slow (see docs/install.md).
 
 Hypothesis runs without deadlines here (profile ``ttt-solver``). Markers (pyproject.toml):
 ``fuzz`` (the 5,000-example runs, ``@FUZZ`` of fuzzing.py), ``sdist`` (tests run from the
