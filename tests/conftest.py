@@ -89,7 +89,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     stable sort: the rest keeps its order)."""
     absent = {extra: bool(extras.missing(extra)) for extra in extras.EXTRA_MODULES}
     for item in items:
-        if any(item.get_closest_marker(name) for name in ("sdist", "fuzz", "slow", "twenty")):
+        if any(item.get_closest_marker(name) for name in ("sdist", "fuzz", "slow", "twenty", "last_tiers")):
             item.add_marker(pytest.mark.long)  # one name for the quick run to leave out
         if any(fixture in getattr(item, "fixturenames", ()) for fixture in extras.POSTGRES_FIXTURES):
             item.add_marker(pytest.mark.postgres)

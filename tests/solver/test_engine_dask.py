@@ -16,6 +16,7 @@ from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
+from support import brute_force
 from support import extra_markers as extras
 
 from ttt_solver.builder import disk
@@ -23,6 +24,7 @@ from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
 from ttt_solver.errors import BuildError
 from ttt_solver.game.variant import Variant
+from ttt_solver.solver.scratch import locked, open_scratch
 
 distributed = extras.need("dask", "dask.distributed")
 import psutil  # a dependency of dask.distributed
@@ -138,6 +140,16 @@ def test_a_workers_budget_is_its_chunk_not_the_tiers(client, tmp_path, monkeypat
     monkeypatch.setattr(disk.shutil, "disk_usage", lambda _path: SimpleNamespace(free=1 << 30))
     with DaskEngine(client=client) as engine, pytest.raises(BuildError, match="not enough disk space to build 5x5k4"):
         build(tmp_path / "5x5k4.sqlite", Variant.parse("5x5k4"), memory=1 << 30, engine=engine)
+
+
+def test_the_last_tiers_alone_on_two_workers_match_a_brute_force_search(client, tmp_path):
+    """What benchmarks/solve_last_tiers.py runs for 5x5k4, on 3x5k4: its three last tiers, and no other."""
+    folder, variant = str(tmp_path / "scratch"), Variant.parse("3x5k4")
+    with locked(folder), DaskEngine(client=client) as engine:
+        engine.solve(open_scratch(folder, variant, {"last_tiers": 3}), 1 << 20, lowest=13)
+    checked = brute_force.check_tiers(folder, 1_000)
+    assert checked.plies == (13, 14, 15) and checked.sampled == 1_000 < checked.rows
+    assert checked.wrong == []
 
 
 def test_a_scheduler_that_cannot_be_reached_is_one_line_and_writes_nothing(tmp_path, monkeypatch):

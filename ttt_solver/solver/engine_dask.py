@@ -82,13 +82,16 @@ class DaskEngine:
             owned.close()
         self._owned.clear()
 
-    def solve(self, scratch: Scratch, memory: int, note: Note | None = None, steps: Steps | None = None) -> None:
-        """Solve the tiers ``scratch`` lacks, each chunk a task; ``memory`` is a worker's budget."""
+    def solve(
+        self, scratch: Scratch, memory: int, note: Note | None = None, steps: Steps | None = None, lowest: int = 0
+    ) -> None:
+        """Solve the tiers ``scratch`` lacks down to ply ``lowest`` (0: every tier), each chunk a
+        task; ``memory`` is a worker's budget."""
         assert self.client is not None, "DaskEngine used outside its with block"
         variant = scratch.variant
         found = tiers(variant)
         chunk = task_boards(memory)
-        for ply in unsolved(scratch, found, note, steps):
+        for ply in unsolved(scratch, found, note, steps, lowest):
             below = results_file(scratch, found, ply + 1, chunk) if ply < variant.cells else None
             self._solve_tier(scratch, ply, found.size(ply), chunk, below, steps, int(found.sizes.sum()))
             if note:

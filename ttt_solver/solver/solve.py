@@ -48,7 +48,9 @@ class Engine(Protocol):
     """What solves the tiers a scratch folder lacks: this process (:func:`solve_scratch`) or a
     distributed engine running the same passes as its tasks (:mod:`.engine_dask`)."""
 
-    def solve(self, scratch: Scratch, memory: int, note: Note | None = None, steps: Steps | None = None) -> None: ...
+    def solve(
+        self, scratch: Scratch, memory: int, note: Note | None = None, steps: Steps | None = None, lowest: int = 0
+    ) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -171,13 +173,15 @@ def _positions(count: int) -> str:
     return f"{count:,} position{'' if count == 1 else 's'}"
 
 
-def solve_scratch(scratch: Scratch, memory: int, note: Note | None = None, steps: Steps | None = None) -> None:
+def solve_scratch(
+    scratch: Scratch, memory: int, note: Note | None = None, steps: Steps | None = None, lowest: int = 0
+) -> None:
     """Solve the tiers that ``scratch`` does not hold yet (or holds damaged), from the last
-    ply to the first."""
+    ply down to ply ``lowest`` (0: every tier)."""
     variant = scratch.variant
     found = tiers(variant)
     chunk = chunk_boards(variant, memory)
-    for ply in unsolved(scratch, found, note, steps):
+    for ply in unsolved(scratch, found, note, steps, lowest):
         below = _results(scratch, found, ply + 1, chunk) if ply < variant.cells else None
         with scratch.tier(ply, found.size(ply)) as (out, sink):
             for solved in _solve_tier(found, ply, below, out, chunk, steps):
@@ -187,9 +191,9 @@ def solve_scratch(scratch: Scratch, memory: int, note: Note | None = None, steps
             note(f"{variant}: ply {ply}: {_positions(sink.rows)}")
 
 
-def unsolved(scratch: Scratch, found: Tiers, note: Note | None, steps: Steps | None) -> list[int]:
-    """The tiers ``scratch`` does not hold yet, from the last ply to the first; the ones it
-    holds are said (resuming) and counted as done."""
+def unsolved(scratch: Scratch, found: Tiers, note: Note | None, steps: Steps | None, lowest: int = 0) -> list[int]:
+    """The tiers ``scratch`` does not hold yet, from the last ply down to ply ``lowest``; the
+    ones it holds are said (resuming) and counted as done."""
     plies = range(scratch.variant.cells, -1, -1)
     done = [ply for ply in plies if scratch.finished(ply)]
     scratch.resumed |= bool(done)
@@ -198,7 +202,7 @@ def unsolved(scratch: Scratch, found: Tiers, note: Note | None, steps: Steps | N
         note(f"{scratch.variant}: resuming from {scratch.path}: plies {listed} solved")
     if steps and done:
         steps("solving", int(found.sizes[done].sum()), int(found.sizes.sum()))
-    return [ply for ply in plies if not scratch.finished(ply)]
+    return [ply for ply in plies if ply >= lowest and not scratch.finished(ply)]
 
 
 def results_file(scratch: Scratch, found: Tiers, ply: int, chunk: int) -> str:

@@ -53,9 +53,13 @@ _MEASURED = (
 # The per-board costs that a build's plan (ttt_solver.builder.plan) scales from, measured on
 # this code with benchmarks/measure_build_costs.py (CPU time of one process, 2-core machine
 # shared with other sessions): solving the tiers, per board of the tiers and cell of the board
-# (4x4: 6.2 ns, 3x6k4: 7.9 ns; the larger is kept), and the rest of the build (merge,
-# SQLite file, digest) per canonical row (4x4: 602 ns, 3x6k4: 732 ns; the larger is kept).
-SOLVE_SECONDS = 7.9e-9
+# (4x4: 6.2 ns, 3x6k4: 7.9 ns), and the rest of the build (merge, SQLite file, digest) per
+# canonical row (4x4: 602 ns, 3x6k4: 732 ns; the larger is kept). For 25 cells, solving is
+# scaled from 5x5k4's three last tiers on 2 local Dask workers (benchmarks/solve_last_tiers.py
+# 5x5k4 --tiers 3: 7.59 ns, 6.69 in the workers and 0.90 in the driver): the last tiers cost
+# less a board than a whole variant (4x5k4 in one process, same session: 3.99 ns for its three
+# last tiers, 6.20 ns for all 21), so 7.59 * 6.20 / 3.99 = 11.8 ns is kept (docs/engine.md).
+SOLVE_SECONDS = 11.8e-9
 WRITE_SECONDS = 732e-9
 # A process's tier tables (ttt_solver.solver.tiers) per high half code and tier: peak RSS grew
 # by 59 bytes (4x5k4: 73 MB) and 55 bytes (3x8k4: 732 MB) for each, measured with resource.getrusage.
