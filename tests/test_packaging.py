@@ -213,7 +213,10 @@ def touching_an_extra(unpacked: Path) -> list[str]:
         str(path.relative_to(unpacked))
         for path in sorted((unpacked / "tests").glob("test_*.py"))
         if path.name == "test_readme.py"
-        or (path.name not in ("test_packaging.py", "test_extras_markers.py") and re.search(rf"\b({modules})\b", path.read_text(encoding="utf-8")))
+        or (
+            path.name not in ("test_packaging.py", "test_extras_markers.py")
+            and re.search(rf"\b({modules})\b", path.read_text(encoding="utf-8"))
+        )
     ]
 
 
