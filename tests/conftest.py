@@ -14,6 +14,8 @@ written once for every test process of the same code (3x3, 4x4, and any other th
   make)``: a folder in it that the first worker to ask fills (the source distribution).
 - ``eager_4x4``, ``lazy_4x4``: the 4x4 database's ``Oracle``, in memory and lazy.
 - ``pg_cluster``, ``pg_url``: a throwaway PostgreSQL server per process, a new database on it.
+- ``dask_client``: a client of a local Dask cluster of 2 worker processes, one per test module
+  (starting one takes seconds); the test is skipped, naming the extra, without it.
 
 Temporary files (``tmp_path``, the builds' scratch folders, the PostgreSQL server's) go to
 ``/dev/shm`` where it is a writable memory filesystem with room, unless ``TMPDIR`` is set: a test
@@ -200,3 +202,15 @@ def pg_url(pg_cluster: Cluster, request: pytest.FixtureRequest) -> str:
     """The URL of a new, empty database on the session's PostgreSQL server."""
     pg_url.count = getattr(pg_url, "count", 0) + 1  # type: ignore[attr-defined]
     return pg_cluster.database(f"test_{pg_url.count}")  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="module")
+def dask_client() -> Iterator[object]:
+    distributed = extras.need("dask", "dask.distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0"
+        ) as cluster,
+        distributed.Client(cluster) as connected,
+    ):
+        yield connected

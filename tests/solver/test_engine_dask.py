@@ -1,6 +1,6 @@
 """The distributed build on Dask: small variants built on a local cluster of 2 workers have the
 rows and the digest of the single-process build, and a build killed after some tiers resumes
-from them (one cluster for the module: starting one takes seconds)."""
+from them (one cluster for the module, ``dask_client`` of conftest: starting one takes seconds)."""
 
 from __future__ import annotations
 
@@ -26,24 +26,13 @@ from ttt_solver.errors import BuildError
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.scratch import locked, open_scratch
 
-distributed = extras.need("dask", "dask.distributed")
+extras.need("dask", "dask.distributed")  # the module is skipped without the extra
 import psutil  # a dependency of dask.distributed
 
 from ttt_solver.solver.engine_dask import DaskEngine  # after the skip without the extra
 
 pytestmark = pytest.mark.dask
 SMALL = "1M"  # a worker's memory budget: chunks of about 6,000 boards, up to 5 tasks a tier of 3x4k3
-
-
-@pytest.fixture(scope="module")
-def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0"
-        ) as cluster,
-        distributed.Client(cluster) as connected,
-    ):
-        yield connected
 
 
 def rows(path: Path) -> list[tuple[int, int]]:
@@ -57,9 +46,9 @@ def digest(path: Path) -> str:
 
 
 @pytest.mark.parametrize("name", ["3x3", "3x4k3"])
-def test_a_build_on_two_workers_has_the_rows_of_the_single_process_build(client, variant_db, tmp_path, name):
+def test_a_build_on_two_workers_has_the_rows_of_the_single_process_build(dask_client, variant_db, tmp_path, name):
     target = tmp_path / f"{name}.sqlite"
-    with DaskEngine(client=client) as engine:
+    with DaskEngine(client=dask_client) as engine:
         report = build(target, Variant.parse(name), memory=1 << 20, engine=engine)
     single = variant_db(name)
     assert rows(target) == rows(single)
@@ -67,10 +56,10 @@ def test_a_build_on_two_workers_has_the_rows_of_the_single_process_build(client,
     assert not (tmp_path / f".{name}.sqlite.solving").exists()  # the scratch folder is removed
 
 
-def test_the_command_line_builds_on_a_running_cluster(client, variant_db, tmp_path):
+def test_the_command_line_builds_on_a_running_cluster(dask_client, variant_db, tmp_path):
     target = tmp_path / "3x3.sqlite"
     result = CliRunner().invoke(
-        cli, ["build", "--db", str(target), "--memory", "64K", "--engine", "dask", "--address", client.scheduler.address],
+        cli, ["build", "--db", str(target), "--memory", "64K", "--engine", "dask", "--address", dask_client.scheduler.address],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "3x3: ply 5: 174 positions" in result.stderr  # 64K: chunks of 393 boards, 4 in the widest tier
@@ -78,11 +67,11 @@ def test_the_command_line_builds_on_a_running_cluster(client, variant_db, tmp_pa
     assert rows(target) == rows(variant_db("3x3")) and digest(target) == digest(variant_db("3x3"))
 
 
-def test_a_killed_build_resumes_from_its_recorded_tiers(client, variant_db, tmp_path):
+def test_a_killed_build_resumes_from_its_recorded_tiers(dask_client, variant_db, tmp_path):
     target = tmp_path / "3x4k3.sqlite"
     scratch = tmp_path / ".3x4k3.sqlite.solving"
     command = [sys.executable, "-m", "ttt_solver", "build", "--variant", "3x4k3", "--db", str(target), "--memory",
-               SMALL, "--engine", "dask", "--address", client.scheduler.address]  # fmt: skip
+               SMALL, "--engine", "dask", "--address", dask_client.scheduler.address]  # fmt: skip
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         while not (scratch / "tier-09").is_dir() and process.poll() is None:  # tiers 12 to 9 recorded
@@ -104,21 +93,21 @@ class Stop(Exception):
     """Stands for an interrupt once a tier is recorded."""
 
 
-def test_a_damaged_result_file_is_made_again_from_its_tier(client, variant_db, tmp_path):
+def test_a_damaged_result_file_is_made_again_from_its_tier(dask_client, variant_db, tmp_path):
     target, variant = tmp_path / "3x4k3.sqlite", Variant.parse("3x4k3")
 
     def stop_after_ply_9(line: str) -> None:
         if line.startswith("3x4k3: ply 9:"):
             raise Stop
 
-    with DaskEngine(client=client) as engine, pytest.raises(Stop):
+    with DaskEngine(client=dask_client) as engine, pytest.raises(Stop):
         build(target, variant, memory=1 << 20, engine=engine, progress=stop_after_ply_9)
     results = tmp_path / ".3x4k3.sqlite.solving" / "tier-09" / "results.bin"
     damaged = bytearray(results.read_bytes())
     damaged[len(damaged) // 2] ^= 0xFF
     results.write_bytes(bytes(damaged))
     lines: list[str] = []
-    with DaskEngine(client=client) as engine:
+    with DaskEngine(client=dask_client) as engine:
         report = build(target, variant, memory=1 << 20, engine=engine, progress=lines.append)
     assert any("tier-09/results.bin" in line and "made again from the tier's rows" in line for line in lines), lines
     assert report.digest == digest(variant_db("3x4k3"))
@@ -134,18 +123,21 @@ def test_without_an_address_a_local_cluster_starts_and_stops_with_the_command(db
     assert not [child for child in left if child.is_running() and child.status() != psutil.STATUS_ZOMBIE]
 
 
-def test_a_workers_budget_is_its_chunk_not_the_tiers(client, tmp_path, monkeypatch):
+def test_a_workers_budget_is_its_chunk_not_the_tiers(dask_client, tmp_path, monkeypatch):
     """A worker maps the tiers' result bytes: 5x5k4's 52 GB of two widest tiers is no budget it
     must hold. The build then stops at its disk (about 1 TB; 1 GB free here), before any tier."""
     monkeypatch.setattr(disk.shutil, "disk_usage", lambda _path: SimpleNamespace(free=1 << 30))
-    with DaskEngine(client=client) as engine, pytest.raises(BuildError, match="not enough disk space to build 5x5k4"):
+    with (
+        DaskEngine(client=dask_client) as engine,
+        pytest.raises(BuildError, match="not enough disk space to build 5x5k4"),
+    ):
         build(tmp_path / "5x5k4.sqlite", Variant.parse("5x5k4"), memory=1 << 30, engine=engine)
 
 
-def test_the_last_tiers_alone_on_two_workers_match_a_brute_force_search(client, tmp_path):
+def test_the_last_tiers_alone_on_two_workers_match_a_brute_force_search(dask_client, tmp_path):
     """What benchmarks/solve_last_tiers.py runs for 5x5k4, on 3x5k4: its three last tiers, and no other."""
     folder, variant = str(tmp_path / "scratch"), Variant.parse("3x5k4")
-    with locked(folder), DaskEngine(client=client) as engine:
+    with locked(folder), DaskEngine(client=dask_client) as engine:
         engine.solve(open_scratch(folder, variant, {"last_tiers": 3}), 1 << 20, lowest=13)
     checked = brute_force.check_tiers(folder, 1_000)
     assert checked.plies == (13, 14, 15) and checked.sampled == 1_000 < checked.rows

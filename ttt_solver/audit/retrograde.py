@@ -20,9 +20,9 @@ the solver; the stored rows come one tier at a time.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -64,39 +64,91 @@ def prove_tiers(
     order, as read; any values). ``preferred(ply, codes, masks)`` receives the preferred
     moves of the rows found sound."""
     found = tiers(variant)
-    chunk = chunk_boards(variant, memory or default_memory())
     total = int(found.sizes.sum())
+    tally: dict[str, int] = {}
     below: np.ndarray | None = None
-    counts = {"missing": 0, "extra": 0, "checked": 0, "finished": 0}
-    wrong = {name: 0 for name, _label in COMPARED}
     for ply in range(variant.cells, -1, -1):
         stored = tier_rows(ply)
         out = new_tier(found, ply)
-        size = found.size(ply)
-        for start in range(0, size, chunk):
-            stop = min(size, start + chunk)
-            expected = solve_chunk(found, ply, start, stop, below, _positions(found, ply, start, stop, size))
-            low = _code_at(found, ply, start)
-            high = _code_at(found, ply, stop) if stop < size else None
-            first = int(np.searchsorted(stored.code, low))
-            last = len(stored.code) if high is None else int(np.searchsorted(stored.code, high))
-            got = Solved(*(read_slice(column, first, last) for column in stored))
-            sound = _compare(variant, expected, got, report, counts, wrong)
-            spread(found, ply, got.take(sound), out)
+        for start, stop in chunks(variant, ply, memory):
+            proof = prove_chunk(found, ply, start, stop, below, stored)
+            proof.findings.tell(report, tally)
+            spread(found, ply, proof.sound, out)
             if preferred is not None:
-                index = np.searchsorted(expected.code, got.code[sound])
-                preferred(ply, got.code[sound], expected.preferred[index])
+                index = np.searchsorted(proof.expected.code, proof.sound.code)
+                preferred(ply, proof.sound.code, proof.expected.preferred[index])
             if steps:
                 steps("proving", stop - start, total)
         below = out
-    report.check(counts["missing"] == 0, "every canonical legal position has a row")
-    report.check(counts["extra"] == 0, "every row is a canonical legal position")
-    report.passed(f"{counts['finished']:,} finished rows valued by the rules")
+    conclude(report, tally)
+
+
+def chunks(variant: Variant, ply: int, memory: int | None) -> list[tuple[int, int]]:
+    """The chunks (first and last rank) tier ``ply`` is proved in under ``memory``: the same
+    in one process and on an engine, so that both report the same lines."""
+    size = tiers(variant).size(ply)
+    chunk = chunk_boards(variant, memory or default_memory())
+    return [(start, min(size, start + chunk)) for start in range(0, size, chunk)]
+
+
+def conclude(report: Report, tally: dict[str, int]) -> None:
+    """The checks over every tier, from the chunks' tallies."""
+    report.check(tally.get("missing", 0) == 0, "every canonical legal position has a row")
+    report.check(tally.get("extra", 0) == 0, "every row is a canonical legal position")
+    report.passed(f"{tally.get('finished', 0):,} finished rows valued by the rules")
     for name, label in COMPARED:
         report.check(
-            wrong[name] == 0,
+            tally.get(name, 0) == 0,
             f"{label} of every row from its children" if name != "orbit" else "every orbit as the symmetries make it",
         )
+
+
+@dataclass
+class Findings:
+    """What the proof of one chunk found, told to the report in chunk order (a task on an
+    engine returns it to the driver): its failures in order, the codes of the wrong rows, and
+    its tallies (missing, extra and checked rows, finished ones, and wrong rows per column)."""
+
+    failures: list[tuple[str, list[str], int]] = field(default_factory=list)
+    bad: list[int] = field(default_factory=list)
+    tally: dict[str, int] = field(default_factory=dict)
+
+    def failed_codes(self, what: str, codes: np.ndarray, variant: Variant) -> None:
+        if len(codes):
+            self.failures.append((what, array_rules.decode_texts(codes[:3], variant), len(codes)))
+
+    def count(self, name: str, number: int) -> None:
+        self.tally[name] = self.tally.get(name, 0) + number
+
+    def tell(self, report: Report, tally: dict[str, int]) -> None:
+        """Record these findings in ``report`` and add their tallies to ``tally``."""
+        for what, boards, count in self.failures:
+            report.failed(what, boards, count)
+        report.bad.update(self.bad)
+        for name, number in self.tally.items():
+            tally[name] = tally.get(name, 0) + number
+
+
+class ChunkProof(NamedTuple):
+    findings: Findings
+    sound: Solved  # the stored rows found sound: what the tier above is valued from
+    expected: Solved  # the chunk's rows as its children imply them
+
+
+def prove_chunk(found: Tiers, ply: int, start: int, stop: int, below: np.ndarray | None, stored: Solved) -> ChunkProof:
+    """Prove ranks ``start`` to ``stop`` of tier ``ply``: the positions enumerated, valued
+    from ``below`` (the tier below's result bytes) and compared with the tier's ``stored``
+    rows (code order) in their code range."""
+    size = found.size(ply)
+    expected = solve_chunk(found, ply, start, stop, below, _positions(found, ply, start, stop, size))
+    low = _code_at(found, ply, start)
+    high = _code_at(found, ply, stop) if stop < size else None
+    first = int(np.searchsorted(stored.code, low))
+    last = len(stored.code) if high is None else int(np.searchsorted(stored.code, high))
+    got = Solved(*(read_slice(column, first, last) for column in stored))
+    findings = Findings()
+    sound = _compare(found.variant, expected, got, findings)
+    return ChunkProof(findings, got.take(sound), expected)
 
 
 def _positions(found: Tiers, ply: int, start: int, stop: int, size: int) -> Positions | None:
@@ -119,36 +171,34 @@ def _code_at(found: Tiers, ply: int, rank: int) -> int:
     return code
 
 
-def _compare(
-    variant: Variant, expected: Solved, got: Solved, report: Report, counts: dict[str, int], wrong: dict[str, int]
-) -> np.ndarray:
+def _compare(variant: Variant, expected: Solved, got: Solved, findings: Findings) -> np.ndarray:
     """Compare the stored rows of a chunk with the expected ones; the stored rows found sound
     (as an index into ``got``)."""
     index, present = array_rules.search(expected.code, got.code)
     extra = got.code[~present]
     if len(extra):
-        counts["extra"] += len(extra)
+        findings.count("extra", len(extra))
         canonical = array_rules.canonical_codes(extra, variant) == extra
-        report.failed_codes("a row that is not canonical", extra[~canonical], variant)
-        report.failed_codes("a row that is no legal position", extra[canonical], variant)
-        report.bad.update(extra[:1000].tolist())
+        findings.failed_codes("a row that is not canonical", extra[~canonical], variant)
+        findings.failed_codes("a row that is no legal position", extra[canonical], variant)
+        findings.bad += extra[:1000].tolist()
     have = np.zeros(len(expected.code), dtype=bool)
     have[index[present]] = True
-    counts["missing"] += int((~have).sum())
-    report.failed_codes("a canonical legal position with no row", expected.code[~have], variant)
+    findings.count("missing", int((~have).sum()))
+    findings.failed_codes("a canonical legal position with no row", expected.code[~have], variant)
     rows = np.flatnonzero(present)
     mine = index[present]
     sound = np.ones(len(rows), dtype=bool)
-    counts["checked"] += len(rows)
-    counts["finished"] += int(np.count_nonzero(expected.remoteness[mine] == 0))
+    findings.count("checked", len(rows))
+    findings.count("finished", int(np.count_nonzero(expected.remoteness[mine] == 0)))
     for name, label in COMPARED:
         bad = getattr(got, name)[rows] != getattr(expected, name)[mine]
         if bad.any():
-            wrong[name] += int(bad.sum())
+            findings.count(name, int(bad.sum()))
             codes = got.code[rows][bad]
-            report.bad.update(codes[:1000].tolist())
+            findings.bad += codes[:1000].tolist()
             what = f"{label} not what the children imply" if name != "orbit" else "wrong orbit"
-            report.failed_codes(what, codes, variant)
+            findings.failed_codes(what, codes, variant)
             sound &= ~bad
     return rows[sound]
 

@@ -40,11 +40,13 @@ from ..store.content import PACKED, digest_stream, unpack_blob
 from ..store.row_data import BEST_SHIFT, DATA_FIELDS, data_limit
 from ..store.schema import add_generated, define
 from . import SMALL_ROWS
+from .proof_tasks import column_file, prove_tier_files, tier_rows
 from .report import Report
 from .retrograde import plies, prove_tiers, report_outside
 
 if TYPE_CHECKING:
     from ..game.variant import Variant
+    from ..solver.solve import Engine
     from ..store.reader import Reader
 
 
@@ -72,13 +74,16 @@ def verify_source(
     memory: int | None = None,
     steps: Steps | None = None,
     progress: Callable[[str], None] | None = None,
+    engine: Engine | None = None,
 ) -> Report:
     """Prove a database whole (``ttt-lookup verify``), all read from one state of it (a
     rebuild that commits meanwhile is not mixed in). ``steps(phase, done, total)`` hears of the
-    work as it goes (a progress bar), ``progress`` of each stage as it starts."""
+    work as it goes (a progress bar), ``progress`` of each stage as it starts. ``engine``:
+    the proof's chunks are its tasks (:mod:`.proof_tasks`; ``memory`` is then a worker's
+    budget), the report the same."""
     report = Report(source.variant.name, source.location, source.rebuild_hint(), progress=progress)
     with source.reader.snapshot():
-        return _verify(source, memory or default_memory(), steps, report, prove=True)
+        return _verify(source, memory or default_memory(), steps, report, prove=True, engine=engine)
 
 
 def check_stored(source: Audited) -> Report:
@@ -107,7 +112,9 @@ def check_stored(source: Audited) -> Report:
     return report
 
 
-def _verify(source: Audited, memory: int, steps: Steps | None, report: Report, *, prove: bool) -> Report:
+def _verify(
+    source: Audited, memory: int, steps: Steps | None, report: Report, *, prove: bool, engine: Engine | None = None
+) -> Report:
     variant = source.variant
     meta = source.meta
     reader = source.reader
@@ -127,8 +134,10 @@ def _verify(source: Audited, memory: int, steps: Steps | None, report: Report, *
             report.failed(f"there is no {name} table")
     if "positions" not in tables:
         return report
-    # Every row goes to its tier: in memory when the rows fit a quarter of the budget.
-    folder = None if count * 32 <= memory // 4 else tempfile.mkdtemp(prefix="ttt-verify-")
+    # Every row goes to its tier: in memory when the rows fit a quarter of the budget and no
+    # engine's tasks read them (they read files).
+    held = engine is None and count * 32 <= memory // 4
+    folder = None if held else tempfile.mkdtemp(prefix="ttt-verify-")
     try:
         tiers = _Tiers(variant, folder)
         report.stage(f"reading the positions table{'' if folder is None else ' into ' + folder}")
@@ -140,7 +149,12 @@ def _verify(source: Audited, memory: int, steps: Steps | None, report: Report, *
         )
         if prove:
             report.stage(f"proving {read.rows:,} rows against the rules and their children's rows")
-            prove_tiers(variant, tiers.rows, report, memory, steps)
+            if engine is None:
+                prove_tiers(variant, tiers.rows, report, memory, steps)
+            else:
+                assert folder is not None
+                tiers.close()
+                prove_tier_files(variant, folder, tiers.counts, report, engine, memory, steps)
         report.stage("checking the generated columns, then the packed arrays and their digest")
         _check_schema(reader, variant, report)
         if "packed" in tables:
@@ -168,7 +182,7 @@ class _Tiers:
             self.parts.setdefault(ply, []).append(rows)
             return
         if ply not in self.files:
-            self.files[ply] = [open(self._file(ply, name), "wb") for name, _dtype in COLUMNS]  # noqa: SIM115
+            self.files[ply] = [open(column_file(self.folder, ply, name), "wb") for name, _dtype in COLUMNS]  # noqa: SIM115
         for handle, column, (_name, dtype) in zip(self.files[ply], rows, COLUMNS):
             handle.write(np.ascontiguousarray(column, dtype=dtype).tobytes())
 
@@ -180,10 +194,13 @@ class _Tiers:
             return found
         for handle in self.files.pop(ply, []):
             handle.close()
-        n = self.counts[ply]
-        if n == 0:
-            return Solved.empty()
-        return Solved(*(np.memmap(self._file(ply, name), dtype=dtype, mode="r", shape=(n,)) for name, dtype in COLUMNS))
+        return tier_rows(self.folder, ply, self.counts[ply])
+
+    def close(self) -> None:
+        """Every tier's files complete on disk (for an engine's tasks to read)."""
+        for ply in list(self.files):
+            for handle in self.files.pop(ply):
+                handle.close()
 
     def everything(self) -> Solved | None:
         """Every row in code order, when there are few enough to hold at once (a table of up to
@@ -192,10 +209,6 @@ class _Tiers:
             return None
         rows = Solved.concatenate([self.rows(ply) for ply in range(self.variant.cells + 1)])
         return rows.take(np.argsort(rows.code, kind="stable"))
-
-    def _file(self, ply: int, name: str) -> str:
-        assert self.folder is not None
-        return os.path.join(self.folder, f"{ply:02d}-{name}.bin")
 
 
 class _Read:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING
 
@@ -18,7 +19,7 @@ from ..store import Target
 from ..store.paths import data_folder, database_file
 from ..store.reader import Reader
 from ..system.memory import machine_memory
-from .options import CLIError, CLIFailure, database_options, existing_database, target_options
+from .options import CLIError, CLIFailure, F, database_options, existing_database, target_options
 from .output import echo_json, output_options
 from .params import Address, OneOf, Size, Whole
 from .progress import bars, progress_lines, quiet_option
@@ -27,6 +28,39 @@ if TYPE_CHECKING:
     from ..solver.solve import Engine
 
 ENGINES = ("dask",)
+
+
+def engine_options(doing: str) -> Callable[[F], F]:
+    """``--engine``, ``--workers`` and ``--address``: the same options, wording and checks for
+    every command that runs its passes on an engine (``doing``: what the engine does)."""
+
+    def add(command: F) -> F:
+        for option in reversed(
+            [
+                click.option(
+                    "--engine",
+                    type=OneOf(ENGINES),
+                    help=f"{doing} on a distributed engine (the [dask] extra); --memory is then each worker's budget.",
+                ),
+                click.option(
+                    "--workers",
+                    type=Whole(1, 1024),
+                    help="With --engine and no --address: worker processes of the local cluster (default: the CPUs).",
+                ),
+                click.option(
+                    "--address",
+                    type=Address(),
+                    metavar="ADDRESS",
+                    help="With --engine: the scheduler to use, e.g. tcp://10.0.0.1:8786.",
+                ),
+            ]
+        ):
+            command = option(command)
+        return command
+
+    return add
+
+
 memory_option = click.option(
     "--memory",
     metavar="SIZE",
@@ -45,22 +79,7 @@ memory_option = click.option(
 @quiet_option
 @memory_option
 @click.option("--plan", "plan_only", is_flag=True, help="Print the build's plan (tiers, CPU, memory, disk) and stop.")
-@click.option(
-    "--engine",
-    type=OneOf(ENGINES),
-    help="Solve the tiers on a distributed engine (the [dask] extra); --memory is then each worker's budget.",
-)
-@click.option(
-    "--workers",
-    type=Whole(1, 1024),
-    help="With --engine and no --address: worker processes of the local cluster (default: the CPUs).",
-)
-@click.option(
-    "--address",
-    type=Address(),
-    metavar="ADDRESS",
-    help="With --engine: the scheduler to use, e.g. tcp://10.0.0.1:8786.",
-)
+@engine_options("Solve the tiers")
 @output_options("json")
 def build(
     variant: Variant,
@@ -91,10 +110,7 @@ def build(
     """
     from ..builder.plan import check_machine, make_plan
 
-    if engine is None and (workers is not None or address is not None):
-        raise CLIError(f"{'--workers' if workers is not None else '--address'} needs --engine")
-    if workers is not None and address is not None:
-        raise CLIError("--workers starts a local cluster, --address uses a running one: give one of them")
+    check_engine_options(engine, workers, address)
     if plan_only:
         click.echo("\n".join(make_plan(variant, target_folder(db, variant)).lines()))
         return
@@ -121,6 +137,14 @@ def build(
         click.echo(report.summary())
 
 
+def check_engine_options(engine: str | None, workers: int | None, address: str | None) -> None:
+    """One error line for ``--workers`` or ``--address`` without ``--engine``, or both."""
+    if engine is None and (workers is not None or address is not None):
+        raise CLIError(f"{'--workers' if workers is not None else '--address'} needs --engine")
+    if workers is not None and address is not None:
+        raise CLIError("--workers starts a local cluster, --address uses a running one: give one of them")
+
+
 def _engine(name: str | None, workers: int | None, address: str | None) -> AbstractContextManager[Engine | None]:
     """The engine ``--engine`` names, to enter (nullcontext() without one); one error line if
     its extra is missing."""
@@ -144,8 +168,18 @@ def target_folder(db: str | None, variant: Variant) -> str:
 @database_options
 @quiet_option
 @memory_option
+@engine_options("Prove the tiers")
 @output_options("json")
-def verify(variant: Variant, db: str | None, quiet: bool, memory: int | None, fmt: str) -> None:
+def verify(
+    variant: Variant,
+    db: str | None,
+    quiet: bool,
+    memory: int | None,
+    engine: str | None,
+    workers: int | None,
+    address: str | None,
+    fmt: str,
+) -> None:
     """Prove a database whole: every row against the rules and its children's rows.
 
     Checks that the table holds every legal canonical position exactly once and nothing
@@ -154,19 +188,26 @@ def verify(variant: Variant, db: str | None, quiet: bool, memory: int | None, fm
     readable columns, the moves table (where stored), the meta counts and the content
     digest. Exit code 1 on any contradiction. (Each lookup already checks the rows it
     shows against the rows one ply below; this is the whole-table check.) Each stage is
-    announced on stderr as it starts (seconds each on 4x4); --quiet keeps them off.
+    announced on stderr as it starts (seconds each on 4x4); --quiet keeps them off. With
+    --engine, each tier's chunks are proved as the engine's tasks, with the same report.
 
     \b
     Example:
         ttt-lookup verify
         ttt-lookup verify --variant 4x4 --json
+        ttt-lookup verify --variant 4x4 --engine dask --workers 2
     """
     from ..audit.verify import verify_source
 
+    check_engine_options(engine, workers, address)
     target = Target.parse(existing_database(db, variant))
-    with Reader(target, variant.name) as reader, bars() as shown:
+    with (
+        Reader(target, variant.name) as reader,
+        _engine(engine, workers, address) as running,
+        bars() as shown,
+    ):
         steps = shown.step if not quiet and sys.stderr.isatty() else None  # else the stage lines say it
-        report = verify_source(DatabaseRows(reader, variant), memory, steps, progress_lines(quiet))
+        report = verify_source(DatabaseRows(reader, variant), memory, steps, progress_lines(quiet), running)
     if fmt == "json":
         echo_json(report.to_dict())
     else:

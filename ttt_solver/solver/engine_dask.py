@@ -26,24 +26,24 @@ from __future__ import annotations
 
 import os
 import uuid
-from typing import Any, Self
+from collections.abc import Callable, Sequence
+from typing import Any, Self, TypeVar
 
 import numpy as np
 from dask.distributed import Client, LocalCluster, as_completed
 
 from ..errors import BuildError
-from ..game.values import NO_POSITION
 from ..game.variant import Variant
 from . import checksums
-from .passes import COLUMNS, Solved, solve_chunk, spread
+from .passes import COLUMNS, Solved, new_tier_file, solve_chunk, spread
 from .scratch import Scratch, TierSink, sync
 from .solve import Note, Steps, results_file, task_boards, unsolved
 from .tiers import tiers
 
 CONNECT_SECONDS = 10  # how long a build waits for the scheduler at --address
-FILL = 1 << 24  # bytes of a new results file written at a time
 # The local cluster's HTTP server (its dashboard, if bokeh is installed): any free port, on this machine only.
 LOCAL_PORT = "127.0.0.1:0"
+T = TypeVar("T")
 
 
 class DaskEngine:
@@ -98,6 +98,29 @@ class DaskEngine:
                 rows = scratch.check_tiers()[ply]["rows"]
                 note(f"{variant}: ply {ply}: {rows:,} position{'' if rows == 1 else 's'}")
 
+    def run(
+        self,
+        function: Callable[..., T],
+        calls: Sequence[tuple[Any, ...]],
+        name: str,
+        done: Callable[[int], None] | None = None,
+    ) -> list[T]:
+        """``function(*call)`` for each call, each a task (its arguments small: names, ranges,
+        paths); the results in the calls' order. ``done(index)`` hears of each call as it
+        finishes; a task's error is raised here, in the driver."""
+        assert self.client is not None, "DaskEngine used outside its with block"
+        run = uuid.uuid4().hex[:8]
+        futures = {
+            self.client.submit(function, *call, key=f"ttt-{name}-{index}-{run}", pure=False): index
+            for index, call in enumerate(calls)
+        }
+        results: dict[int, T] = {}
+        for future in as_completed(futures):
+            results[futures[future]] = future.result()
+            if done:
+                done(futures[future])
+        return [results[index] for index in range(len(calls))]
+
     def _solve_tier(
         self, scratch: Scratch, ply: int, size: int, chunk: int, below: str | None, steps: Steps | None, total: int
     ) -> None:
@@ -105,19 +128,15 @@ class DaskEngine:
         run = os.path.join(scratch.part(ply), f"run-{uuid.uuid4().hex}")
         os.makedirs(run)
         results = os.path.join(run, "results.bin")
-        _fill(results, size + 1)
+        new_tier_file(tiers(scratch.variant), ply, results)
         starts = list(range(0, size, chunk))
-        futures = {
-            self.client.submit(
-                solve_partition, scratch.variant.name, ply, start, min(size, start + chunk), below, results, run,
-                key=f"ttt-{scratch.variant.name}-{ply}-{start}-{uuid.uuid4().hex[:8]}", pure=False,
-            ): start
-            for start in starts
-        }  # fmt: skip
-        for future in as_completed(futures):
-            future.result()  # a task's error is raised here, in the driver
+        calls = [(scratch.variant.name, ply, start, min(size, start + chunk), below, results, run) for start in starts]
+
+        def done(index: int) -> None:
             if steps:
-                steps("solving", min(size, futures[future] + chunk) - futures[future], total)
+                steps("solving", calls[index][3] - calls[index][2], total)
+
+        self.run(solve_partition, calls, f"{scratch.variant.name}-{ply}", done)
         part = os.path.dirname(run)
         sink = TierSink(part)
         for start in starts:
@@ -158,11 +177,3 @@ def _read_partition(folder: str, start: int) -> Solved:
     return Solved(
         *(np.fromfile(os.path.join(folder, f"{start:015d}.{name}.bin"), dtype=dtype) for name, dtype in COLUMNS)
     )
-
-
-def _fill(path: str, size: int) -> None:
-    """A new file of ``size`` bytes, all :data:`NO_POSITION` (no legal board yet)."""
-    block = np.full(min(size, FILL), NO_POSITION, dtype=np.uint8)
-    with open(path, "wb") as file:
-        for start in range(0, size, FILL):
-            block[: min(FILL, size - start)].tofile(file)

@@ -23,6 +23,8 @@ from ..game import array_rules, codec
 from ..game.values import NO_POSITION, back_up, byte_tables, result_bytes
 from .tiers import Tiers
 
+FILL = 1 << 24  # bytes of a new tier file written at a time
+
 # The columns of solved positions: name -> dtype (little-endian where it matters).
 COLUMNS = (
     ("code", "<i8"), ("value", "i1"), ("remoteness", "i1"), ("best", "<u4"), ("preferred", "<u4"),
@@ -138,6 +140,16 @@ def new_tier(tiers: Tiers, ply: int) -> np.ndarray:
     """The result bytes of tier ``ply`` by rank, all :data:`NO_POSITION` (no legal board yet),
     with one more at the end (see :func:`_move_scores`)."""
     return np.full(tiers.size(ply) + 1, NO_POSITION, dtype=np.uint8)
+
+
+def new_tier_file(tiers: Tiers, ply: int, path: str) -> None:
+    """:func:`new_tier` as a new file at ``path`` (written a block at a time), for tasks on an
+    engine to memory-map and fill."""
+    size = tiers.size(ply) + 1
+    block = np.full(min(size, FILL), NO_POSITION, dtype=np.uint8)
+    with open(path, "wb") as file:
+        for start in range(0, size, FILL):
+            block[: min(FILL, size - start)].tofile(file)
 
 
 def spread(tiers: Tiers, ply: int, solved: Solved, out: np.ndarray) -> None:

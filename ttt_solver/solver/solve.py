@@ -15,9 +15,9 @@ Values are +1 win, 0 draw, -1 loss for the side to move (see :mod:`ttt_solver.ga
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -27,6 +27,8 @@ from . import checksums
 from .passes import COLUMNS, Solved, new_tier, solve_chunk, spread
 from .scratch import Scratch, read_record, read_slice, sync, write_json
 from .tiers import Tiers, tiers
+
+T = TypeVar("T")
 
 Note = Callable[[str], None]  # one line about the run
 Steps = Callable[[str, int, int], None]  # (phase, units just done, units in the phase)
@@ -51,6 +53,17 @@ class Engine(Protocol):
     def solve(
         self, scratch: Scratch, memory: int, note: Note | None = None, steps: Steps | None = None, lowest: int = 0
     ) -> None: ...
+
+    def run(
+        self,
+        function: Callable[..., T],
+        calls: Sequence[tuple[Any, ...]],
+        name: str,
+        done: Callable[[int], None] | None = None,
+    ) -> list[T]:
+        """``function(*call)`` for each call as the engine's tasks (the whole-table proof's
+        chunks); the results in the calls' order."""
+        ...  # fmt: skip
 
 
 @dataclass(frozen=True)
