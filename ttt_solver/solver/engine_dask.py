@@ -29,6 +29,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any, Self, TypeVar
 
+import dask
 import numpy as np
 from dask.distributed import Client, LocalCluster, as_completed
 
@@ -44,6 +45,12 @@ CONNECT_SECONDS = 10  # how long a build waits for the scheduler at --address
 # The local cluster's HTTP server (its dashboard, if bokeh is installed): any free port, on this machine only.
 LOCAL_PORT = "127.0.0.1:0"
 T = TypeVar("T")
+# Dask starts its workers with MALLOC_TRIM_THRESHOLD_=65536, which also turns off glibc's dynamic
+# mmap threshold: every array of a chunk is then a fresh mapping, page-faulted in and unmapped
+# (a worker took twice the time of one process for the same proof tasks, 3x6k4's verify). These
+# keep a chunk's arrays (up to 16 MB each) on the heap, reused from task to task. A cluster at
+# --address has its operator's settings (docs/engine.md says which).
+MALLOC = {"MALLOC_TRIM_THRESHOLD_": str(128 << 20), "MALLOC_MMAP_THRESHOLD_": str(32 << 20)}
 
 
 class DaskEngine:
@@ -60,9 +67,10 @@ class DaskEngine:
     def __enter__(self) -> Self:
         if self.client is None:
             if self.address is None:
-                cluster = LocalCluster(
-                    n_workers=self.workers or 1, threads_per_worker=1, processes=True, dashboard_address=LOCAL_PORT
-                )
+                with dask.config.set({f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in MALLOC.items()}):
+                    cluster = LocalCluster(
+                        n_workers=self.workers or 1, threads_per_worker=1, processes=True, dashboard_address=LOCAL_PORT
+                    )
                 self._owned.append(cluster)
                 self.client = Client(cluster)
             else:
