@@ -13,9 +13,17 @@ again. The rerun is
   which ``--force`` installs the clean build (counted apart if it does not);
 - a **wrong install** (exit 0 and anything else in the file) or a **traceback**: both must be 0.
 
+With ``--cover`` the runs cycle through every pair of phase (solving, merging, writing) and
+kind of damage (cut, bits flipped, emptied, file removed, folder removed) instead: each build
+is stopped once the scratch folder shows that phase (a finished tier, ``merged/``,
+``database.sqlite``), at a random moment within it, and one file (or folder) is damaged, the
+part that phase is making and another in turn. The phase is the one the folder shows after the
+stop; each run aims at the pair met least so far, and the pairs met are printed at the end.
+
 Usage::
 
     python benchmarks/damage_campaign.py --variant 3x4k3 --memory 1MB --runs 200 --seed 1
+    python benchmarks/damage_campaign.py --variant 3x6k4 --memory 64MB --runs 30 --seed 1 --cover
 """
 
 from __future__ import annotations
@@ -32,9 +40,14 @@ import tempfile
 import time
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 COMMAND = [sys.executable, "-m", "ttt_solver", "build"]
 SIGNALS = (signal.SIGKILL, signal.SIGTERM, signal.SIGINT)
+PHASES = ("solving", "merging", "writing")
+KINDS = ("truncate", "flip", "empty", "remove", "remove folder")
+PAIRS = [(phase, kind) for phase in PHASES for kind in KINDS]
+POLL = 0.02  # seconds between looks at the scratch folder
 
 
 def run_build(target: Path, variant: str, memory: str, *extra: str) -> subprocess.Popen[str]:
@@ -66,23 +79,83 @@ def damage(folder: Path, rng: random.Random) -> list[str]:
         if not path.exists():
             continue
         kind = "remove" if path.is_dir() else rng.choice(["truncate", "flip", "remove", "empty"])
-        if kind == "remove":
-            shutil.rmtree(path) if path.is_dir() else path.unlink()
-        elif kind == "empty":
-            path.write_bytes(b"")
-        elif kind == "truncate":
-            os.truncate(path, rng.randrange(max(1, path.stat().st_size)))
-        else:
-            data = bytearray(path.read_bytes())
-            for _ in range(rng.choice([1, 8, 200]) if data else 0):
-                at = rng.randrange(len(data) * 8)
-                data[at // 8] ^= 1 << (at % 8)
-            path.write_bytes(bytes(data))
+        damage_path(path, kind, rng)
         done.append(f"{kind} {path.relative_to(folder)}")
     return done
 
 
-def campaign(variant: str, memory: str, runs: int, seed: int, where: Path) -> dict[str, int]:
+def damage_path(path: Path, kind: str, rng: random.Random) -> None:
+    """``path`` removed (a folder too), emptied, cut to a random length or with bits flipped."""
+    if kind.startswith("remove"):
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+    elif kind == "empty":
+        path.write_bytes(b"")
+    elif kind == "truncate":
+        os.truncate(path, rng.randrange(max(1, path.stat().st_size)))
+    else:
+        data = bytearray(path.read_bytes())
+        for _ in range(rng.choice([1, 8, 200]) if data else 0):
+            at = rng.randrange(len(data) * 8)
+            data[at // 8] ^= 1 << (at % 8)
+        path.write_bytes(bytes(data))
+
+
+def phase_of(folder: Path) -> str | None:
+    """The phase a build's scratch folder shows: writing once it holds the database, merging
+    once it holds ``merged/``, solving once it holds a finished tier."""
+    if (folder / "database.sqlite").exists():
+        return "writing"
+    if (folder / "merged").exists():
+        return "merging"
+    try:
+        return "solving" if any(p.name.startswith("tier-") and "." not in p.name for p in folder.iterdir()) else None
+    except FileNotFoundError:
+        return None
+
+
+def phase_spans(process: subprocess.Popen[str], folder: Path) -> dict[str, float]:
+    """Seconds each phase of ``process`` lasted, as seen in its scratch folder."""
+    seen: dict[str, float] = {}
+    while process.poll() is None:
+        phase = phase_of(folder)
+        if phase is not None:
+            seen.setdefault(phase, time.perf_counter())
+        time.sleep(POLL)
+    ended = time.perf_counter()
+    starts = [seen.get(phase, ended) for phase in PHASES] + [ended]
+    return {phase: max(POLL, starts[i + 1] - starts[i]) for i, phase in enumerate(PHASES)}
+
+
+def stop_in(process: subprocess.Popen[str], folder: Path, phase: str, span: float, rng: random.Random) -> None:
+    """Signal ``process`` at a random moment of ``phase`` (its first 80 %: ``span`` seconds long)."""
+    while process.poll() is None:
+        now = phase_of(folder)
+        if now is not None and PHASES.index(now) >= PHASES.index(phase):
+            break
+        time.sleep(POLL)
+    time.sleep(rng.uniform(0, 0.8 * span))
+    if process.poll() is None:
+        process.send_signal(rng.choice(SIGNALS))
+
+
+def damage_in(folder: Path, phase: str | None, kind: str, own: bool, rng: random.Random) -> list[str]:
+    """One file (or, for "remove folder", one folder) of ``folder`` damaged: of the part
+    ``phase`` makes if ``own`` (and there is one), else of another; what was done."""
+    part = {"solving": "tier-", "merging": "merged", "writing": "database.sqlite"}.get(phase or "", "?")
+    if kind == "remove folder":
+        paths = [p for p in folder.iterdir() if p.is_dir()]
+    else:
+        paths = [p for p in folder.rglob("*") if p.is_file() and p.name != "lock"]
+    if not paths:
+        return []
+    mine = [p for p in paths if p.relative_to(folder).parts[0].startswith(part)]
+    others = [p for p in paths if p not in mine]
+    path = rng.choice(mine if mine and (own or not others) else others)
+    damage_path(path, kind, rng)
+    return [f"{kind} {path.relative_to(folder)}"]
+
+
+def campaign(variant: str, memory: str, runs: int, seed: int, where: Path, cover: bool) -> dict[str, Any]:
     rng = random.Random(seed)
     clean_db = where / "clean.sqlite"
     subprocess.run([*COMMAND, "--variant", variant, "--db", str(clean_db), "--quiet"], check=True)
@@ -91,18 +164,37 @@ def campaign(variant: str, memory: str, runs: int, seed: int, where: Path) -> di
     folder = where / ".t.sqlite.solving"
     # How long a streamed build takes here: the kills fall anywhere in it.
     started = time.perf_counter()
-    run_build(target, variant, memory).communicate()
+    process = run_build(target, variant, memory)
+    spans = phase_spans(process, folder)
+    process.communicate()
     length = time.perf_counter() - started
-    counts = dict.fromkeys(["runs", "correct installs", "clear refusals", "wrong installs", "tracebacks"], 0)
+    print(
+        f"a streamed build: {length:.1f} s; " + ", ".join(f"{p} {s:.1f} s" for p, s in spans.items()), file=sys.stderr
+    )
+    counts: dict[str, Any] = dict.fromkeys(
+        ["runs", "correct installs", "clear refusals", "wrong installs", "tracebacks"], 0
+    )
     counts["refusals that --force did not clear"] = 0
+    met: dict[tuple[str | None, str], int] = {}
     for run in range(runs):
         process = run_build(target, variant, memory)
-        if rng.random() < 0.9:
+        if cover:
+            # The pair met least so far (the stop can fall in the next phase); its own part
+            # and the others in turn.
+            wanted, kind = min(PAIRS, key=lambda pair: met.get(pair, 0))
+            stop_in(process, folder, wanted, spans[wanted], rng)
+        elif rng.random() < 0.9:
             time.sleep(rng.uniform(0, length))
             process.send_signal(rng.choice(SIGNALS))
         stderr = process.communicate()[1]
         counts["tracebacks"] += "Traceback" in stderr
-        done = damage(folder, rng)
+        if cover:
+            phase = phase_of(folder)
+            done = damage_in(folder, phase, kind, met.get((phase, kind), 0) % 2 == 0, rng)
+            met[phase, kind] = met.get((phase, kind), 0) + 1
+            print(f"run {run}: stopped {phase or 'finished'} (wanted {wanted}), {done}", file=sys.stderr, flush=True)
+        else:
+            done = damage(folder, rng)
         rerun = run_build(target, variant, memory)
         stderr = rerun.communicate()[1]
         counts["runs"] += 1
@@ -125,6 +217,10 @@ def campaign(variant: str, memory: str, runs: int, seed: int, where: Path) -> di
                 counts["refusals that --force did not clear"] += 1
         if (run + 1) % 10 == 0:
             print(f"{run + 1} runs: {counts}", file=sys.stderr, flush=True)
+    if cover:
+        counts["(phase, kind) pairs met"] = f"{sum(1 for p in PAIRS if p in met)} of {len(PAIRS)}"
+        for (phase, kind), count in sorted(met.items(), key=lambda item: str(item[0])):
+            counts[f"  {phase or 'finished'} / {kind}"] = count
     return counts
 
 
@@ -134,11 +230,13 @@ def main() -> None:
     parser.add_argument("--memory", default="1MB", help="the builds' budget: small, so the scratch folder is used")
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--cover", action="store_true", help="cycle through every (phase, kind of damage) pair")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ttt-damage-") as where:
         started = time.perf_counter()
-        counts = campaign(args.variant, args.memory, args.runs, args.seed, Path(where))
-    print(f"{args.variant} --memory {args.memory}, seed {args.seed}: {time.perf_counter() - started:.0f} s")
+        counts = campaign(args.variant, args.memory, args.runs, args.seed, Path(where), args.cover)
+    cover = " --cover" if args.cover else ""
+    print(f"{args.variant} --memory {args.memory}, seed {args.seed}{cover}: {time.perf_counter() - started:.0f} s")
     for name, count in counts.items():
         print(f"  {name}: {count}")
 
