@@ -7,17 +7,18 @@ random delay (or lets it finish), then damages up to two files or folders of the
 folder (cut to a random length, bits flipped, removed, emptied), and runs the same command
 again. The rerun is
 
-- a **correct install**: exit 0, and the database holds the clean build's digest and exactly
-  its position rows (so verify passes it as it passes the clean build);
+- a **correct install**: exit 0, and the database holds the clean build's digest and its
+  position rows (their count and sums of their codes and data: any row changed shows), so
+  that verify passes it as it passes the clean build;
 - a **clear refusal**: exit 1 or 2 with one ``Error:`` line naming the scratch folder, after
   which ``--force`` installs the clean build (counted apart if it does not);
 - a **wrong install** (exit 0 and anything else in the file) or a **traceback**: both must be 0.
 
 With ``--cover`` the runs cycle through every pair of phase (solving, merging, writing) and
 kind of damage (cut, bits flipped, emptied, file removed, folder removed) instead: each build
-is stopped once the scratch folder shows that phase (a finished tier, ``merged/``,
-``database.sqlite``), at a random moment within it, and one file (or folder) is damaged, the
-part that phase is making and another in turn. The phase is the one the folder shows after the
+is stopped at a random point of that phase, as the scratch folder shows it (finished tiers,
+merged rows, the database's size against the clean one's), and one file (or folder) is
+damaged, the part that phase is making and another in turn. The phase is the one the folder shows after the
 stop; each run aims at the pair met least so far, and the pairs met are printed at the end.
 
 Usage::
@@ -29,8 +30,10 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
+import re
 import shutil
 import signal
 import sqlite3
@@ -59,12 +62,21 @@ def run_build(target: Path, variant: str, memory: str, *extra: str) -> subproces
     )
 
 
-def contents(db: Path) -> tuple[str, list[tuple[int, int]]] | None:
-    """The digest meta states and the position rows, or None if SQLite cannot read them."""
+# Sums over every position row, made by SQLite (seconds, where fetching 3x6k4's 21 million
+# rows into Python took a minute and 2.7 GB): any one row changed, lost or added changes them.
+FINGERPRINT = (
+    "SELECT count(*), sum(code % 1000003), sum(data % 999983), sum((code % 65521) * (data % 65519) % 1000003)"
+    " FROM positions"
+)
+
+
+def contents(db: Path) -> tuple[str, tuple[int, ...]] | None:
+    """The digest meta states and a fingerprint of the position rows (their count and sums
+    of their codes and data), or None if SQLite cannot read them."""
     try:
         with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
             digest = conn.execute("SELECT value FROM meta WHERE key = 'digest'").fetchone()[0]
-            return digest, conn.execute("SELECT code, data FROM positions ORDER BY code").fetchall()
+            return digest, tuple(conn.execute(FINGERPRINT).fetchone())
     except (sqlite3.Error, TypeError):
         return None
 
@@ -113,27 +125,26 @@ def phase_of(folder: Path) -> str | None:
         return None
 
 
-def phase_spans(process: subprocess.Popen[str], folder: Path) -> dict[str, float]:
-    """Seconds each phase of ``process`` lasted, as seen in its scratch folder."""
-    seen: dict[str, float] = {}
-    while process.poll() is None:
-        phase = phase_of(folder)
-        if phase is not None:
-            seen.setdefault(phase, time.perf_counter())
-        time.sleep(POLL)
-    ended = time.perf_counter()
-    starts = [seen.get(phase, ended) for phase in PHASES] + [ended]
-    return {phase: max(POLL, starts[i + 1] - starts[i]) for i, phase in enumerate(PHASES)}
+def progress(folder: Path, tiers: int, rows: int, size: int) -> float:
+    """How far a build has gone, as its scratch folder shows: the phase's index (solving 0,
+    merging 1, writing 2) plus the part of it done (finished tiers of ``tiers``, merged rows
+    of ``rows``, bytes of the database of ``size``)."""
+    phase = phase_of(folder)
+    try:
+        if phase == "writing":
+            return 2 + (folder / "database.sqlite").stat().st_size / size
+        if phase == "merging":
+            return 1 + int(json.loads((folder / "merged" / "rows.json").read_text())["rows"]) / rows
+        return sum(1 for p in folder.iterdir() if p.name.startswith("tier-") and "." not in p.name) / tiers
+    except (OSError, ValueError, KeyError):  # not there yet, or being replaced
+        return PHASES.index(phase) if phase else 0.0
 
 
-def stop_in(process: subprocess.Popen[str], folder: Path, phase: str, span: float, rng: random.Random) -> None:
-    """Signal ``process`` at a random moment of ``phase`` (its first 80 %: ``span`` seconds long)."""
-    while process.poll() is None:
-        now = phase_of(folder)
-        if now is not None and PHASES.index(now) >= PHASES.index(phase):
-            break
+def stop_in(process: subprocess.Popen[str], folder: Path, phase: str, rng: random.Random, **sizes: int) -> None:
+    """Signal ``process`` once it has gone a random part of the way through ``phase``."""
+    at = PHASES.index(phase) + rng.uniform(0.02, 0.95)
+    while process.poll() is None and progress(folder, **sizes) < at:
         time.sleep(POLL)
-    time.sleep(rng.uniform(0, 0.8 * span))
     if process.poll() is None:
         process.send_signal(rng.choice(SIGNALS))
 
@@ -162,15 +173,15 @@ def campaign(variant: str, memory: str, runs: int, seed: int, where: Path, cover
     clean = contents(clean_db)
     target = where / "t.sqlite"
     folder = where / ".t.sqlite.solving"
-    # How long a streamed build takes here: the kills fall anywhere in it.
-    started = time.perf_counter()
-    process = run_build(target, variant, memory)
-    spans = phase_spans(process, folder)
-    process.communicate()
-    length = time.perf_counter() - started
-    print(
-        f"a streamed build: {length:.1f} s; " + ", ".join(f"{p} {s:.1f} s" for p, s in spans.items()), file=sys.stderr
-    )
+    rows_, columns_ = (int(n) for n in re.findall(r"[0-9]+", variant)[:2])
+    with closing(sqlite3.connect(clean_db)) as conn:
+        sizes = {"tiers": rows_ * columns_ + 1, "rows": conn.execute("SELECT count(*) FROM positions").fetchone()[0]}
+    sizes["size"] = clean_db.stat().st_size
+    length = 0.0
+    if not cover:  # how long a streamed build takes here: the kills fall anywhere in it
+        started = time.perf_counter()
+        run_build(target, variant, memory).communicate()
+        length = time.perf_counter() - started
     counts: dict[str, Any] = dict.fromkeys(
         ["runs", "correct installs", "clear refusals", "wrong installs", "tracebacks"], 0
     )
@@ -182,7 +193,7 @@ def campaign(variant: str, memory: str, runs: int, seed: int, where: Path, cover
             # The pair met least so far (the stop can fall in the next phase); its own part
             # and the others in turn.
             wanted, kind = min(PAIRS, key=lambda pair: met.get(pair, 0))
-            stop_in(process, folder, wanted, spans[wanted], rng)
+            stop_in(process, folder, wanted, rng, **sizes)
         elif rng.random() < 0.9:
             time.sleep(rng.uniform(0, length))
             process.send_signal(rng.choice(SIGNALS))
@@ -215,7 +226,7 @@ def campaign(variant: str, memory: str, runs: int, seed: int, where: Path, cover
             forced.communicate()
             if forced.returncode != 0 or contents(target) != clean:
                 counts["refusals that --force did not clear"] += 1
-        if (run + 1) % 10 == 0:
+        if cover or (run + 1) % 10 == 0:
             print(f"{run + 1} runs: {counts}", file=sys.stderr, flush=True)
     if cover:
         counts["(phase, kind) pairs met"] = f"{sum(1 for p in PAIRS if p in met)} of {len(PAIRS)}"
