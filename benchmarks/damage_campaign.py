@@ -243,6 +243,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--cover", action="store_true", help="cycle through every (phase, kind of damage) pair")
     args = parser.parse_args()
+    # A shell that starts this in the background (``&``, nohup) ignores SIGINT for it, and its
+    # builds would inherit that and shrug the SIGINT kills off: handled here, it is reset in them.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     with tempfile.TemporaryDirectory(prefix="ttt-damage-") as where:
         started = time.perf_counter()
         counts = campaign(args.variant, args.memory, args.runs, args.seed, Path(where), args.cover)
