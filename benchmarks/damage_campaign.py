@@ -152,7 +152,9 @@ def stop_in(process: subprocess.Popen[str], folder: Path, phase: str, rng: rando
 def damage_in(folder: Path, phase: str | None, kind: str, own: bool, rng: random.Random) -> list[str]:
     """One file (or, for "remove folder", one folder) of ``folder`` damaged: of the part
     ``phase`` makes if ``own`` (and there is one), else of another; what was done."""
-    part = {"solving": "tier-", "merging": "merged", "writing": "database.sqlite"}.get(phase or "", "?")
+    if phase is None:  # the build finished before the stop: no folder left
+        return []
+    part = {"solving": "tier-", "merging": "merged", "writing": "database.sqlite"}[phase]
     if kind == "remove folder":
         paths = [p for p in folder.iterdir() if p.is_dir()]
     else:
