@@ -168,7 +168,9 @@ def damage_in(folder: Path, phase: str | None, kind: str, own: bool, rng: random
     return [f"{kind} {path.relative_to(folder)}"]
 
 
-def campaign(variant: str, memory: str, runs: int, seed: int, where: Path, cover: bool) -> dict[str, Any]:
+def campaign(
+    variant: str, memory: str, runs: int, seed: int, where: Path, cover: bool, phases: tuple[str, ...] = PHASES
+) -> dict[str, Any]:
     rng = random.Random(seed)
     clean_db = where / "clean.sqlite"
     subprocess.run([*COMMAND, "--variant", variant, "--db", str(clean_db), "--quiet"], check=True)
@@ -194,7 +196,7 @@ def campaign(variant: str, memory: str, runs: int, seed: int, where: Path, cover
         if cover:
             # The pair met least so far (the stop can fall in the next phase); its own part
             # and the others in turn.
-            wanted, kind = min(PAIRS, key=lambda pair: met.get(pair, 0))
+            wanted, kind = min((p for p in PAIRS if p[0] in phases), key=lambda pair: met.get(pair, 0))
             stop_in(process, folder, wanted, rng, **sizes)
         elif rng.random() < 0.9:
             time.sleep(rng.uniform(0, length))
@@ -231,7 +233,8 @@ def campaign(variant: str, memory: str, runs: int, seed: int, where: Path, cover
         if cover or (run + 1) % 10 == 0:
             print(f"{run + 1} runs: {counts}", file=sys.stderr, flush=True)
     if cover:
-        counts["(phase, kind) pairs met"] = f"{sum(1 for p in PAIRS if p in met)} of {len(PAIRS)}"
+        aimed = [p for p in PAIRS if p[0] in phases]
+        counts["(phase, kind) pairs met"] = f"{sum(1 for p in aimed if p in met)} of {len(aimed)}"
         for (phase, kind), count in sorted(met.items(), key=lambda item: str(item[0])):
             counts[f"  {phase or 'finished'} / {kind}"] = count
     return counts
@@ -244,14 +247,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--cover", action="store_true", help="cycle through every (phase, kind of damage) pair")
+    parser.add_argument("--phases", nargs="+", choices=PHASES, default=PHASES, help="with --cover: only these")
     args = parser.parse_args()
     # A shell that starts this in the background (``&``, nohup) ignores SIGINT for it, and its
     # builds would inherit that and shrug the SIGINT kills off: handled here, it is reset in them.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     with tempfile.TemporaryDirectory(prefix="ttt-damage-") as where:
         started = time.perf_counter()
-        counts = campaign(args.variant, args.memory, args.runs, args.seed, Path(where), args.cover)
+        counts = campaign(args.variant, args.memory, args.runs, args.seed, Path(where), args.cover, tuple(args.phases))
     cover = " --cover" if args.cover else ""
+    cover += f" --phases {' '.join(args.phases)}" if args.cover and tuple(args.phases) != PHASES else ""
     print(f"{args.variant} --memory {args.memory}, seed {args.seed}{cover}: {time.perf_counter() - started:.0f} s")
     for name, count in counts.items():
         print(f"  {name}: {count}")
