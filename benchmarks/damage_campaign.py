@@ -202,7 +202,9 @@ def campaign(
             time.sleep(rng.uniform(0, length))
             process.send_signal(rng.choice(SIGNALS))
         stderr = process.communicate()[1]
-        counts["tracebacks"] += "Traceback" in stderr
+        if "Traceback" in stderr:
+            counts["tracebacks"] += 1
+            print(f"run {run}: the stopped build printed a traceback:\n{stderr}", file=sys.stderr)
         if cover:
             phase = phase_of(folder)
             done = damage_in(folder, phase, kind, met.get((phase, kind), 0) % 2 == 0, rng)
