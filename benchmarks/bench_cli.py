@@ -1,7 +1,7 @@
 """How long one ``ttt-lookup analyze`` takes, against the floor of ``python -c "import click"``.
 
-Goal: the median CPU time of the lookup (the child process's user + system time) is at most
-1.25x the median of importing click, both measured here in the same run, alternating, so that
+Goal (issue 22): the median CPU time of the lookup (the child process's user + system time) is
+at most 1.5x the median of importing click, both measured here in the same run, alternating, so that
 machine noise hits both alike. Wall-clock medians are printed too. Run it after a plain
 ``pip install .`` (``--script``) as well as in an editable checkout.
 
@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-GOAL = 1.25
+GOAL = 1.5
 BOARD = "X...O...."
 
 

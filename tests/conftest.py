@@ -15,16 +15,22 @@ written once for every test process of the same code (3x3, 4x4, and any other th
 - ``eager_4x4``, ``lazy_4x4``: the 4x4 database's ``Oracle``, in memory and lazy.
 - ``pg_cluster``, ``pg_url``: a throwaway PostgreSQL server per process, a new database on it.
 
+Temporary files (``tmp_path``, the builds' scratch folders, the PostgreSQL server's) go to
+``/dev/shm`` where it is a writable memory filesystem with room, unless ``TMPDIR`` is set: a test
+run needs no durability, and the builds' syncs to a shared disk are slow (see docs/install.md).
+
 Hypothesis runs without deadlines here (profile ``ttt-solver``). Markers (pyproject.toml):
-``fuzz`` (the 5,000-example runs, ``@FUZZ`` of fuzzing.py) and ``sdist`` (tests run from the
-built source distribution) are long and start first, so that parallel workers (``-n 2``)
-finish together; ``slow`` builds a big variant.
+``fuzz`` (the 5,000-example runs, ``@FUZZ`` of fuzzing.py), ``sdist`` (tests run from the
+built source distribution) and ``long`` (any other test of more than a few seconds) start first,
+in that order, so that parallel workers (``-n 2``) finish together; ``slow`` builds a big variant.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -40,7 +46,21 @@ from ttt_solver.game.variant import Variant
 from ttt_solver.solver.solve import Tables, solve_tables
 
 ROOT = Path(__file__).resolve().parent.parent
-LONG_RUNS = ("sdist", "fuzz")  # started first, in this order
+LONG_RUNS = ("sdist", "fuzz", "long")  # started first, in this order
+MEMORY_TEMP = Path("/dev/shm")
+
+
+def _temporary_files_in_memory() -> None:
+    """TMPDIR set to /dev/shm (for this process, its xdist workers and the commands the tests
+    start) where it is a writable directory with 4 GiB free, unless TMPDIR is set already."""
+    if "TMPDIR" in os.environ or not (MEMORY_TEMP.is_dir() and os.access(MEMORY_TEMP, os.W_OK)):
+        return
+    if shutil.disk_usage(MEMORY_TEMP).free >= 4 << 30:
+        os.environ["TMPDIR"] = str(MEMORY_TEMP)
+        tempfile.tempdir = None  # gettempdir() reads TMPDIR again
+
+
+_temporary_files_in_memory()
 
 # On a loaded machine (two workers on two shared cores) an example may take seconds: no property
 # test fails for time. Each test keeps its number of examples; settings given on a test still win.
@@ -69,7 +89,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     stable sort: the rest keeps its order)."""
     absent = {extra: bool(extras.missing(extra)) for extra in extras.EXTRA_MODULES}
     for item in items:
-        if any(item.get_closest_marker(name) for name in (*LONG_RUNS, "slow", "twenty")):
+        if any(item.get_closest_marker(name) for name in ("sdist", "fuzz", "slow", "twenty")):
             item.add_marker(pytest.mark.long)  # one name for the quick run to leave out
         if any(fixture in getattr(item, "fixturenames", ()) for fixture in extras.POSTGRES_FIXTURES):
             item.add_marker(pytest.mark.postgres)

@@ -23,6 +23,7 @@ EXTRA_MODULES = {
     "sb3": ("stable_baselines3", "sb3_contrib", "torch"),
     "plot": ("matplotlib",),
     "docs": ("mkdocs", "mkdocstrings", "mkdocs_click"),
+    "dask": ("dask", "distributed"),
 }
 # Put first on PYTHONPATH, it makes them unimportable in every process of a run, as in an
 # environment where only `pip install '.[test]'` ran; and it removes the import hooks of an

@@ -3,6 +3,7 @@ the long runs start first, and no property test fails for time on a loaded machi
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -52,16 +53,30 @@ def test_the_session_databases_are_whole(variant_db):
 
 
 def test_the_long_runs_are_marked_and_start_first(request):
-    """The fuzz runs (marked by ``@FUZZ``) and the sdist runs come first in every worker's list,
-    so that two workers started together finish together."""
+    """The sdist runs, then the fuzz runs (marked by ``@FUZZ``), then the other long tests come
+    first in every worker's list, so that two workers started together finish together."""
     items = request.session.items
     files = {item.nodeid.split("::")[0] for item in items}
     if not {"tests/cli/test_cli_fuzz.py", "tests/web/test_api_fuzz.py", "tests/test_packaging.py"} <= files:
         pytest.skip("the fuzz and sdist runs are not collected in this run")
-    rank = [0 if item.get_closest_marker("sdist") else 1 if item.get_closest_marker("fuzz") else 2 for item in items]
+    order = ("sdist", "fuzz", "long")
+    rank = [next((i for i, name in enumerate(order) if item.get_closest_marker(name)), 3) for item in items]
     assert rank == sorted(rank)
     marked = {item.nodeid.split("::")[0] for item, r in zip(items, rank) if r < 2}
     assert marked == {"tests/cli/test_cli_fuzz.py", "tests/web/test_api_fuzz.py", "tests/test_packaging.py"}
+    assert any(r == 2 for r in rank)
+
+
+def test_temporary_files_go_to_memory_unless_tmpdir_says_otherwise(tmp_path):
+    """Where /dev/shm can take them, tmp_path and the commands' temporary files live in memory."""
+    import tempfile
+
+    from conftest import MEMORY_TEMP
+
+    if os.environ.get("TMPDIR") != str(MEMORY_TEMP):
+        pytest.skip(f"TMPDIR is {os.environ.get('TMPDIR')!r} (set before the run, or no room in {MEMORY_TEMP})")
+    assert tmp_path.resolve().is_relative_to(MEMORY_TEMP)
+    assert Path(tempfile.gettempdir()) == MEMORY_TEMP
 
 
 def test_property_tests_have_no_deadline():

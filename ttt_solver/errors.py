@@ -6,6 +6,8 @@ command line, which turns them into one ``Error: ...`` line) can catch them in o
 
 from __future__ import annotations
 
+from typing import Any
+
 SHOWN_LENGTH = 60  # characters of a bad value that a message quotes at most
 
 
@@ -48,6 +50,15 @@ class BuildError(TTTError):
 
 class InvalidBudgetError(TTTError, ValueError):
     """A memory budget below the smallest a build of the variant can keep, or above the machine's memory."""
+
+
+class MachineTooSmallError(TTTError, ValueError):
+    """A build that this machine cannot hold alone (its memory or its free disk); ``plan`` is
+    the build's plan (:class:`ttt_solver.builder.plan.Plan`), for the command line to show."""
+
+    def __init__(self, message: str, plan: Any) -> None:
+        super().__init__(message)
+        self.plan = plan
 
 
 class CacheError(TTTError):

@@ -172,6 +172,7 @@ def test_a_damaged_scratch_file_is_never_installed(stopped, clean, tmp_path, pha
         assert any(part in line and ("again" in line or "starting over" in line) for line in said), said
 
 
+@pytest.mark.long
 def test_3x5k4_with_a_cut_results_file_gets_the_clean_counts(stopped, clean, tmp_path):
     """``truncate -s 1000`` of the lowest finished tier's results.bin installed a database
     saying 483,159 wins and 2,792,781 draws (clean: 494,604 and 2,780,883)."""

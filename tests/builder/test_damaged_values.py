@@ -134,6 +134,7 @@ def assert_lookups_right_or_refused(db: Path, original: dict[str, Any], boards: 
     data=st.data(),
     value=VALUES,
 )
+@pytest.mark.long
 def test_any_value_in_any_column_is_reported_or_changes_nothing(
     original: dict[str, Any], tmp_path_factory: pytest.TempPathFactory, table: str, data: Any, value: Any
 ) -> None:

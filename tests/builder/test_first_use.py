@@ -142,6 +142,7 @@ def test_a_path_alone_loads_the_variant_the_file_holds(db_4x4, db_path):
         Oracle.load(db_path, "4x4", eager=False)
 
 
+@pytest.mark.long
 def test_an_eager_load_of_a_small_variant_resolves_boards_when_asked(variant_db):
     """Resolving every board of 3x4k3 up front took 2.6 s of the load: now each is resolved
     when first asked, after the table is proved whole (test_verify.py pins the proof)."""

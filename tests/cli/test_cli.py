@@ -16,6 +16,7 @@ from click.testing import CliRunner, Result
 from hypothesis import given
 from hypothesis import strategies as st
 from support.damage import set_number
+from support.parse_spy import count_parses
 
 from ttt_solver import __version__
 from ttt_solver.cli import COMMAND_MODULES, cli
@@ -138,6 +139,16 @@ def test_analyze_json_drawn_full_board(run):
 
 def test_analyze_moves_gives_the_same_answer_as_the_board(run):
     assert run("analyze", "--moves", "0,4", "--json").stdout == run("analyze", "X...O....", "--json").stdout
+
+
+@pytest.mark.parametrize("command", ["analyze", "best"])
+@pytest.mark.parametrize("args", [["x../.o./..."], ["--moves", "0, 4"]])
+def test_the_board_is_parsed_once(run, monkeypatch, command, args):
+    parsed = count_parses(monkeypatch)
+    result = run(command, *args, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["board"] == "X...O...."
+    assert parsed == args[-1:]
 
 
 # -- analyze: the human form ------------------------------------------------------------------
@@ -278,7 +289,7 @@ def test_bad_variant(run):
     assert_error(
         run("analyze", "X........", "--variant", "9x9"),
         2,
-        "invalid variant '9x9': a 9x9 board has 81 cells; the most is 20",
+        "invalid variant '9x9': a 9x9 board has 81 cells; the most is 25",
     )
 
 

@@ -49,6 +49,9 @@ BAD_VALUES = {
     "--moves": ("4,a", "invalid moves '4,a': expected cell numbers separated by commas"),
     "--agents": ("random,bogus", "invalid agent 'bogus': unknown agent"),
     "--param": ("min_losing", "invalid --param 'min_losing': expected KEY=VALUE"),
+    "--engine": ("ray", "invalid --engine 'ray': expected dask"),
+    "--workers": ("0", "invalid --workers '0': expected a whole number from 1 to 1,024"),
+    "--address": ("10.0.0.1", "invalid --address '10.0.0.1': expected [scheme://]host:port"),
 }
 ANY_TEXT = {"--host"}  # any text parses; the server reports an address it cannot bind
 # What each command needs besides the bad value to get as far as reading it.

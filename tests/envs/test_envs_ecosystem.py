@@ -99,6 +99,7 @@ def test_keyword_arguments_give_any_variant(variant_db):
 
 
 @pytest.mark.sb3
+@pytest.mark.long
 def test_stable_baselines3_make_vec_env_works(oracle):
     env_util = need("sb3", "stable_baselines3.common.env_util")
     envs = env_util.make_vec_env(ENV_ID, n_envs=2, seed=0, env_kwargs={"oracle": oracle})  # asks for rgb_array
@@ -111,6 +112,7 @@ def test_stable_baselines3_make_vec_env_works(oracle):
 
 @pytest.mark.sb3
 @pytest.mark.plot
+@pytest.mark.long
 def test_maskable_ppo_example_trains_a_few_hundred_steps(tmp_path, capsys, db_path, monkeypatch):
     need("sb3", "sb3_contrib")
     need("plot", "matplotlib")

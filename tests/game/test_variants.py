@@ -53,6 +53,7 @@ def test_4x4_best_moves_column_against_derived_moves(db_4x4, eager_4x4):
         assert listed == ",".join(map(str, eager_4x4.best_moves(board))), board
 
 
+@pytest.mark.long
 def test_4x4k3_is_a_first_player_win(variant_db):
     path = variant_db("4x4k3")
     assert rows(path, "SELECT value FROM positions WHERE board = '................'") == [(1,)]
@@ -249,7 +250,7 @@ def test_the_default_path_of_a_variant(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     "name, message",
     [
-        ("5x5", "Error: invalid variant '5x5': a 5x5 board has 25 cells; the most is 20"),
+        ("6x5", "Error: invalid variant '6x5': a 6x5 board has 30 cells; the most is 25"),
         (
             "4x4k5",
             "Error: invalid variant '4x4k5': on a 4x4 board k must be 3 or 4, not 5 (k runs from 3 to the longer side)",

@@ -9,6 +9,7 @@ from collections import Counter
 import numpy as np
 import pytest
 from support import negamax
+from support.parse_spy import count_parses
 
 from ttt_solver import Oracle
 from ttt_solver.builder.first_use import FirstUseBuild, shared_oracle
@@ -16,6 +17,7 @@ from ttt_solver.errors import DatabaseError, DatabaseMissingError, GameOverError
 from ttt_solver.game import codec, rules
 from ttt_solver.game.rules import Board
 from ttt_solver.game.variant import STANDARD
+from ttt_solver.lookup.analysis import analyze
 from ttt_solver.solver.reference import rank, solve
 from ttt_solver.store import paths
 
@@ -203,3 +205,15 @@ def test_an_oracle_closes_and_is_a_context_manager(db_path):
 
 def test_repr(oracle):
     assert repr(oracle).startswith("Oracle(variant='3x3', source=")
+
+
+def test_text_is_parsed_once_a_call_and_a_board_never(oracle, monkeypatch):
+    parsed = count_parses(monkeypatch)
+    assert analyze(oracle, "x../.o./...")["board"] == "X...O...."  # the probe and its line
+    assert parsed == ["x../.o./..."]
+    board = Board("..x/.o./...")
+    parsed.clear()
+    assert oracle.best_move(board) == oracle.preferred_moves(board)[0]
+    assert oracle.line(board) and oracle.probe(board).board == board.text
+    assert analyze(oracle, board)["board"] == board.text
+    assert parsed == []

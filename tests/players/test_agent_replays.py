@@ -52,6 +52,7 @@ def unfinished(tables: BoardTables, canonical: bool) -> np.ndarray:
 
 
 @pytest.mark.parametrize(("name", "canonical"), [("3x3", False), ("3x4k3", True)])
+@pytest.mark.long
 def test_the_vectorised_replay_of_every_agent_moves_as_the_agent_chooses(variant_db, name, canonical):
     variant = Variant.parse(name)
     tables = board_tables(variant)

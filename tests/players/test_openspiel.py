@@ -170,7 +170,7 @@ def test_the_policy_of_perfect_p_mixes_in_every_legal_move(db_path):
     ("spec", "message"),
     [
         ("connect_four", "PerfectBot cannot play connect_four(): it plays tic_tac_toe, mnk,"),
-        ("mnk", "PerfectBot cannot play mnk(): the database holds boards of up to 20 cells, not 225"),
+        ("mnk", "PerfectBot cannot play mnk(): the database holds boards of up to 25 cells, not 225"),
         ("mnk(m=3,n=3,k=4)", "invalid variant '3x3k4': on a 3x3 board k must be 3, not 4"),
     ],
 )

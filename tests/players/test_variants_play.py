@@ -207,43 +207,18 @@ def test_exact_on_4x4_is_refused_by_the_library(eager_4x4):
 
 # -- sampled otherwise -------------------------------------------------------------------------
 def test_a_sampled_4x4_tournament_measures_accuracy_on_sampled_positions(db_4x4):
-    result = run_cli(
-        "tournament",
-        "--variant",
-        "4x4",
-        "--db",
-        str(db_4x4),
-        "--agents",
-        "random,think1,perfect",
-        "--games",
-        "4",
-        "--positions",
-        "200",
-        "--seed",
-        "1",
-        "--json",
-    )
+    def tournament(agents: str, games: int, positions: int, *json: str):
+        options = ["--agents", agents, "--games", str(games), "--positions", str(positions), "--seed", "1"]
+        return run_cli("tournament", "--variant", "4x4", "--db", str(db_4x4), *options, *json)
+
+    result = tournament("random,think1,perfect", 4, 200, "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["games"] == 4 and data["exact"] is False
     scores = {a["agent"]: a for a in data["accuracy"]}
     assert {(a["positions"], a["positions_sampled"]) for a in scores.values()} == {(200, True)}
     assert scores["perfect"]["keep"] == 1.0 and scores["random"]["keep"] < 1.0
-    table = run_cli(
-        "tournament",
-        "--variant",
-        "4x4",
-        "--db",
-        str(db_4x4),
-        "--agents",
-        "random,perfect",
-        "--games",
-        "2",
-        "--positions",
-        "50",
-        "--seed",
-        "1",
-    )
+    table = tournament("random,perfect", 2, 50)
     assert "over 50 unfinished positions drawn uniformly at random (seed 1)" in table.stdout
 
 

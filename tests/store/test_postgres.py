@@ -111,6 +111,7 @@ _PARAMS = {
 
 
 @pytest.mark.parametrize("name", ["3x3", "3x4k3"])
+@pytest.mark.long
 def test_every_named_query_gives_the_same_rows_as_on_sqlite(
     pg_url: str, solved: Callable[[str], Tables], variant_db: Callable[[str], Path], name: str
 ) -> None:
@@ -266,7 +267,7 @@ def test_a_rebuild_between_a_snapshots_first_look_and_its_locks_is_not_seen_half
     """A snapshot asks which tables are ours, then locks them; a rebuild that swaps its tables
     in between must not leave the snapshot older than the new tables (which it would see
     empty): the locks come before the transaction's first query, which fixes its snapshot."""
-    from ttt_solver.store import reader as module
+    from ttt_solver.store import connection as module
 
     asked = module.live_tables
     rebuilt = []

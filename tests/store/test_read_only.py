@@ -3,7 +3,7 @@
 A user may convert a database with ``PRAGMA journal_mode=WAL`` and then make its folder
 read-only (or copy it to read-only media). SQLite reads a WAL file through its ``-wal`` log and
 ``-shm`` index, which it cannot create there; the reader opens such a file ``immutable`` when the
-file alone holds every change (see ``ttt_solver.store.reader``). ``analyze``, ``verify`` and
+file alone holds every change (see ``ttt_solver.store.sqlite_file``). ``analyze``, ``verify`` and
 ``Oracle.load`` must read all of these; a log holding changes that nothing can read without its
 index is one clear error line, never "damaged" or "not a ttt-solver database".
 
@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from ttt_solver.store import reader
+from ttt_solver.store import sqlite_file
 
 _LIBC = ctypes.CDLL(None, use_errno=True)
 _PR_CAPBSET_DROP = 24
@@ -173,7 +173,7 @@ def test_only_a_whole_wal_file_in_an_unwritable_folder_is_opened_immutable(
         Path(f"{path}-wal").write_bytes(log)
     if index:
         Path(f"{path}-shm").write_bytes(b"\0" * 32768)
-    assert reader.sqlite_uri(path).endswith("&immutable=1") is False  # a folder it can write
-    monkeypatch.setattr(reader.os, "access", lambda *_args, **_kwargs: False)
-    assert reader.sqlite_uri(path).endswith("&immutable=1") is immutable
-    assert reader.sqlite_uri(path, mode="rw").endswith("?mode=rw")
+    assert sqlite_file.sqlite_uri(path).endswith("&immutable=1") is False  # a folder it can write
+    monkeypatch.setattr(sqlite_file.os, "access", lambda *_args, **_kwargs: False)
+    assert sqlite_file.sqlite_uri(path).endswith("&immutable=1") is immutable
+    assert sqlite_file.sqlite_uri(path, mode="rw").endswith("?mode=rw")

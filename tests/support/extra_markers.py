@@ -26,6 +26,7 @@ EXTRA_MODULES = {
     "web": ("fastapi", "uvicorn"),
     "postgres": ("psycopg",),
     "docs": ("mkdocs", "mkdocstrings", "mkdocs_click"),
+    "dask": ("dask", "distributed"),
 }
 # Tests that take one of these fixtures need the PostgreSQL extra (and a server: the fixture skips without one).
 POSTGRES_FIXTURES = ("pg_cluster", "pg_url")

@@ -93,6 +93,7 @@ def free_port() -> int:
 
 
 @pytest.mark.web
+@pytest.mark.long
 def test_serve_starts_or_says_it_has_not_enough_memory(db_path, tmp_path):
     started = 0
     for megabytes in (150, 180, 240):
@@ -124,6 +125,7 @@ def test_serve_starts_or_says_it_has_not_enough_memory(db_path, tmp_path):
     assert started >= 1
 
 
+@pytest.mark.long
 def test_oracle_load_raises_a_ttt_error_for_want_of_memory(db_path, db_4x4, tmp_path):
     code = (
         "import sys\nfrom ttt_solver import Oracle, NotEnoughMemoryError\n"

@@ -9,6 +9,7 @@ import httpx2 as httpx
 import numpy as np
 import pytest
 from support.extra_markers import need
+from support.parse_spy import count_parses
 from support.playouts import playouts
 from support.web_servers import built_4x4, served_for
 
@@ -73,6 +74,7 @@ def expected(oracle: Oracle, board: str) -> dict:
     return found
 
 
+@pytest.mark.long
 def test_every_3x3_position_matches_the_oracle(client, oracle_3x3):
     boards = rules.all_boards(V3X3)
     assert len(boards) == 5478
@@ -108,6 +110,16 @@ def test_moves_and_board_spellings_give_the_same_answer(client):
     by_moves = client.get("/api/v1/3x3", params={"moves": "4,0,8"}).json()
     by_board = client.get("/api/v1/3x3", params={"board": "o../.x./..x"}).json()
     assert by_moves == by_board and by_moves["board"] == "O...X...X"
+
+
+@pytest.mark.parametrize("cache_bytes", [1 << 20, 0], ids=["cache parses", "app parses"])
+@pytest.mark.parametrize("query", ["board=x../.o./...", "moves=0,4"])
+def test_a_request_parses_its_board_once(served, monkeypatch, cache_bytes, query):
+    with TestClient(create_app(served, cache_bytes=cache_bytes)) as fresh:  # nothing asked before
+        parsed = count_parses(monkeypatch)
+        response = fresh.get(f"/api/v1/3x3?{query}")
+    assert response.status_code == 200 and response.json()["board"] == "X...O...."
+    assert parsed == [query.partition("=")[2]]
 
 
 def test_a_sample_of_4x4_positions_matches_a_lazy_oracle(client, db_4x4_or_none):

@@ -220,7 +220,7 @@ def test_serve_with_no_flags_serves_the_data_folder_and_never_builds(db_path, tm
     assert ready.startswith("ttt-lookup serve: no database yet (build one with: ttt-lookup build --variant 3x3) on ")
     assert found == [
         [200, {"variants": []}],
-        [404, {"error": f"no database for variant '3x3' in {tmp_path}: build it with: ttt-lookup build --variant 3x3"}],
+        [404, {"error": f"no database for variant '3x3' in {tmp_path}: build it with: ttt-lookup build"}],
     ]
     assert builder == [] and list(tmp_path.iterdir()) == []  # nothing built, nothing written
 

@@ -41,6 +41,7 @@ from ..solver.solve import (
     in_memory,
     merge_scratch,
     smallest_memory,
+    smallest_task_memory,
     solve_scratch,
     solve_tables,
 )
@@ -62,10 +63,11 @@ from ..store.writer import (
 from ..system.memory import machine_memory, memory_is_an_error, size_text
 from ..version import __version__
 from .disk import check_room, failure
+from .plan import check_machine
 
 if TYPE_CHECKING:
     from ..solver.scratch import Scratch
-    from ..solver.solve import Tables
+    from ..solver.solve import Engine, Tables
 
 Progress = Callable[[str], None]
 Steps = Callable[[str, int, int], None]  # (phase, units just done, units in the phase)
@@ -111,6 +113,7 @@ def build(
     writing: Writing | None = None,
     memory: int | None = None,
     steps: Steps | None = None,
+    engine: Engine | None = None,
 ) -> BuildReport:
     """Solve ``variant`` and write it to ``target`` (default: the variant's default database, :func:`~ttt_solver.store.paths.database_file`).
 
@@ -120,7 +123,11 @@ def build(
     position rows written. ``tables``: the variant already solved
     (:func:`ttt_solver.solver.solve.solve_tables`), to write it again. ``memory``: the budget
     in bytes (default: what the machine can spare, at most 8 GiB). ``force``: replace a
-    target ttt-solver did not make, and start over, whatever a stopped build left.
+    target ttt-solver did not make, and start over, whatever a stopped build left. ``engine``:
+    what solves the tiers (:class:`ttt_solver.solver.engine_dask.DaskEngine`, entered), with
+    ``memory`` the budget of each of its workers; without one, this process solves them, and a
+    variant this machine cannot hold alone is refused (MachineTooSmallError) before anything
+    is written.
     """
 
     started = time.perf_counter()
@@ -128,9 +135,11 @@ def build(
     check_target(where, force)
     if tables is not None and tables.variant != variant:
         raise ValueError(f"tables of {tables.variant} given to build {variant}")
+    if engine is None and tables is None:
+        check_machine(variant, os.path.dirname(os.path.abspath(where.file)) if where.file else data_folder())
     memory = memory or default_memory()
-    _check_budget(variant, memory)
-    if tables is None and in_memory(variant, memory):
+    _check_budget(variant, memory, engine is not None)
+    if tables is None and engine is None and in_memory(variant, memory):
         tables = solve_tables(variant, progress, memory)  # seconds at most: nothing to resume
     if tables is not None and where.file is None:  # nothing to keep in a folder: one transaction
         report = _write(where, variant, tables.solved, None, force, store_moves, progress, _rows_step(steps, writing))
@@ -143,7 +152,10 @@ def build(
         scratch = open_scratch(folder, variant, identity, progress, fresh=force)
         if tables is None:
             check_room(folder, variant, where.spec)
-            solve_scratch(scratch, memory, progress, steps)
+            if engine is None:
+                solve_scratch(scratch, memory, progress, steps)
+            else:
+                engine.solve(scratch, memory, progress, steps)
             solved = merge_scratch(scratch, memory, steps)
         else:
             solved = tables.solved
@@ -153,10 +165,11 @@ def build(
     return BuildReport(*report, time.perf_counter() - started)
 
 
-def _check_budget(variant: Variant, memory: int) -> None:
-    """InvalidBudgetError for a budget that no build of ``variant`` keeps, naming both bounds."""
+def _check_budget(variant: Variant, memory: int, distributed: bool) -> None:
+    """InvalidBudgetError for a budget that no build of ``variant`` keeps, naming both bounds
+    (a worker of a distributed build maps the tiers' result bytes: its least is one chunk)."""
 
-    low, high = smallest_memory(variant), machine_memory()
+    low, high = (smallest_task_memory() if distributed else smallest_memory(variant)), machine_memory()
     if memory < low or (high is not None and memory > high):
         most = f" to {size_text(high)} (this machine's memory)" if high is not None else ""
         raise InvalidBudgetError(

@@ -16,7 +16,7 @@ import shutil
 from ..errors import BuildError
 from ..game.variant import Variant
 from ..solver.passes import COLUMNS
-from ..solver.tiers import tiers
+from ..store.build_cost import tier_sizes
 from ..system.memory import size_text
 
 ROW_BYTES = sum(int(dtype[-1]) for _name, dtype in COLUMNS)  # a solved row in a column file: 22
@@ -27,9 +27,14 @@ def estimate(variant: Variant) -> int:
     """Bytes a streamed build of ``variant`` writes at its peak: the tiers' column files, the
     merged copy of them, two tiers' result bytes and the database file. Canonical rows are
     about the boards over the symmetries (3x6k4: 20.8 million of 86.6 / 4)."""
-    found = tiers(variant)
-    rows = int(found.sizes.sum()) // len(variant.symmetries)
-    return rows * (2 * ROW_BYTES + FILE_ROW_BYTES) + 2 * int(found.sizes.max())
+    sizes = tier_sizes(variant)
+    return peak_bytes(sum(sizes) // len(variant.symmetries), max(sizes))
+
+
+def peak_bytes(rows: int, widest: int) -> int:
+    """Bytes a streamed build writes at its peak, for ``rows`` canonical rows and a widest
+    tier of ``widest`` boards."""
+    return rows * (2 * ROW_BYTES + FILE_ROW_BYTES) + 2 * widest
 
 
 def check_room(folder: str, variant: Variant, target: str) -> None:

@@ -4,20 +4,29 @@ from __future__ import annotations
 
 # Imported in the commands, not at the top: numpy and SQLAlchemy stay off every command that does not need them (--help imports each command module to list it).
 import dataclasses
+import os
 import sys
+from contextlib import AbstractContextManager, nullcontext
+from typing import TYPE_CHECKING
 
 import click
 
+from ..errors import MachineTooSmallError, install_hint
 from ..game.variant import Variant
 from ..lookup.rows import DatabaseRows
 from ..store import Target
+from ..store.paths import data_folder, database_file
 from ..store.reader import Reader
 from ..system.memory import machine_memory
-from .options import CLIFailure, database_options, existing_database, target_options
+from .options import CLIError, CLIFailure, database_options, existing_database, target_options
 from .output import echo_json, output_options
-from .params import Size
+from .params import Address, OneOf, Size, Whole
 from .progress import bars, progress_lines, quiet_option
 
+if TYPE_CHECKING:
+    from ..solver.solve import Engine
+
+ENGINES = ("dask",)
 memory_option = click.option(
     "--memory",
     metavar="SIZE",
@@ -35,32 +44,100 @@ memory_option = click.option(
 )
 @quiet_option
 @memory_option
+@click.option("--plan", "plan_only", is_flag=True, help="Print the build's plan (tiers, CPU, memory, disk) and stop.")
+@click.option(
+    "--engine",
+    type=OneOf(ENGINES),
+    help="Solve the tiers on a distributed engine (the [dask] extra); --memory is then each worker's budget.",
+)
+@click.option(
+    "--workers",
+    type=Whole(1, 1024),
+    help="With --engine and no --address: worker processes of the local cluster (default: the CPUs).",
+)
+@click.option(
+    "--address",
+    type=Address(),
+    metavar="ADDRESS",
+    help="With --engine: the scheduler to use, e.g. tcp://10.0.0.1:8786.",
+)
 @output_options("json")
-def build(variant: Variant, db: str | None, force: bool, quiet: bool, memory: int | None, fmt: str) -> None:
+def build(
+    variant: Variant,
+    db: str | None,
+    force: bool,
+    quiet: bool,
+    memory: int | None,
+    plan_only: bool,
+    engine: str | None,
+    workers: int | None,
+    address: str | None,
+    fmt: str,
+) -> None:
     """Solve a variant exhaustively and write its database (all or nothing).
 
     The default target is the variant's default database (data/ttt.sqlite for 3x3 in a
-    checkout). The SQLite file is written beside the target and renamed into place.
+    checkout). The SQLite file is written beside the target and renamed into place. A
+    variant this machine cannot hold alone (5x5k4) is refused, with its plan, unless an
+    engine builds it.
 
     \b
     Example:
         ttt-lookup build
         ttt-lookup build --variant 4x4
         ttt-lookup build --db my.sqlite --force
+        ttt-lookup build --variant 5x5k4 --plan
+        ttt-lookup build --variant 4x4 --engine dask --workers 2
     """
-    from ..builder.build import build as build_database
+    from ..builder.plan import check_machine, make_plan
 
-    if quiet:
-        report = build_database(db, variant, force=force, memory=memory)
-    else:
-        with bars() as shown:
-            report = build_database(
-                db, variant, force=force, progress=progress_lines(quiet), steps=shown.step, memory=memory
-            )
+    if engine is None and (workers is not None or address is not None):
+        raise CLIError(f"{'--workers' if workers is not None else '--address'} needs --engine")
+    if workers is not None and address is not None:
+        raise CLIError("--workers starts a local cluster, --address uses a running one: give one of them")
+    if plan_only:
+        click.echo("\n".join(make_plan(variant, target_folder(db, variant)).lines()))
+        return
+    try:
+        if engine is None:  # before the builder's imports (SQLAlchemy, the audit): a refusal comes at once
+            check_machine(variant, target_folder(db, variant))
+        from ..builder.build import build as build_database
+
+        with _engine(engine, workers, address) as running:
+            if quiet:
+                report = build_database(db, variant, force=force, memory=memory, engine=running)
+            else:
+                with bars() as shown:
+                    report = build_database(
+                        db, variant, force=force, progress=progress_lines(quiet), steps=shown.step, memory=memory,
+                        engine=running,
+                    )  # fmt: skip
+    except MachineTooSmallError as error:
+        click.echo("\n".join(error.plan.lines()))
+        raise
     if fmt == "json":
         echo_json(dataclasses.asdict(report))
     else:
         click.echo(report.summary())
+
+
+def _engine(name: str | None, workers: int | None, address: str | None) -> AbstractContextManager[Engine | None]:
+    """The engine ``--engine`` names, to enter (nullcontext() without one); one error line if
+    its extra is missing."""
+    if name is None:
+        return nullcontext()
+    try:
+        from ..solver.engine_dask import DaskEngine  # the optional extra: only when asked for
+    except ImportError:
+        hint = install_hint("dask", "'dask[distributed]'")
+        raise CLIError(f"--engine dask needs the [dask] extra: {hint}") from None
+    return DaskEngine(workers or os.cpu_count() or 1, address)
+
+
+def target_folder(db: str | None, variant: Variant) -> str:
+    """The folder a build of ``variant`` at ``db`` writes into (for its free disk)."""
+    target = Target.parse(db if db is not None else database_file(variant))
+    return os.path.dirname(os.path.abspath(target.file)) if target.file is not None else data_folder()
 
 
 @click.command()

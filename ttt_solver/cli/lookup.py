@@ -6,6 +6,8 @@ almost as fast as click itself.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -13,16 +15,25 @@ import click
 from ..game import rules
 from ..game.variant import Variant
 from ..lookup.analysis import analysis
-from .options import F, board_input, database_options, load_oracle
+from .options import board_input, database_options, load_oracle
 from .output import echo_json, grid, output_options
 
 if TYPE_CHECKING:
-    from ..lookup.oracle import Position
+    from ..lookup.oracle import Oracle, Position
 
 
-def position_command(f: F) -> click.Command:
-    """A command about one position: ``--db``/``--variant``, BOARD or ``--moves``, ``--json``."""
-    return click.command()(database_options(board_input(output_options("json")(f))))
+def position_command(f: Callable[[Oracle, Position, str], None]) -> click.Command:
+    """A command about one position: ``--db``/``--variant``, BOARD or ``--moves``, ``--json``.
+
+    The board is parsed once, by :func:`~.options.board_input`; here the oracle is opened and
+    the board probed, and the command gets the oracle, the position and ``fmt``."""
+
+    @functools.wraps(f)
+    def probed(board: rules.Board, variant: Variant, db: str | None, fmt: str) -> None:
+        oracle = load_oracle(db, variant)
+        f(oracle, oracle.probe(board), fmt)
+
+    return click.command()(database_options(board_input(output_options("json")(probed))))
 
 
 _LETTER = {1: "W", 0: "D", -1: "L"}
@@ -30,7 +41,7 @@ _COLOUR = {1: "green", 0: "yellow", -1: "red"}
 
 
 @position_command
-def analyze(board: str, variant: Variant, db: str | None, fmt: str) -> None:
+def analyze(oracle: Oracle, position: Position, fmt: str) -> None:
     """Value, remoteness, best and preferred moves of a position, and a perfect line.
 
     \b
@@ -38,13 +49,11 @@ def analyze(board: str, variant: Variant, db: str | None, fmt: str) -> None:
         ttt-lookup analyze X...O....
         ttt-lookup analyze --moves 4,0,8 --json
     """
-    oracle = load_oracle(db, variant)
-    position = oracle.probe(board)
-    line = oracle.line(board)
+    line = oracle.line(position.board)
     if fmt == "json":
-        echo_json(analysis(position, line, variant))
+        echo_json(analysis(position, line, oracle.variant))
     else:
-        click.echo(describe(position, line, variant))
+        click.echo(describe(position, line, oracle.variant))
 
 
 def describe(position: Position, line: list[int], variant: Variant) -> str:
@@ -92,7 +101,7 @@ def move_sets(position: Position) -> list[str]:
 
 
 @position_command
-def best(board: str, variant: Variant, db: str | None, fmt: str) -> None:
+def best(oracle: Oracle, position: Position, fmt: str) -> None:
     """One preferred move: keeps the value, then wins fastest or loses slowest (lowest cell on ties).
 
     \b
@@ -100,13 +109,11 @@ def best(board: str, variant: Variant, db: str | None, fmt: str) -> None:
         ttt-lookup best X...O....
         ttt-lookup best --moves 0,4,8 --json
     """
-    oracle = load_oracle(db, variant)
-    move = oracle.best_move(board)
+    move = oracle.best_move(position.board)
     if fmt == "json":
-        position = oracle.probe(board)
         echo_json(
             {
-                "board": board,
+                "board": position.board,
                 "to_move": position.to_move,
                 "move": move,
                 "value": position.value,

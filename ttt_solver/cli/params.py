@@ -97,6 +97,19 @@ class FileName(click.Path):
             raise BadValue(value, "that is a folder; expected a file name, e.g. chart.png", param, ctx) from None
 
 
+class Address(click.ParamType):  # type: ignore[type-arg]
+    """A scheduler's address: ``[scheme://]host:port`` (``tcp://10.0.0.1:8786``)."""
+
+    name = "address"
+    _FORM = re.compile(r"(?:[a-z][a-z0-9+.-]*://)?[^\s/:]+:[0-9]{1,5}", re.IGNORECASE)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        text = str(value)
+        if not self._FORM.fullmatch(text) or not 0 < int(text.rpartition(":")[2]) < 65536:
+            raise BadValue(value, "expected [scheme://]host:port, e.g. tcp://10.0.0.1:8786", param, ctx)
+        return text
+
+
 SEED = Whole(0, 2**63 - 1)  # what every seed option takes (numpy's generators need >= 0)
 
 

@@ -240,18 +240,21 @@ def parse_moves(spec: str, variant: Variant | str = STANDARD) -> str:
 
 def board_from_input(
     text: str | None, moves: str | None, variant: Variant | str = STANDARD, names: tuple[str, str] = ("board", "moves")
-) -> str:
-    """The normalised legal board that user input names: exactly one of a board's text or the
-    cells played from the empty board (``"4,0,8"``). The one parser of both, for the command
-    line and the HTTP API; ``names`` are what the interface calls the two (for the message)."""
+) -> Board:
+    """The legal board that user input names: exactly one of a board's text or the cells
+    played from the empty board (``"4,0,8"``). The one parser of both, for the command line and
+    the HTTP API, where the input enters: what it returns travels on parsed (an
+    :class:`~ttt_solver.lookup.oracle.Oracle` takes a Board as it is). ``names`` are what the
+    interface calls the two (for the message)."""
     board_name, moves_name = names
     if text is not None and moves is not None:
         raise InvalidBoardError(f"give either {board_name} or {moves_name}, not both")
     if moves is not None:
-        return parse_moves(moves, variant)
+        variant = as_variant(variant)
+        return Board._of_legal(parse_moves(moves, variant), variant)
     if text is None:
         raise InvalidBoardError(f"no board given: pass {board_name} (e.g. X...O....) or {moves_name} (e.g. 4,0,8)")
-    return parse(text, variant)
+    return Board(text, variant)
 
 
 def all_boards(variant: Variant | str = STANDARD) -> list[str]:
@@ -286,6 +289,15 @@ class Board:
         object.__setattr__(self, "text", parse(text, variant))
         object.__setattr__(self, "variant", variant)
 
+    @classmethod
+    def _of_legal(cls, text: str, variant: Variant) -> Board:
+        """The Board of text already parsed, or reached by legal play (:func:`play`): not
+        checked again. Anything else goes through ``Board(text, variant)``, which parses."""
+        board = object.__new__(cls)
+        object.__setattr__(board, "text", text)
+        object.__setattr__(board, "variant", variant)
+        return board
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Board) and (self.text, self.variant) == (other.text, other.variant)
 
@@ -301,16 +313,18 @@ class Board:
 
     @classmethod
     def from_array(cls, cells: Sequence[int], variant: Variant | str = STANDARD) -> Board:
-        return cls(from_array(cells, variant), variant)
+        variant = as_variant(variant)
+        return cls._of_legal(from_array(cells, variant), variant)
 
     @classmethod
     def from_moves(cls, moves: Iterable[int], variant: Variant | str = STANDARD) -> Board:
-        return cls(from_moves(moves, variant), variant)
+        variant = as_variant(variant)
+        return cls._of_legal(from_moves(moves, variant), variant)
 
     @classmethod
     def empty(cls, variant: Variant | str = STANDARD) -> Board:
         variant = as_variant(variant)
-        return cls(EMPTY * variant.cells, variant)
+        return cls._of_legal(EMPTY * variant.cells, variant)
 
     def __str__(self) -> str:
         return self.text
@@ -342,7 +356,7 @@ class Board:
         return legal_moves(self.text, self.variant)
 
     def play(self, cell: int) -> Board:
-        return Board(play(self.text, cell, self.variant), self.variant)
+        return Board._of_legal(play(self.text, cell, self.variant), self.variant)
 
     def pretty(self) -> str:
         return pretty(self.text, self.variant)

@@ -22,7 +22,7 @@ Cell = int
 Line = tuple[Cell, ...]
 Permutation = tuple[Cell, ...]
 
-MAX_CELLS = 20
+MAX_CELLS = 25
 # Variants with a name people use (shell completion, Gymnasium ids); any RxC[kK][-misere] works.
 NAMED_VARIANTS = ("3x3", "3x3-misere", "3x4k3", "4x3k3", "3x4k3-misere", "4x4", "4x4k3", "4x4-misere")
 

@@ -12,7 +12,7 @@ from ..game import rules
 
 if TYPE_CHECKING:
     from ..game.variant import Variant
-    from ..lookup.oracle import Oracle, Position
+    from ..lookup.oracle import BoardLike, Oracle, Position
 
 OUTCOMES = {1: "win", 0: "draw", -1: "loss"}
 
@@ -35,6 +35,8 @@ def analysis(position: Position, line: list[int], variant: Variant) -> dict[str,
     return data
 
 
-def analyze(oracle: Oracle, board: str) -> dict[str, Any]:
-    """Probe ``board`` (normalised text) and its perfect line, as :func:`analysis` data."""
-    return analysis(oracle.probe(board), oracle.line(board), oracle.variant)
+def analyze(oracle: Oracle, board: BoardLike) -> dict[str, Any]:
+    """Probe ``board`` (text, parsed once here, or a Board as it is) and its perfect line, as
+    :func:`analysis` data."""
+    position = oracle.probe(board)
+    return analysis(position, oracle.line(position.board), oracle.variant)

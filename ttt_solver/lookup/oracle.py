@@ -49,7 +49,10 @@ _CACHE_LIMIT = 1 << 17  # answers an oracle keeps before it starts again
 
 
 class Oracle:
-    """Exact answers for every legal position of one variant."""
+    """Exact answers for every legal position of one variant.
+
+    Each lookup takes a board as text (parsed once, at the call), a
+    :class:`~ttt_solver.game.rules.Board` (parsed already: taken as it is) or +1/-1/0 cells."""
 
     def __init__(self, rows: RowSource) -> None:
         self.variant = rows.variant

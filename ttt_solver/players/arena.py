@@ -17,7 +17,7 @@ more. Beyond that, sample.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Union
 
@@ -26,6 +26,7 @@ import numpy as np
 from ..errors import NotEnumerableError, NotFeasibleError
 from ..game import rules
 from ..game.variant import Variant, position_bound
+from .record import Record
 
 if TYPE_CHECKING:
     from numpy.random import Generator, SeedSequence
@@ -56,31 +57,25 @@ def check_exact(variant: Variant, board: str | None = None) -> None:
 
 
 @dataclass(frozen=True)
-class Outcomes:
+class Outcomes(Record):
     """How games with fixed seats ended: counts when sampled, probabilities when exact."""
 
     x_wins: Number
     draws: Number
     o_wins: Number
 
-    def to_dict(self) -> dict[str, Number]:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
-class Totals:
+class Totals(Record):
     """A comparison over both seats, from A's side."""
 
     a_wins: Number
     draws: Number
     b_wins: Number
 
-    def to_dict(self) -> dict[str, Number]:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
-class Comparison:
+class Comparison(Record):
     a: str
     b: str
     exact: bool
@@ -98,7 +93,7 @@ class Comparison:
         return Totals(a_wins, draws, b_wins)
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "total": self.total.to_dict()}
+        return {**super().to_dict(), "total": self.total.to_dict()}
 
 
 def play_game(agent_x: Agent, agent_o: Agent, rng: Generator) -> str | None:

@@ -1,7 +1,7 @@
 """The database as an OpenSpiel bot (the ``[openspiel]`` extra: ``pip install open-spiel``).
 
 :class:`PerfectBot` is a ``pyspiel.Bot`` for OpenSpiel's ``tic_tac_toe``, for ``mnk`` on the
-boards the database holds (up to 20 cells), and for the ``misere`` transform of either::
+boards the database holds (up to 25 cells), and for the ``misere`` transform of either::
 
     import pyspiel
     from ttt_solver.players.openspiel_bot import PerfectBot

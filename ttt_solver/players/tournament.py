@@ -17,7 +17,7 @@ same sample for every agent.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import cache
 from math import comb
 from typing import TYPE_CHECKING, Any
@@ -30,6 +30,7 @@ from ..game.variant import Variant, position_bound
 from .agent_names import DEFAULT_AGENTS
 from .agents import Agent, make_agent
 from .arena import Comparison, Seed, check_exact, compare_exact, compare_sampled, exact_feasible
+from .record import Record
 
 if TYPE_CHECKING:
     from ..lookup.oracle import Oracle
@@ -40,18 +41,15 @@ _PROGRESS_STEP = 64  # positions measured between two progress reports
 
 
 @dataclass(frozen=True)
-class Group:
+class Group(Record):
     side: str  # the agent's side: the side to move
     value: int  # the position's value for the side to move
     positions: int
     keep: float  # expected share of these positions where the agent keeps the value
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
-class Blunder:
+class Blunder(Record):
     board: str
     value: int  # of the position, for the side to move
     keep: float  # probability that the agent keeps the value here
@@ -60,11 +58,11 @@ class Blunder:
 
     def to_dict(self) -> dict[str, Any]:
         moves = [{"cell": cell, "probability": p, "value": value} for cell, p, value in self.moves]
-        return {**asdict(self), "moves": moves}
+        return {**super().to_dict(), "moves": moves}
 
 
 @dataclass(frozen=True)
-class Accuracy:
+class Accuracy(Record):
     agent: str
     positions: int
     keep: float  # expected share of all positions where the agent keeps the value
@@ -75,20 +73,11 @@ class Accuracy:
     positions_sampled: bool = False  # measured on a uniform random sample of positions, not all of them
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "agent": self.agent,
-            "positions": self.positions,
-            "positions_sampled": self.positions_sampled,
-            "keep": self.keep,
-            "blundering": self.blundering,
-            "samples": self.samples,
-            "groups": [g.to_dict() for g in self.groups],
-            "blunders": [b.to_dict() for b in self.blunders],
-        }
+        return {**super().to_dict(), "blunders": [b.to_dict() for b in self.blunders]}
 
 
 @dataclass(frozen=True)
-class Standing:
+class Standing(Record):
     agent: str
     wins: float  # mean share over its opponents, both seats
     draws: float
@@ -99,7 +88,7 @@ class Standing:
         return self.wins + self.draws / 2
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "score": self.score}
+        return {**super().to_dict(), "score": self.score}
 
 
 @dataclass(frozen=True)

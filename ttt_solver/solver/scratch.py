@@ -119,9 +119,7 @@ class Scratch:
     def tier(self, ply: int, size: int) -> Iterator[tuple[np.ndarray, TierSink]]:
         """A tier being solved: its result bytes (``size`` boards and one more, all
         :data:`NO_POSITION`) and a sink for its positions, made a finished tier on exit."""
-        part = self._tier(ply) + ".part"
-        shutil.rmtree(part, ignore_errors=True)
-        os.makedirs(part)
+        part = self.part(ply)
         results = np.full(size + 1, NO_POSITION, dtype=np.uint8)  # in memory: the passes scatter into it at random
         sink = TierSink(part)
         try:
@@ -132,13 +130,40 @@ class Scratch:
             results.tofile(file)
             file.flush()
             os.fsync(file.fileno())
-        record = {"rows": sink.rows, "files": {**sink.entries(), "results.bin": checksums.of_bytes(results)}}
+        self.finish(ply, sink, checksums.of_bytes(results))
+
+    def part(self, ply: int) -> str:
+        """A new, empty ``tier-PP.part/`` folder for tier ``ply`` (whatever a stopped run left
+        there is removed)."""
+        part = self._tier(ply) + ".part"
+        shutil.rmtree(part, ignore_errors=True)
+        os.makedirs(part)
+        return part
+
+    def finish(self, ply: int, sink: TierSink, results: checksums.Entry) -> None:
+        """Make ``tier-PP.part/`` a finished tier: its columns (written through ``sink``, closed
+        here) and ``results.bin`` (whose entry is ``results``) recorded, then renamed."""
+        sink.close()
+        part = self._tier(ply) + ".part"
+        record = {"rows": sink.rows, "files": {**sink.entries(), "results.bin": results}}
         write_json(os.path.join(part, "rows.json"), record)
         os.replace(part, self._tier(ply))
         sync(self.path)
         self.check_tiers()[ply] = record
         if ply + 1 <= self.variant.cells:  # the tier above is no longer needed to go on
             _remove(os.path.join(self._tier(ply + 1), "results.bin"))
+
+    def results_file(self, ply: int) -> str | None:
+        """The path of a finished tier's result bytes, checked against its record a block at a
+        time (never read whole); None if it is missing or not as recorded (then said)."""
+        path = os.path.join(self._tier(ply), "results.bin")
+        why = checksums.problem(path, self.check_tiers()[ply]["files"].get("results.bin"))
+        if why is None:
+            return path
+        self.say(
+            f"tier-{ply:02d}/results.bin in {self.path} is damaged or missing ({why}): made again from the tier's rows"
+        )
+        return None
 
     def _tier(self, ply: int) -> str:
         return os.path.join(self.path, f"tier-{ply:02d}")

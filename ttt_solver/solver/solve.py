@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -41,6 +42,13 @@ MIN_CHUNK = 256
 # (their arrays leave the CPU caches) and only raise the peak.
 MAX_CHUNK = 1 << 21
 SOLVER_VERSION = "2"  # the tier solver (1: the layered one, before schema 3)
+
+
+class Engine(Protocol):
+    """What solves the tiers a scratch folder lacks: this process (:func:`solve_scratch`) or a
+    distributed engine running the same passes as its tasks (:mod:`.engine_dask`)."""
+
+    def solve(self, scratch: Scratch, memory: int, note: Note | None = None, steps: Steps | None = None) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -110,6 +118,17 @@ def chunk_boards(variant: Variant, memory: int) -> int:
     return max(MIN_CHUNK, min(MAX_CHUNK, (memory - widest) // BYTES_PER_BOARD))
 
 
+def task_boards(memory: int) -> int:
+    """Boards per chunk of a distributed build's task under a worker's budget of ``memory``
+    bytes: the tiers' result bytes are memory-mapped files there, so the chunk has it all."""
+    return max(MIN_CHUNK, min(MAX_CHUNK, memory // BYTES_PER_BOARD))
+
+
+def smallest_task_memory() -> int:
+    """The smallest budget of a distributed build's worker: the smallest chunk."""
+    return MIN_CHUNK * BYTES_PER_BOARD
+
+
 def smallest_memory(variant: Variant) -> int:
     """The smallest budget a build of ``variant`` keeps: the result bytes of its two widest
     tiers and the smallest chunk."""
@@ -158,20 +177,11 @@ def solve_scratch(scratch: Scratch, memory: int, note: Note | None = None, steps
     variant = scratch.variant
     found = tiers(variant)
     chunk = chunk_boards(variant, memory)
-    plies = range(variant.cells, -1, -1)
-    done = [ply for ply in plies if scratch.finished(ply)]
-    todo = [ply for ply in plies if not scratch.finished(ply)]
-    scratch.resumed |= bool(done)
-    if done and note:
-        listed = f"{max(done)} to {min(done)}" if len(done) == max(done) - min(done) + 1 else ", ".join(map(str, done))
-        note(f"{variant}: resuming from {scratch.path}: plies {listed} solved")
-    if steps and done:
-        steps("solving", int(found.sizes[done].sum()), int(found.sizes.sum()))
     # The result bytes of the tier just solved are the next tier's ``below`` as they are:
     # read again from its file (while the old array was still held) they made a third tier
     # in memory at the start of each tier (4x5k4: 126 MB over the budget at ply 13).
     last: tuple[int, np.ndarray] | None = None
-    for ply in todo:
+    for ply in unsolved(scratch, found, note, steps):
         below = last[1] if last is not None and last[0] == ply + 1 else None
         last = None
         if below is None and ply < variant.cells:
@@ -183,6 +193,33 @@ def solve_scratch(scratch: Scratch, memory: int, note: Note | None = None, steps
         del out
         if note:
             note(f"{variant}: ply {ply}: {_positions(sink.rows)}")
+
+
+def unsolved(scratch: Scratch, found: Tiers, note: Note | None, steps: Steps | None) -> list[int]:
+    """The tiers ``scratch`` does not hold yet, from the last ply to the first; the ones it
+    holds are said (resuming) and counted as done."""
+    plies = range(scratch.variant.cells, -1, -1)
+    done = [ply for ply in plies if scratch.finished(ply)]
+    scratch.resumed |= bool(done)
+    if done and note:
+        listed = f"{max(done)} to {min(done)}" if len(done) == max(done) - min(done) + 1 else ", ".join(map(str, done))
+        note(f"{scratch.variant}: resuming from {scratch.path}: plies {listed} solved")
+    if steps and done:
+        steps("solving", int(found.sizes[done].sum()), int(found.sizes.sum()))
+    return [ply for ply in plies if not scratch.finished(ply)]
+
+
+def results_file(scratch: Scratch, found: Tiers, ply: int, chunk: int) -> str:
+    """The path of finished tier ``ply``'s result bytes: its file, or the file made again
+    from its rows."""
+    path = scratch.results_file(ply)
+    if path is None:
+        path = os.path.join(scratch.path, f"tier-{ply:02d}", "results.bin")
+        with open(path, "wb") as file:
+            _results(scratch, found, ply, chunk).tofile(file)
+            file.flush()
+            os.fsync(file.fileno())
+    return path
 
 
 def _results(scratch: Scratch, found: Tiers, ply: int, chunk: int) -> np.ndarray:

@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 from ..errors import DatabaseMissingError
 from ..game.variant import STANDARD, Variant
+from ..system.memory import machine_memory
 from .paths import database_file
 
 
@@ -49,32 +50,72 @@ _MEASURED = (
     (18, 86_574_831, 4, Cost(22.5, 1_300_000_000, 1_200_000_000, 342_000_000)),  # 3x6k4
     (20, 741_365_049, 4, Cost(196.0, 4_500_000_000, 10_000_000_000, 3_100_000_000)),  # 4x5k4
 )
+# The per-board costs that a build's plan (ttt_solver.builder.plan) scales from, measured on
+# this code with benchmarks/measure_build_costs.py (CPU time of one process, 2-core machine
+# shared with other sessions): solving the tiers, per board of the tiers and cell of the board
+# (4x4: 6.2 ns, 3x6k4: 7.9 ns; the larger is kept), and the rest of the build (merge,
+# SQLite file, digest) per canonical row (4x4: 602 ns, 3x6k4: 732 ns; the larger is kept).
+SOLVE_SECONDS = 7.9e-9
+WRITE_SECONDS = 732e-9
+# A process's tier tables (ttt_solver.solver.tiers) per high half code and tier: peak RSS grew
+# by 59 bytes (4x5k4: 73 MB) and 55 bytes (3x8k4: 732 MB) for each, measured with resource.getrusage.
+TABLE_BYTES = 60
+WORKER_PROCESS = 300_000_000  # a build's process beside its budget (README: about 300 MB)
 _PROCESS = 60_000_000  # the memory of the Python process that builds, before it solves anything
 _MEMORY_CAP = 8 << 30  # a build's memory budget is at most 8 GiB (ttt_solver.solver.solve.MEMORY_CAP)
 _IN_MEMORY_BOARDS = 1 << 22  # up to this many boards a build solves in memory: no scratch folder
 
 
-def tier_boards(variant: Variant) -> int:
-    """The boards of every tier: ``p`` pieces, X having ``(p + 1) // 2`` of them, O ``p // 2``."""
+def tier_sizes(variant: Variant) -> list[int]:
+    """The boards of each tier ``p`` (``p`` pieces, X having ``(p + 1) // 2`` of them, O
+    ``p // 2``): the sizes :class:`ttt_solver.solver.tiers.Tiers` counts, without its tables
+    (seconds and 2 GB for 25 cells)."""
     n = variant.cells
-    return sum(comb(n, (p + 1) // 2) * comb(n - (p + 1) // 2, p // 2) for p in range(n + 1))
+    return [comb(n, (p + 1) // 2) * comb(n - (p + 1) // 2, p // 2) for p in range(n + 1)]
+
+
+def tier_boards(variant: Variant) -> int:
+    """The boards of every tier (see :func:`tier_sizes`)."""
+    return sum(tier_sizes(variant))
 
 
 def estimate(variant: Variant) -> Cost:
     """What ``ttt-lookup build`` of ``variant`` takes, scaled from the nearest measured build
-    by the boards in the tiers (and, for the file, by the canonical rows: a square board has
-    twice the symmetries of a rectangle)."""
+    by the boards in the tiers (and, for the scratch folder and the file, by the canonical rows: a
+    square board has twice the symmetries of a rectangle)."""
     boards = tier_boards(variant)
     _cells, measured, symmetries, cost = min(_MEASURED, key=lambda m: (abs(m[0] - variant.cells), -m[0]))
     scale = boards / measured
-    scratch = 0 if boards <= _IN_MEMORY_BOARDS else int(cost.scratch * scale)
+    rows = scale * symmetries / len(variant.symmetries)  # the scratch folder holds rows, as the file does
+    scratch = 0 if boards <= _IN_MEMORY_BOARDS else int(cost.scratch * rows)
     memory = min(max(int(cost.memory * scale), _PROCESS), _MEMORY_CAP)
-    return Cost(cost.seconds * scale, memory, scratch, int(cost.file * scale * symmetries / len(variant.symmetries)))
+    return Cost(cost.seconds * scale, memory, scratch, int(cost.file * rows))
+
+
+def table_bytes(variant: Variant) -> int:
+    """A build process's tier tables (a row per high half code for each tier)."""
+    high = variant.cells - variant.cells // 2
+    return int(TABLE_BYTES * pow(3, high) * (variant.cells + 1))
+
+
+def one_machine_memory(variant: Variant) -> int:
+    """The least memory a build of ``variant`` in one process keeps: the result bytes of its two
+    widest tiers side by side (and the smallest chunk: kilobytes), its tier tables and the process."""
+    return 2 * (max(tier_sizes(variant)) + 1) + table_bytes(variant) + WORKER_PROCESS
+
+
+def fits_one_machine(variant: Variant) -> bool:
+    """Whether this machine's memory holds a build of ``variant`` in one process (else it
+    takes ``--engine``)."""
+    memory = machine_memory()
+    return memory is None or one_machine_memory(variant) <= memory
 
 
 def build_command(variant: Variant) -> str:
-    """The command that builds ``variant``'s default database."""
-    return "ttt-lookup build" if variant == STANDARD else f"ttt-lookup build --variant {variant.name}"
+    """The command that builds ``variant``'s default database (on a cluster, where this
+    machine cannot hold the build alone)."""
+    command = "ttt-lookup build" if variant == STANDARD else f"ttt-lookup build --variant {variant.name}"
+    return command if fits_one_machine(variant) else f"{command} --engine dask"
 
 
 def missing_default(variant: Variant) -> DatabaseMissingError:

@@ -4,8 +4,8 @@ The ``positions`` table stores two columns per row, the code and ``data``; every
 (``value``, ``remoteness``, ``best_moves``, ``board``, ...) is a generated column that SQL
 computes from those two when it is read (see :mod:`ttt_solver.store.schema`). ``data`` holds,
 from the lowest bit up: value + 1 (2 bits), remoteness (5), wins (5), draws (5), losses (5),
-orbit (4), then the best-moves mask (one bit per cell, :data:`BEST_SHIFT` up). For 20 cells that
-is 46 bits: a row takes about 17 bytes on disk, instead of 50 with the columns written out.
+orbit (4), then the best-moves mask (one bit per cell, :data:`BEST_SHIFT` up). For 25 cells that
+is 51 bits (within a signed 64-bit integer): a row takes about 17 bytes on disk, instead of 50 with the columns written out.
 
 Pure Python but :func:`pack_data`: the command line's lookups unpack rows with this module.
 """

@@ -33,8 +33,9 @@ from sqlalchemy.exc import SQLAlchemyError
 from ..errors import BuildError
 from . import GENERATOR, MOVE_COLUMNS, TABLE_NAMES, schema
 from .content import PACKED, digest_stream, unpack_pieces
-from .reader import SQLITE_ERRORS, live_tables, missing_driver, server_error, sqlite_message, sqlite_uri
+from .database_server import live_tables, missing_driver, server_error
 from .schema import add_generated
+from .sqlite_file import SQLITE_ERRORS, sqlite_message, sqlite_uri
 from .target import Target, file_kind
 
 if TYPE_CHECKING:

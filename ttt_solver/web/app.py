@@ -35,7 +35,7 @@ from . import data, error_responses
 from .cors import JsonCors
 from .limits import RequestLimits
 from .models import BatchIn, BatchOut, ErrorOut, HealthOut, PositionOut, VariantsOut
-from .response_cache import ResponseCache
+from .response_cache import ResponseCache, parsed_board
 from .rewrite import Rewrite
 from .watch import Loading, Registry
 
@@ -162,11 +162,11 @@ def create_app(
     ) -> Response:
         """One position: exactly the fields of ``ttt-lookup analyze --json``. Give ``board`` or ``moves``."""
         one = await current(variant)
-        text = data.question(one, board, moves)
+        asked = parsed_board(request.scope) or data.question(one, board, moves)
         headers = {"ETag": one.etag, "Cache-Control": CACHE_CONTROL}
         if _not_modified(request, one.etag):
             return Response(status_code=304, headers=headers)
-        return Response(_dumps(data.position(one, text)), media_type=_JSON, headers=headers)
+        return Response(_dumps(data.position(one, asked)), media_type=_JSON, headers=headers)
 
     @app.post(
         f"{API}/{{variant}}/batch",
@@ -191,7 +191,7 @@ def _batch_json(found: dict[str, Any]) -> bytes:
     boards: list[str] = found["boards"]
     if not boards:
         return b'{"results":[]}'
-    # value + 1, remoteness and best move + 1 each fit in 6 bits (at most 20 cells)
+    # value + 1, remoteness and best move + 1 each fit in 6 bits (at most 25 cells)
     code = (found["values"].astype(np.int32) + 1) << 12
     code |= found["remoteness"].astype(np.int32) << 6
     code |= found["best_moves"].astype(np.int32) + 1

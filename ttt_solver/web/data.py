@@ -211,15 +211,17 @@ def folder_databases() -> list[tuple[Variant, str]]:
     return sorted(found, key=lambda pair: (pair[0] != STANDARD, pair[0].name))
 
 
-def question(served: Served, board: str | None, moves: str | None) -> str:
-    """The normalised board a request asks about, given as text or as the cells played."""
+def question(served: Served, board: str | None, moves: str | None) -> rules.Board:
+    """The board a request asks about, given as text or as the cells played: parsed here, once
+    a request (the response cache in front parses it, and hands it on: see
+    :func:`~.response_cache.parsed_board`)."""
     return rules.board_from_input(board, moves, served.variant)
 
 
-def position(served: Served, text: str) -> dict[str, Any]:
-    """The ``analyze --json`` answer for a normalised board (see :func:`question`), read from
-    the file and proved one ply down."""
-    return analyze(served.lookups, text)
+def position(served: Served, board: rules.Board) -> dict[str, Any]:
+    """The ``analyze --json`` answer for a parsed board (see :func:`question`), read from the
+    file and proved one ply down."""
+    return analyze(served.lookups, board)
 
 
 def batch(served: Served, boards: list[str], deadline: float) -> dict[str, Any]:

@@ -14,13 +14,16 @@ responses that carry an ETag are kept: errors always take the full path.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote_plus
 
 from ..errors import TTTError
+from ..game.rules import Board
 from . import data
 from .watch import Loading, Registry
 
+PARSED_BOARD = "ttt_solver.board"  # the scope key under which the cache hands the app the board it parsed
 Message = dict[str, Any]
 Headers = list[tuple[bytes, bytes]]
 Key = tuple[int, str]
@@ -38,16 +41,19 @@ class ResponseCache:
         self.size = 0  # bytes held
         # key -> (headers, etag, body, the headers of a 304, size)
         self.entries: OrderedDict[Key, tuple[Headers, bytes, bytes, Headers, int]] = OrderedDict()
-        self._boards: dict[tuple[str, bytes], str] = {}  # (variant, query) -> its normalised board
+        self._boards: dict[tuple[str, bytes], Board] = {}  # (variant, query) -> its board
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        key = self._key(scope) if self.max_bytes > 0 else None
-        if key is None:
+        asked = self._question(scope) if self.max_bytes > 0 else None
+        if asked is None:
             await self.app(scope, receive, send)
             return
+        serial, board = asked
+        key = serial, board.text
         hit = self.entries.get(key)
         if hit is None:
-            await self.app(scope, receive, self._recording(key, send))
+            # Parsed once a request: the app takes the board from here (see parsed_board).
+            await self.app({**scope, PARSED_BOARD: board}, receive, self._recording(key, send))
             return
         self.entries.move_to_end(key)
         headers, etag, body, not_modified, _size = hit
@@ -60,8 +66,9 @@ class ResponseCache:
         await send({"type": "http.response.start", "status": 200, "headers": list(headers)})
         await send({"type": "http.response.body", "body": body})
 
-    def _key(self, scope: dict[str, Any]) -> Key | None:
-        """The question of a GET for one position, or None for any other request."""
+    def _question(self, scope: dict[str, Any]) -> tuple[int, Board] | None:
+        """The question of a GET for one position: the served copy's serial and the board, or
+        None for any other request."""
         if scope["type"] != "http" or scope["method"] != "GET" or not scope["path"].startswith(self.prefix):
             return None
         variant = scope["path"][len(self.prefix) :]
@@ -78,8 +85,8 @@ class ResponseCache:
             return None  # the app says what is wrong, or waits for the variant
         return served.serial, board
 
-    def _board(self, served: data.Served, variant: str, query: bytes) -> str:
-        """The normalised board of a ``board=`` or ``moves=`` query, as the app reads it."""
+    def _board(self, served: data.Served, variant: str, query: bytes) -> Board:
+        """The board of a ``board=`` or ``moves=`` query, parsed as the app parses it."""
         name, _, raw = query.partition(b"=")
         text = unquote_plus(raw.decode("ascii"), errors="strict")
         board = data.question(served, text if name == b"board" else None, text if name == b"moves" else None)
@@ -116,3 +123,10 @@ class ResponseCache:
             self.size -= freed
         self.entries[key] = (headers, etag, body, [pair for pair in headers if pair[0] in _KEPT_BY_304], size)
         self.size += size
+
+
+def parsed_board(scope: Mapping[str, Any]) -> Board | None:
+    """The board the cache parsed for this request (a GET of one position that it did not
+    answer itself), or None: the app parses the query then."""
+    found = scope.get(PARSED_BOARD)
+    return found if isinstance(found, Board) else None

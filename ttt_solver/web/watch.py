@@ -27,6 +27,7 @@ from typing import Any
 
 from ..errors import DatabaseError, InvalidVariantError, TTTError
 from ..game.variant import STANDARD, Variant
+from ..store.build_cost import build_command
 from . import data
 
 _SPELLINGS = 1024  # spellings of served variants' names remembered
@@ -183,7 +184,7 @@ class Registry:
         if database is None:
             raise InvalidVariantError(
                 f"no database for variant {variant.name!r} in {data.folder_name()}:"
-                f" build it with: ttt-lookup build --variant {variant.name}"
+                f" build it with: {build_command(variant)}"
             )
         return self.watched.setdefault(variant.name, Watched(variant, database, self.interval, self.progress))
 

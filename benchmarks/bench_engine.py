@@ -1,0 +1,63 @@
+"""The distributed build against the single-process one, in the same session: wall and CPU
+time of ``build`` of a variant in this process, then on a local Dask cluster of ``--workers``
+processes (the cluster started before the clock starts), and the ratio of the walls (the
+issue's goal for 4x5k4 on 2 workers: at most 0.6). Both databases must have the same digest.
+
+CPU time: this process's (the driver's) plus, for the Dask build, each worker's, read on the
+workers before and after. On a machine shared with other work the walls say little: the
+load average is printed beside them.
+
+    python benchmarks/bench_engine.py 4x5k4 --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+
+from dask.distributed import Client, LocalCluster
+
+from ttt_solver.builder.build import build
+from ttt_solver.game.variant import Variant
+from ttt_solver.solver.engine_dask import DaskEngine
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("variant", nargs="?", default="4x5k4")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    variant = Variant.parse(args.variant)
+    with tempfile.TemporaryDirectory(prefix="bench-engine-") as folder:
+        print(f"load average before: {os.getloadavg()[0]:.1f}", flush=True)
+        wall, cpu = time.perf_counter(), time.process_time()
+        single = build(os.path.join(folder, "single.sqlite"), variant)
+        single_wall, single_cpu = time.perf_counter() - wall, time.process_time() - cpu
+        print(
+            f"single process: {single_wall:.1f} s wall, {single_cpu:.1f} s CPU; load {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
+        with (
+            LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address="127.0.0.1:0") as cluster,
+            Client(cluster) as client,
+            DaskEngine(client=client) as engine,
+        ):
+            before = client.run(time.process_time)
+            wall, cpu = time.perf_counter(), time.process_time()
+            distributed = build(os.path.join(folder, "dask.sqlite"), variant, engine=engine)
+            dask_wall, driver_cpu = time.perf_counter() - wall, time.process_time() - cpu
+            after = client.run(time.process_time)
+        workers_cpu = sum(after[worker] - before[worker] for worker in after)
+        print(
+            f"dask, {args.workers} workers: {dask_wall:.1f} s wall, {driver_cpu:.1f} s CPU in the driver"
+            f" + {workers_cpu:.1f} s in the workers; load {os.getloadavg()[0]:.1f}"
+        )
+        print(f"wall ratio dask / single: {dask_wall / single_wall:.2f}")
+        assert distributed.digest == single.digest, "the two builds differ"
+        print(f"same digest: {single.digest}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,157 @@
+"""The distributed build on Dask: small variants built on a local cluster of 2 workers have the
+rows and the digest of the single-process build, and a build killed after some tiers resumes
+from them (one cluster for the module: starting one takes seconds)."""
+
+from __future__ import annotations
+
+import re
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from click.testing import CliRunner
+from support import extra_markers as extras
+
+from ttt_solver.builder import disk
+from ttt_solver.builder.build import build
+from ttt_solver.cli import cli
+from ttt_solver.errors import BuildError
+from ttt_solver.game.variant import Variant
+
+distributed = extras.need("dask", "dask.distributed")
+import psutil  # a dependency of dask.distributed
+
+from ttt_solver.solver.engine_dask import DaskEngine  # after the skip without the extra
+
+pytestmark = pytest.mark.dask
+SMALL = "1M"  # a worker's memory budget: chunks of about 6,000 boards, up to 5 tasks a tier of 3x4k3
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0"
+        ) as cluster,
+        distributed.Client(cluster) as connected,
+    ):
+        yield connected
+
+
+def rows(path: Path) -> list[tuple[int, int]]:
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT code, data FROM positions ORDER BY code").fetchall()
+
+
+def digest(path: Path) -> str:
+    with sqlite3.connect(path) as db:
+        return str(db.execute("SELECT value FROM meta WHERE key = 'digest'").fetchone()[0])
+
+
+@pytest.mark.parametrize("name", ["3x3", "3x4k3"])
+def test_a_build_on_two_workers_has_the_rows_of_the_single_process_build(client, variant_db, tmp_path, name):
+    target = tmp_path / f"{name}.sqlite"
+    with DaskEngine(client=client) as engine:
+        report = build(target, Variant.parse(name), memory=1 << 20, engine=engine)
+    single = variant_db(name)
+    assert rows(target) == rows(single)
+    assert report.digest == digest(target) == digest(single)
+    assert not (tmp_path / f".{name}.sqlite.solving").exists()  # the scratch folder is removed
+
+
+def test_the_command_line_builds_on_a_running_cluster(client, variant_db, tmp_path):
+    target = tmp_path / "3x3.sqlite"
+    result = CliRunner().invoke(
+        cli, ["build", "--db", str(target), "--memory", "64K", "--engine", "dask", "--address", client.scheduler.address],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "3x3: ply 5: 174 positions" in result.stderr  # 64K: chunks of 393 boards, 4 in the widest tier
+    assert "(3x3): 5,478 positions in 765 canonical rows" in result.stdout
+    assert rows(target) == rows(variant_db("3x3")) and digest(target) == digest(variant_db("3x3"))
+
+
+def test_a_killed_build_resumes_from_its_recorded_tiers(client, variant_db, tmp_path):
+    target = tmp_path / "3x4k3.sqlite"
+    scratch = tmp_path / ".3x4k3.sqlite.solving"
+    command = [sys.executable, "-m", "ttt_solver", "build", "--variant", "3x4k3", "--db", str(target), "--memory",
+               SMALL, "--engine", "dask", "--address", client.scheduler.address]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while not (scratch / "tier-09").is_dir() and process.poll() is None:  # tiers 12 to 9 recorded
+            time.sleep(0.01)
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.wait(60)
+    assert process.returncode == -signal.SIGKILL and not target.exists()
+    result = CliRunner().invoke(cli, command[3:])
+    assert result.exit_code == 0, result.output
+    resumed = re.search(r"3x4k3: resuming from .*: plies 12 to (\d+) solved", result.output)
+    assert resumed and int(resumed[1]) <= 9, result.output  # killed once tier 9 was recorded
+    assert "3x4k3: ply 0: 1 position" in result.output  # and the rest solved by this run
+    assert digest(target) == digest(variant_db("3x4k3"))
+    assert rows(target) == rows(variant_db("3x4k3"))
+
+
+class Stop(Exception):
+    """Stands for an interrupt once a tier is recorded."""
+
+
+def test_a_damaged_result_file_is_made_again_from_its_tier(client, variant_db, tmp_path):
+    target, variant = tmp_path / "3x4k3.sqlite", Variant.parse("3x4k3")
+
+    def stop_after_ply_9(line: str) -> None:
+        if line.startswith("3x4k3: ply 9:"):
+            raise Stop
+
+    with DaskEngine(client=client) as engine, pytest.raises(Stop):
+        build(target, variant, memory=1 << 20, engine=engine, progress=stop_after_ply_9)
+    results = tmp_path / ".3x4k3.sqlite.solving" / "tier-09" / "results.bin"
+    damaged = bytearray(results.read_bytes())
+    damaged[len(damaged) // 2] ^= 0xFF
+    results.write_bytes(bytes(damaged))
+    lines: list[str] = []
+    with DaskEngine(client=client) as engine:
+        report = build(target, variant, memory=1 << 20, engine=engine, progress=lines.append)
+    assert any("tier-09/results.bin" in line and "made again from the tier's rows" in line for line in lines), lines
+    assert report.digest == digest(variant_db("3x4k3"))
+
+
+def test_without_an_address_a_local_cluster_starts_and_stops_with_the_command(db_path, tmp_path):
+    before = {child.pid for child in psutil.Process().children(recursive=True)}
+    target = tmp_path / "3x3.sqlite"
+    result = CliRunner().invoke(cli, ["build", "--db", str(target), "--engine", "dask", "--workers", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert digest(target) == digest(db_path)
+    left = [child for child in psutil.Process().children(recursive=True) if child.pid not in before]
+    assert not [child for child in left if child.is_running() and child.status() != psutil.STATUS_ZOMBIE]
+
+
+def test_a_workers_budget_is_its_chunk_not_the_tiers(client, tmp_path, monkeypatch):
+    """A worker maps the tiers' result bytes: 5x5k4's 52 GB of two widest tiers is no budget it
+    must hold. The build then stops at its disk (about 1 TB; 1 GB free here), before any tier."""
+    monkeypatch.setattr(disk.shutil, "disk_usage", lambda _path: SimpleNamespace(free=1 << 30))
+    with DaskEngine(client=client) as engine, pytest.raises(BuildError, match="not enough disk space to build 5x5k4"):
+        build(tmp_path / "5x5k4.sqlite", Variant.parse("5x5k4"), memory=1 << 30, engine=engine)
+
+
+def test_a_scheduler_that_cannot_be_reached_is_one_line_and_writes_nothing(tmp_path, monkeypatch):
+    from ttt_solver.solver import engine_dask
+
+    monkeypatch.setattr(engine_dask, "CONNECT_SECONDS", 1)
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    target = tmp_path / "t.sqlite"
+    result = CliRunner().invoke(
+        cli, ["build", "--variant", "3x3", "--db", str(target), "--engine", "dask", "--address", f"127.0.0.1:{port}"]
+    )
+    assert (result.exit_code, result.stdout) == (1, ""), result.output
+    assert result.stderr.startswith(f"Error: cannot reach the Dask scheduler at '127.0.0.1:{port}'")
+    assert result.stderr.count("\n") == 1 and "leave out --address" in result.stderr
+    assert list(tmp_path.iterdir()) == []
