@@ -194,12 +194,20 @@ def solve_scratch(
     variant = scratch.variant
     found = tiers(variant)
     chunk = chunk_boards(variant, memory)
+    # The result bytes of the tier just solved are the next tier's ``below`` as they are:
+    # read again from its file (while the old array was still held) they made a third tier
+    # in memory at the start of each tier (4x5k4: 126 MB over the budget at ply 13).
+    last: tuple[int, np.ndarray] | None = None
     for ply in unsolved(scratch, found, note, steps, lowest):
-        below = _results(scratch, found, ply + 1, chunk) if ply < variant.cells else None
+        below = last[1] if last is not None and last[0] == ply + 1 else None
+        last = None
+        if below is None and ply < variant.cells:
+            below = _results(scratch, found, ply + 1, chunk)
         with scratch.tier(ply, found.size(ply)) as (out, sink):
             for solved in _solve_tier(found, ply, below, out, chunk, steps):
                 sink.append(solved)
-        del below
+        last, below = (ply, out), None
+        del out
         if note:
             note(f"{variant}: ply {ply}: {_positions(sink.rows)}")
 
@@ -351,9 +359,11 @@ def _merge(
 
 
 def _samples(code: np.ndarray, step: int) -> np.ndarray:
-    """Every ``step``-th code of a tier's code column, read a million rows at a time."""
+    """Every ``step``-th code of a tier's code column, read a million rows at a time (each
+    piece's samples copied out: a strided view would keep the whole piece, and so the whole
+    column, in memory until the end: 4x5k4's tier 13 is 250 MB of codes)."""
     piece = step * max(1, (1 << 20) // step)  # a whole number of steps
-    pieces = [read_slice(code, start, start + piece)[::step] for start in range(0, len(code), piece)]
+    pieces = [read_slice(code, start, start + piece)[::step].copy() for start in range(0, len(code), piece)]
     return np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
 
 

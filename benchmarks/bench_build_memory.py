@@ -1,0 +1,131 @@
+"""Peak memory of a streamed build against its ``--memory`` budget.
+
+For each budget, ``ttt-lookup build --variant V --db TMP --quiet --memory M`` runs in its own
+process, and this script reads that process's ``/proc/PID/status`` a few times a second:
+resident memory in all (``VmRSS``), in anonymous pages (``RssAnon``: numpy arrays, SQLite's
+page cache, Python) and in pages mapped from files (``RssFile``: the scratch folder's memory
+maps, the shared libraries), each with the phase the scratch folder shows (solving, merging,
+writing). It prints, per budget, the peak RSS the kernel kept (``ru_maxrss``), its ratio to
+the budget, what the peak holds beyond the budget, and the peaks seen per phase. The budget
+"holds" when the peak stays within the budget plus the fixed overhead README states.
+
+    python benchmarks/bench_build_memory.py --variant 3x6k4 --memory 64MB 256MB 1GB
+    python benchmarks/bench_build_memory.py --variant 4x5k4 --memory 256MB
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from ttt_solver.cli.params import parse_size
+
+MB = 1 << 20
+FIELDS = ("VmRSS", "RssAnon", "RssFile")
+SAMPLE = 0.1  # seconds between samples
+
+
+def status(pid: int) -> dict[str, int]:
+    """The memory fields of ``/proc/PID/status``, in bytes ({} once the process is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as file:
+            lines = file.read().splitlines()
+    except OSError:
+        return {}
+    found = {}
+    for line in lines:
+        name, _, value = line.partition(":")
+        if name in FIELDS:
+            found[name] = int(value.split()[0]) * 1024
+    return found
+
+
+def phase_of(folder: Path) -> tuple[str, int | None]:
+    """What a build's scratch folder shows: the phase, and while solving the ply being solved."""
+    try:
+        names = sorted(p.name for p in folder.iterdir())
+    except FileNotFoundError:
+        return "outside", None  # starting, or done
+    if "database.sqlite" in names:
+        return "writing", None
+    if "merged" in names:
+        return "merging", None
+    solving = [int(name[5:7]) for name in names if name.startswith("tier-") and name.endswith(".part")]
+    return "solving", (solving[0] if solving else None)
+
+
+def measure(variant: str, memory: str, where: Path, trace: TextIO | None) -> tuple[int, dict[str, dict[str, int]]]:
+    """The build's peak RSS (``ru_maxrss``) and, per phase, the peak of each field sampled."""
+    target = where / f"{variant}.sqlite"
+    command = [sys.executable, "-m", "ttt_solver", "build", "--variant", variant, "--db", str(target)]
+    process = subprocess.Popen([*command, "--quiet", "--force", "--memory", memory])
+    folder = where / f".{target.name}.solving"
+    peaks: dict[str, dict[str, int]] = {}
+    try:
+        code, usage = _follow(process, folder, peaks, trace)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    if code:
+        raise SystemExit(f"the build of {variant} with --memory {memory} failed ({code})")
+    return usage.ru_maxrss * 1024, peaks
+
+
+def _follow(
+    process: subprocess.Popen[bytes], folder: Path, peaks: dict[str, dict[str, int]], trace: TextIO | None
+) -> tuple[int, Any]:
+    """Sample ``process`` into ``peaks`` (and each sample into ``trace``) until it ends; its
+    exit code and resource usage."""
+    started = time.perf_counter()
+    while True:
+        finished, code, usage = os.wait4(process.pid, os.WNOHANG)
+        if finished:
+            break
+        now = status(process.pid)
+        phase, ply = phase_of(folder)
+        if now:
+            kept = peaks.setdefault(phase, {**dict.fromkeys(FIELDS, 0), "at": -1})
+            if now["VmRSS"] >= kept["VmRSS"] and ply is not None:
+                kept["at"] = ply
+            for name in FIELDS:
+                kept[name] = max(kept[name], now.get(name, 0))
+            if trace:
+                sampled = " ".join(f"{name} {now.get(name, 0) // MB}" for name in FIELDS)
+                print(f"{time.perf_counter() - started:7.1f} s {phase} {ply} {sampled}", file=trace, flush=True)
+        time.sleep(SAMPLE)
+    process.returncode = os.waitstatus_to_exitcode(code)
+    return process.returncode, usage
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--variant", default="3x6k4")
+    parser.add_argument("--memory", nargs="+", default=["64MB", "256MB", "1GB"])
+    parser.add_argument("--trace", type=argparse.FileType("w"), help="write every sample (MB) to this file")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="ttt-memory-") as where:
+        for memory in args.memory:
+            budget = parse_size(memory)
+            if budget is None:
+                raise SystemExit(f"not a size: {memory!r}")
+            started = time.perf_counter()
+            peak, peaks = measure(args.variant, memory, Path(where), args.trace)
+            print(
+                f"{args.variant} --memory {memory}: peak RSS {peak / MB:,.0f} MB, {peak / budget:.2f} x the budget,"
+                f" {(peak - budget) / MB:+,.0f} MB beyond it ({time.perf_counter() - started:.0f} s)",
+                flush=True,
+            )
+            for phase, kept in peaks.items():
+                ply = f" (VmRSS peak while solving ply {kept['at']})" if kept["at"] >= 0 else ""
+                sampled = ", ".join(f"{name} {kept[name] / MB:,.0f} MB" for name in FIELDS)
+                print(f"  {phase:<16} sampled peaks: {sampled}{ply}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
