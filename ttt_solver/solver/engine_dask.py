@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, Self, TypeVar
 
 import dask
@@ -38,7 +38,7 @@ from ..game.variant import Variant
 from . import checksums
 from .passes import COLUMNS, Solved, new_tier_file, solve_chunk, spread
 from .scratch import Scratch, TierSink, sync
-from .solve import Note, Steps, results_file, task_boards, unsolved
+from .solve import Calls, Done, Note, Steps, results_file, task_boards, unsolved
 from .tiers import tiers
 
 CONNECT_SECONDS = 10  # how long a build waits for the scheduler at --address
@@ -106,13 +106,7 @@ class DaskEngine:
                 rows = scratch.check_tiers()[ply]["rows"]
                 note(f"{variant}: ply {ply}: {rows:,} position{'' if rows == 1 else 's'}")
 
-    def run(
-        self,
-        function: Callable[..., T],
-        calls: Sequence[tuple[Any, ...]],
-        name: str,
-        done: Callable[[int], None] | None = None,
-    ) -> list[T]:
+    def run(self, function: Callable[..., T], calls: Calls, name: str, done: Done | None = None) -> list[T]:
         """``function(*call)`` for each call, each a task (its arguments small: names, ranges,
         paths); the results in the calls' order. ``done(index)`` hears of each call as it
         finishes; a task's error is raised here, in the driver."""

@@ -32,6 +32,8 @@ T = TypeVar("T")
 
 Note = Callable[[str], None]  # one line about the run
 Steps = Callable[[str, int, int], None]  # (phase, units just done, units in the phase)
+Done = Callable[[int], None]  # the index of a task that finished
+Calls = Sequence[tuple[Any, ...]]  # each task's arguments (small: names, ranges, paths)
 
 GIB = 1 << 30
 MEMORY_CAP = 8 * GIB  # the default budget is what the machine can spare, at most this
@@ -54,13 +56,7 @@ class Engine(Protocol):
         self, scratch: Scratch, memory: int, note: Note | None = None, steps: Steps | None = None, lowest: int = 0
     ) -> None: ...
 
-    def run(
-        self,
-        function: Callable[..., T],
-        calls: Sequence[tuple[Any, ...]],
-        name: str,
-        done: Callable[[int], None] | None = None,
-    ) -> list[T]:
+    def run(self, function: Callable[..., T], calls: Calls, name: str, done: Done | None = None) -> list[T]:
         """``function(*call)`` for each call as the engine's tasks (the whole-table proof's
         chunks); the results in the calls' order."""
         ...  # fmt: skip
