@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import click
 import pytest
@@ -30,6 +32,38 @@ def test_dash_h_is_help(args):
     short, long = run(*args, "-h"), run(*args, "--help")
     assert short.exit_code == 0 and short.stdout == long.stdout
     assert short.stdout.startswith("Usage: ttt-lookup")
+
+
+SHOWN_ALONE_THEN_DASH_H = """\
+import sys
+
+import click
+from click.testing import CliRunner
+
+from ttt_solver.cli import cli
+
+for name in sys.argv[1:]:
+    command = cli.get_command(click.Context(cli), name)
+    with click.Context(command) as ctx:  # the command alone, as a documentation generator shows it
+        command.get_params(ctx)
+    result = CliRunner().invoke(cli, [name, "-h"], prog_name="ttt-lookup")
+    print(name, result.exit_code, result.output.splitlines()[0])
+"""
+
+
+def test_dash_h_stays_help_after_a_command_is_shown_on_its_own():
+    """Click keeps a command's help option from the first context that asks for it: one of the
+    command alone (as a documentation generator makes) left ``cache -h`` an unknown option for
+    the rest of the process (a fresh process: the tests above have asked already)."""
+    names = ["cache", "help", "analyze"]
+    done = subprocess.run(
+        [sys.executable, "-c", SHOWN_ALONE_THEN_DASH_H, *names], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.splitlines() == [
+        f"{name} 0 Usage: ttt-lookup {name} [OPTIONS]"
+        + (" [COMMAND]" if name == "help" else " [BOARD]" if name == "analyze" else "")
+        for name in names
+    ], done.stdout
 
 
 def test_a_bare_command_prints_the_help_and_succeeds():

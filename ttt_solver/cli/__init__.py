@@ -52,8 +52,19 @@ COMMAND_MODULES = {
 CLOSED_PIPE = 141
 
 
+HELP_OPTIONS = ["-h", "--help"]
+
+
 class TTTGroup(click.Group):
     """A click group that loads command modules on demand and turns library errors into one line."""
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        # Every command's -h/--help is a parameter of its own: click builds the implicit one from
+        # the first context that asks and keeps it, and a context of the command alone (as a
+        # documentation generator makes) would leave it --help only for the rest of the process.
+        if not any(HELP_OPTIONS[0] in param.opts for param in cmd.params):
+            click.help_option(*HELP_OPTIONS)(cmd)
+        super().add_command(cmd, name)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*self.commands, *(name for names in COMMAND_MODULES.values() for name in names)})
@@ -129,7 +140,7 @@ class TTTGroup(click.Group):
         sys.exit(result if isinstance(result, int) else 0)
 
 
-@click.group(cls=TTTGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=TTTGroup, context_settings={"help_option_names": HELP_OPTIONS})
 @colour_option
 @click.version_option(__version__, "--version", prog_name="ttt-lookup", message="%(prog)s %(version)s")
 def cli() -> None:
