@@ -361,7 +361,7 @@ def _packed_equal_table(reader: Any, variant: Variant, tiers: _Tiers, parts: int
     taken = [0] * (variant.cells + 1)
     rows = {ply: tiers.rows(ply) for ply in range(variant.cells + 1)}
     for part in range(parts):
-        codes = _column(reader, "code", "<i8", part)
+        codes = _column(reader, "code", dict(PACKED)["code"], part)
         if codes is None:
             return False
         ply = np.concatenate(

@@ -142,10 +142,14 @@ def machine_problem(variant: Variant, memory: int, disk: int, have_memory: int |
     """Why a build needing ``memory`` and ``disk`` does not fit a machine that has ``have_memory``
     and ``free_disk`` (None: it fits)."""
     if have_memory is not None and memory > have_memory:
-        return f"a build of {variant} keeps at least {size_text(memory)} of memory"
+        return _keeps(variant, memory)
     if disk > free_disk:
         return f"a build of {variant} writes about {size_text(disk)} to the disk"
     return None
+
+
+def _keeps(variant: Variant, memory: int) -> str:
+    return f"a build of {variant} keeps at least {size_text(memory)} of memory"
 
 
 def make_plan(variant: Variant, folder: str) -> Plan:
@@ -160,9 +164,9 @@ def check_machine(variant: Variant, folder: str) -> None:
     a build of ``variant`` in one process (microseconds: exact tier sizes, nothing sampled).
     Too little free disk is the build's own refusal (:func:`ttt_solver.builder.disk.check_room`)."""
     if not fits_one_machine(variant):
-        why = f"a build of {variant} keeps at least {size_text(one_machine_memory(variant))} of memory"
         raise MachineTooSmallError(
-            f"cannot build {variant} on this machine alone: {why}; build it on a cluster with:"
+            f"cannot build {variant} on this machine alone: {_keeps(variant, one_machine_memory(variant))};"
+            " build it on a cluster with:"
             f" ttt-lookup build --variant {variant.name} --engine dask [--address ADDRESS]",
             make_plan(variant, folder),
         )

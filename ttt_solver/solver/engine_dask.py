@@ -38,7 +38,7 @@ from ..game.variant import Variant
 from . import checksums
 from .passes import COLUMNS, Solved, new_tier_file, solve_chunk, spread
 from .scratch import Scratch, TierSink, sync
-from .solve import Calls, Done, Note, Steps, results_file, task_boards, unsolved
+from .solve import Calls, Done, Note, Steps, results_file, task_boards, tier_solved, unsolved
 from .tiers import tiers
 
 CONNECT_SECONDS = 10  # how long a build waits for the scheduler at --address
@@ -103,8 +103,7 @@ class DaskEngine:
             below = results_file(scratch, found, ply + 1, chunk) if ply < variant.cells else None
             self._solve_tier(scratch, ply, found.size(ply), chunk, below, steps, int(found.sizes.sum()))
             if note:
-                rows = scratch.check_tiers()[ply]["rows"]
-                note(f"{variant}: ply {ply}: {rows:,} position{'' if rows == 1 else 's'}")
+                note(tier_solved(variant, ply, scratch.check_tiers()[ply]["rows"]))
 
     def run(self, function: Callable[..., T], calls: Calls, name: str, done: Done | None = None) -> list[T]:
         """``function(*call)`` for each call, each a task (its arguments small: names, ranges,

@@ -173,13 +173,14 @@ def solve_tables(variant: Variant, progress: Note | None = None, memory: int | N
         parts.extend(tier)
         below = out
         if progress:
-            progress(f"{variant}: ply {ply}: {_positions(sum(len(p) for p in tier))}")
+            progress(tier_solved(variant, ply, sum(len(p) for p in tier)))
     solved = Solved.concatenate(parts)
     return Tables(variant, solved.take(np.argsort(solved.code, kind="stable")))
 
 
-def _positions(count: int) -> str:
-    return f"{count:,} position{'' if count == 1 else 's'}"
+def tier_solved(variant: Variant, ply: int, rows: int) -> str:
+    """The line that says a tier is solved, whichever engine solved it."""
+    return f"{variant}: ply {ply}: {rows:,} position{'' if rows == 1 else 's'}"
 
 
 def solve_scratch(
@@ -205,7 +206,7 @@ def solve_scratch(
         last, below = (ply, out), None
         del out
         if note:
-            note(f"{variant}: ply {ply}: {_positions(sink.rows)}")
+            note(tier_solved(variant, ply, sink.rows))
 
 
 def unsolved(scratch: Scratch, found: Tiers, note: Note | None, steps: Steps | None, lowest: int = 0) -> list[int]:
