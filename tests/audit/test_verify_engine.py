@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from support import extra_markers as extras
+from support import write_spy
 from support.damage import copy_with, set_number
 
 from ttt_solver.audit.report import Report
@@ -106,6 +107,18 @@ def test_the_command_line_verifies_on_a_running_cluster_and_writes_nothing(
     assert (copy.read_bytes(), copy.stat().st_mtime_ns) == before
     assert list(temporary.iterdir()) == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["copy.sqlite", "tmp"]
+
+
+def test_every_temporary_file_of_verify_has_one_writer_that_syncs_it(dask_client, db_path, tmp_path, monkeypatch):
+    """As in the build (tests/solver/test_engine_dask.py): the temporary folder may be on a file
+    system shared by several machines."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    variant = Variant.parse("3x3")
+    with write_spy.spying(dask_client, str(tmp_path)) as writes, DaskEngine(client=dask_client) as engine:
+        assert verify(db_path, variant, engine).ok
+    assert writes.shared() == {}
+    assert writes.by_tasks() <= writes.synced, sorted(writes.by_tasks() - writes.synced)[:3]
+    assert len({task for _path, task in writes.by_tasks()}) > 20  # 3x3 at 64K: up to 5 chunks a tier, and the ranges
 
 
 @pytest.mark.parametrize(

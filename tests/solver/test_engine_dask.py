@@ -16,7 +16,7 @@ from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
-from support import brute_force
+from support import brute_force, write_spy
 from support import extra_markers as extras
 
 from ttt_solver.builder import disk
@@ -110,6 +110,20 @@ def test_a_damaged_result_file_is_made_again_from_its_tier(dask_client, variant_
     with DaskEngine(client=dask_client) as engine:
         report = build(target, variant, memory=1 << 20, engine=engine, progress=lines.append)
     assert any("tier-09/results.bin" in line and "made again from the tier's rows" in line for line in lines), lines
+    assert report.digest == digest(variant_db("3x4k3"))
+
+
+def test_every_file_of_the_scratch_folder_has_one_writer_that_syncs_it(dask_client, variant_db, tmp_path):
+    """On a file system shared by several machines, two writers of one file (even of disjoint
+    bytes: each client writes back whole pages) can undo each other's writes; and a file read
+    on another machine must be on the disk first. So every file is written by one process or
+    task, and a task syncs what it writes before it ends (the driver reads it after)."""
+    target = tmp_path / "3x4k3.sqlite"
+    with write_spy.spying(dask_client, str(tmp_path)) as writes, DaskEngine(client=dask_client) as engine:
+        report = build(target, Variant.parse("3x4k3"), memory=1 << 20, engine=engine)
+    assert writes.shared() == {}
+    assert writes.by_tasks() <= writes.synced, sorted(writes.by_tasks() - writes.synced)[:3]
+    assert len({task for _path, task in writes.by_tasks()}) > 30  # 3x4k3 at 1M: 2 to 5 chunks a tier, and the ranges
     assert report.digest == digest(variant_db("3x4k3"))
 
 

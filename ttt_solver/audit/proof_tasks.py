@@ -10,8 +10,11 @@ on a shared file system):
   them (:func:`.retrograde.prove_chunk`, as one process does);
 - the tier below's result bytes, memory-mapped read-only: the stored rows found sound there,
   spread to their images by the tasks of the tier below;
-- the tier's own result bytes, memory-mapped for writing: each task spreads its chunk's sound
-  rows (every board is the image of one canonical position, in one chunk: disjoint bytes).
+- each task writes the images of its chunk's sound rows into a file of its own, grouped by
+  range of ranks; then a task per range gathers its images from those files into a file of
+  its own, and the driver appends the ranges into the tier's result bytes
+  (:mod:`ttt_solver.solver.shuffle`, as the build does): every file has one writer, and is
+  read only once its writer synced and closed it.
 
 A task returns its :class:`.retrograde.Findings`; the driver tells them to the report in
 chunk order, the chunks being the single process's (:func:`.retrograde.chunks`), so the report
@@ -21,12 +24,14 @@ is the same. Nothing is written but those files, in a temporary folder removed a
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..game.variant import Variant
-from ..solver.passes import COLUMNS, Solved, new_tier_file, spread
+from ..solver.passes import COLUMNS, Solved
+from ..solver.shuffle import gather_range, join_ranges, range_bounds, write_images
+from ..solver.solve import default_memory
 from ..solver.tiers import tiers
 from .report import Report
 from .retrograde import Findings, chunks, conclude, prove_chunk
@@ -65,35 +70,48 @@ def prove_tier_files(
     tally: dict[str, int] = {}
     below: str | None = None
     for ply in range(variant.cells, -1, -1):
-        out = os.path.join(folder, f"{ply:02d}-results.bin")
-        new_tier_file(found, ply, out)
+        cut = chunks(variant, ply, memory)
+        bounds = range_bounds(found.size(ply), memory or default_memory(), len(cut))
         calls = [
-            (variant.name, ply, start, stop, folder, counts[ply], below, out)
-            for start, stop in chunks(variant, ply, memory)
+            (variant.name, ply, start, stop, folder, counts[ply], below, bounds, _images_file(folder, ply, start))
+            for start, stop in cut
         ]
 
-        def done(index: int, calls: list[tuple[str, int, int, int, str, int, str | None, str]] = calls) -> None:
+        def done(index: int, calls: list[tuple[Any, ...]] = calls) -> None:
             if steps:
                 steps("proving", calls[index][3] - calls[index][2], total)
 
-        for findings in engine.run(prove_partition, calls, f"verify-{variant.name}-{ply}", done):
+        groups = []
+        for findings, group in engine.run(prove_partition, calls, f"verify-{variant.name}-{ply}", done):
             findings.tell(report, tally)
-        if below is not None:
-            os.remove(below)  # the tier two below is no longer read
+            groups.append(group)
+        ranges = [os.path.join(folder, f"{ply:02d}-range-{first:015d}.bin") for first in bounds[:-1]]
+        gathers = [
+            ([(call[-1], group[r], group[r + 1]) for call, group in zip(calls, groups)],
+             bounds[r + 1] - bounds[r], ranges[r])
+            for r in range(len(ranges))
+        ]  # fmt: skip
+        engine.run(gather_range, gathers, f"verify-{variant.name}-{ply}-ranges")
+        out = os.path.join(folder, f"{ply:02d}-results.bin")
+        join_ranges(ranges, out)
+        for used in [call[-1] for call in calls] + ranges + ([below] if below is not None else []):
+            os.remove(used)  # the chunks' images, the ranges and the tier two below are no longer read
         below = out
     conclude(report, tally)
 
 
 def prove_partition(
-    name: str, ply: int, start: int, stop: int, folder: str, count: int, below: str | None, out: str
-) -> Findings:
+    name: str, ply: int, start: int, stop: int, folder: str, count: int, below: str | None, bounds: list[int], out: str
+) -> tuple[Findings, list[int]]:
     """A task: prove ranks ``start`` to ``stop`` of tier ``ply`` of variant ``name`` against
-    the tier's ``count`` stored rows in ``folder`` and the result bytes in ``below``; spread
-    the rows found sound into ``out``; what it found."""
+    the tier's ``count`` stored rows in ``folder`` and the result bytes in ``below``; write the
+    images of the rows found sound into ``out``, grouped by the ranges of ranks starting at
+    ``bounds`` (:func:`.shuffle.write_images`); what it found, and where each group starts."""
     found = tiers(Variant.parse(name))
     below_bytes = np.memmap(below, dtype=np.uint8, mode="r") if below is not None else None
     proof = prove_chunk(found, ply, start, stop, below_bytes, tier_rows(folder, ply, count))
-    results = np.memmap(out, dtype=np.uint8, mode="r+")
-    spread(found, ply, proof.sound, results)
-    results.flush()
-    return proof.findings
+    return proof.findings, write_images(found, ply, proof.sound, bounds, out)
+
+
+def _images_file(folder: str, ply: int, start: int) -> str:
+    return os.path.join(folder, f"{ply:02d}-{start:015d}.images.bin")

@@ -22,6 +22,7 @@ from ..errors import MachineTooSmallError
 from ..game import rules
 from ..game.symmetry import orbit_size
 from ..game.variant import Variant
+from ..solver.shuffle import PAIR
 from ..solver.solve import BYTES_PER_BOARD, MAX_CHUNK
 from ..store.build_cost import (
     SOLVE_SECONDS,
@@ -89,10 +90,13 @@ class Plan:
     @property
     def shuffle_bytes(self) -> int:
         """Bytes that pass between the tasks of a distributed build through the shared folder:
-        for each tier, the tier below's result bytes gathered, its own scattered (one per legal
-        board) and its rows written by the tasks and gathered into the tier's files."""
+        for each tier, the tier below's result bytes gathered; its rows written by the tasks
+        and gathered into the tier's files; its images (one a symmetry of each row) written
+        by the tasks and gathered by range; the ranges' result bytes written and gathered
+        (:mod:`ttt_solver.solver.shuffle`)."""
         below = [0, *(tier.result_bytes for tier in self.tiers[:-1])]  # tiers are listed from the last ply
-        return sum(b + t.legal + 2 * t.canonical * ROW_BYTES for b, t in zip(below, self.tiers))
+        image = 2 * len(self.variant.symmetries) * PAIR.itemsize
+        return sum(b + t.canonical * (2 * ROW_BYTES + image) + 2 * t.result_bytes for b, t in zip(below, self.tiers))
 
     @property
     def disk_bytes(self) -> int:

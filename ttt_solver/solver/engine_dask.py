@@ -3,21 +3,23 @@
 
 What a task needs comes by name and path, not through the scheduler: the variant's name (each
 worker builds the tier tables once, :func:`ttt_solver.solver.tiers.tiers`), a range of ranks,
-and the paths of two files in the scratch folder, which every worker can reach (one machine,
-or a folder on a shared file system):
+and paths in the scratch folder, which every worker reaches by the same path (one machine, or
+a folder on a shared file system). Every file there has one writer and is read only after its
+writer synced and closed it, so that a file system shared by several machines is safe too:
 
-- the tier below's ``results.bin``, memory-mapped read-only: the children's result bytes,
-  gathered by rank (:func:`ttt_solver.solver.passes.solve_chunk`, unchanged);
-- the tier's own ``results.bin``, memory-mapped for writing: each task writes the result bytes
-  of its positions' images (:func:`ttt_solver.solver.passes.spread`, unchanged). Every board
-  is the image of one canonical position, solved by one task, so tasks write disjoint bytes.
+- the tier below's ``results.bin`` (written by the driver), memory-mapped read-only: the
+  children's result bytes, gathered by rank (:func:`ttt_solver.solver.passes.solve_chunk`);
+- each solving task writes its rows into column files of its own (a partition of the tier, by
+  rank) and its positions' images into a file of its own, grouped by range of ranks;
+- then a task per range gathers its images from those files and writes the range's result
+  bytes into a file of its own (:mod:`ttt_solver.solver.shuffle`).
 
-Each task writes its rows into its own column files (a partition of the tier, by rank) and
-returns their count; the driver appends the partitions in rank order into the tier's files,
-which are then exactly the files one process writes (:func:`ttt_solver.solver.solve.solve_scratch`),
-and records the tier as it does (:meth:`ttt_solver.solver.scratch.Scratch.finish`). The tasks'
-files of a run sit in a folder of their own inside ``tier-PP.part/``: a task left running by a
-killed driver writes into a folder the next run has removed, never into its files.
+The driver appends the partitions in rank order into the tier's files and the ranges into its
+``results.bin``: exactly the files one process writes
+(:func:`ttt_solver.solver.solve.solve_scratch`), and records the tier as it does
+(:meth:`ttt_solver.solver.scratch.Scratch.finish`). The tasks' files of a run sit in a folder
+of their own inside ``tier-PP.part/``: a task left running by a killed driver writes into a
+folder the next run has removed, never into its files.
 
 This module imports Dask: it is imported only when a build asks for it (``--engine dask``).
 """
@@ -25,6 +27,7 @@ This module imports Dask: it is imported only when a build asks for it (``--engi
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 from collections.abc import Callable
 from typing import Any, Self, TypeVar
@@ -35,9 +38,9 @@ from dask.distributed import Client, LocalCluster, as_completed
 
 from ..errors import BuildError
 from ..game.variant import Variant
-from . import checksums
-from .passes import COLUMNS, Solved, new_tier_file, solve_chunk, spread
-from .scratch import Scratch, TierSink, sync
+from .passes import COLUMNS, Solved, solve_chunk
+from .scratch import Scratch, TierSink, sync, write_array
+from .shuffle import gather_range, join_ranges, range_bounds, write_images
 from .solve import Calls, Done, Note, Steps, results_file, task_boards, tier_solved, unsolved
 from .tiers import tiers
 
@@ -98,10 +101,9 @@ class DaskEngine:
         assert self.client is not None, "DaskEngine used outside its with block"
         variant = scratch.variant
         found = tiers(variant)
-        chunk = task_boards(memory)
         for ply in unsolved(scratch, found, note, steps, lowest):
-            below = results_file(scratch, found, ply + 1, chunk) if ply < variant.cells else None
-            self._solve_tier(scratch, ply, found.size(ply), chunk, below, steps, int(found.sizes.sum()))
+            below = results_file(scratch, found, ply + 1, task_boards(memory)) if ply < variant.cells else None
+            self._solve_tier(scratch, ply, memory, below, steps, int(found.sizes.sum()))
             if note:
                 note(tier_solved(variant, ply, scratch.check_tiers()[ply]["rows"]))
 
@@ -123,55 +125,55 @@ class DaskEngine:
         return [results[index] for index in range(len(calls))]
 
     def _solve_tier(
-        self, scratch: Scratch, ply: int, size: int, chunk: int, below: str | None, steps: Steps | None, total: int
+        self, scratch: Scratch, ply: int, memory: int, below: str | None, steps: Steps | None, total: int
     ) -> None:
         assert self.client is not None
-        run = os.path.join(scratch.part(ply), f"run-{uuid.uuid4().hex}")
+        name, size, chunk = scratch.variant.name, tiers(scratch.variant).size(ply), task_boards(memory)
+        part = scratch.part(ply)
+        run = os.path.join(part, f"run-{uuid.uuid4().hex}")
         os.makedirs(run)
-        results = os.path.join(run, "results.bin")
-        new_tier_file(tiers(scratch.variant), ply, results)
         starts = list(range(0, size, chunk))
-        calls = [(scratch.variant.name, ply, start, min(size, start + chunk), below, results, run) for start in starts]
+        bounds = range_bounds(size, memory, min(len(starts), sum(self.client.nthreads().values())))
+        calls = [(name, ply, start, min(size, start + chunk), below, bounds, run) for start in starts]
 
         def done(index: int) -> None:
             if steps:
                 steps("solving", calls[index][3] - calls[index][2], total)
 
-        self.run(solve_partition, calls, f"{scratch.variant.name}-{ply}", done)
-        part = os.path.dirname(run)
+        groups = self.run(solve_partition, calls, f"{name}-{ply}", done)
+        ranges = [os.path.join(run, f"range-{first:015d}.bin") for first in bounds[:-1]]
+        gathers = [
+            ([(_images_file(run, start), group[r], group[r + 1]) for start, group in zip(starts, groups)],
+             bounds[r + 1] - bounds[r], ranges[r])
+            for r in range(len(ranges))
+        ]  # fmt: skip
+        self.run(gather_range, gathers, f"{name}-{ply}-ranges")
         sink = TierSink(part)
         for start in starts:
             sink.append(_read_partition(run, start))
-        handle = os.open(results, os.O_RDONLY)
-        try:
-            os.fsync(handle)  # the tasks' writes, on the disk before the tier is recorded
-        finally:
-            os.close(handle)
-        running = checksums.read_prefix(results, size + 1)
-        assert running is not None, f"{results} is shorter than its tier"
-        os.replace(results, os.path.join(part, "results.bin"))
-        for name in os.listdir(run):
-            os.remove(os.path.join(run, name))
-        os.rmdir(run)
+        results = join_ranges(ranges, os.path.join(part, "results.bin"))
+        shutil.rmtree(run)
         sync(part)
-        scratch.finish(ply, sink, running.entry())
+        scratch.finish(ply, sink, results)
 
 
-def solve_partition(name: str, ply: int, start: int, stop: int, below: str | None, results: str, folder: str) -> int:
-    """A task: solve ranks ``start`` to ``stop`` of tier ``ply`` of variant ``name``, write the
-    result bytes of the positions' images into ``results`` and the rows into ``folder``
-    (``START.NAME.bin`` per column); the count of rows."""
+def solve_partition(
+    name: str, ply: int, start: int, stop: int, below: str | None, bounds: list[int], folder: str
+) -> list[int]:
+    """A task: solve ranks ``start`` to ``stop`` of tier ``ply`` of variant ``name``; write the
+    rows into ``folder`` (``START.NAME.bin`` per column) and the positions' images, grouped by
+    the ranges of ranks starting at ``bounds``, into ``START.images.bin`` there
+    (:func:`.shuffle.write_images`); where each group starts, and the images' count."""
     found = tiers(Variant.parse(name))
     below_bytes = np.memmap(below, dtype=np.uint8, mode="r") if below is not None else None
     solved = solve_chunk(found, ply, start, stop, below_bytes)
-    out = np.memmap(results, dtype=np.uint8, mode="r+")
-    spread(found, ply, solved, out)
-    out.flush()
-    del out
     for column, (column_name, dtype) in zip(solved, COLUMNS):
-        with open(os.path.join(folder, f"{start:015d}.{column_name}.bin"), "wb") as file:
-            column.astype(dtype, copy=False).tofile(file)
-    return len(solved)
+        write_array(os.path.join(folder, f"{start:015d}.{column_name}.bin"), column.astype(dtype, copy=False))
+    return write_images(found, ply, solved, bounds, _images_file(folder, start))
+
+
+def _images_file(folder: str, start: int) -> str:
+    return os.path.join(folder, f"{start:015d}.images.bin")
 
 
 def _read_partition(folder: str, start: int) -> Solved:

@@ -7,14 +7,15 @@ many machines (README.md, "Twenty cells").
 - :func:`solve_chunk`: the canonical legal positions of a chunk, each valued from the results
   of its children in the tier below (one byte per board of that tier, by rank).
 - :func:`spread`: the results of a chunk's canonical positions written to the ranks of every
-  image of each, so that the next tier up finds any child by its rank without
-  canonicalising it.
+  image of each (:func:`images`), so that the next tier up finds any child by its rank
+  without canonicalising it.
 
 Values are +1 win, 0 draw, -1 loss for the side to move (see :mod:`ttt_solver.game.values`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import NamedTuple
 
 import numpy as np
@@ -22,8 +23,6 @@ import numpy as np
 from ..game import array_rules, codec
 from ..game.values import NO_POSITION, back_up, byte_tables, result_bytes
 from .tiers import Tiers
-
-FILL = 1 << 24  # bytes of a new tier file written at a time
 
 # The columns of solved positions: name -> dtype (little-endian where it matters).
 COLUMNS = (
@@ -142,19 +141,9 @@ def new_tier(tiers: Tiers, ply: int) -> np.ndarray:
     return np.full(tiers.size(ply) + 1, NO_POSITION, dtype=np.uint8)
 
 
-def new_tier_file(tiers: Tiers, ply: int, path: str) -> None:
-    """:func:`new_tier` as a new file at ``path`` (written a block at a time), for tasks on an
-    engine to memory-map and fill."""
-    size = tiers.size(ply) + 1
-    block = np.full(min(size, FILL), NO_POSITION, dtype=np.uint8)
-    with open(path, "wb") as file:
-        for start in range(0, size, FILL):
-            block[: min(FILL, size - start)].tofile(file)
-
-
-def spread(tiers: Tiers, ply: int, solved: Solved, out: np.ndarray) -> None:
-    """Write each position's result byte to the rank of each of its images in ``out``, the
-    tier's result bytes by rank."""
+def images(tiers: Tiers, ply: int, solved: Solved) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """For each symmetry in turn: the rank in tier ``ply`` of each position's image under it,
+    and the result bytes the images get (one per position, the same array each time)."""
     g = tiers.geometry
     result = result_bytes(solved.value, solved.remoteness)
     high, low = np.divmod(solved.code, np.int64(g.base))
@@ -164,4 +153,11 @@ def spread(tiers: Tiers, ply: int, solved: Solved, out: np.ndarray) -> None:
         image_high += np.take(low_high[s], low)
         image_low = np.take(high_low[s], high)
         image_low += np.take(low_low[s], low)
-        out[tiers.ranks(ply, image_high, image_low)] = result
+        yield tiers.ranks(ply, image_high, image_low), result
+
+
+def spread(tiers: Tiers, ply: int, solved: Solved, out: np.ndarray) -> None:
+    """Write each position's result byte to the rank of each of its images in ``out``, the
+    tier's result bytes by rank."""
+    for ranks, result in images(tiers, ply, solved):
+        out[ranks] = result

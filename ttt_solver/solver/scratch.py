@@ -126,10 +126,7 @@ class Scratch:
             yield results, sink
         finally:
             sink.close()
-        with open(os.path.join(part, "results.bin"), "wb") as file:
-            results.tofile(file)
-            file.flush()
-            os.fsync(file.fileno())
+        write_array(os.path.join(part, "results.bin"), results)
         self.finish(ply, sink, checksums.of_bytes(results))
 
     def part(self, ply: int) -> str:
@@ -302,6 +299,15 @@ def locked(path: str) -> Iterator[bool]:
         yield waited
     finally:
         os.close(handle)
+
+
+def write_array(path: str, array: np.ndarray) -> None:
+    """A new file at ``path`` holding ``array``'s bytes, on the disk when this returns (so that
+    another process, on any machine, may read it)."""
+    with open(path, "wb") as file:
+        array.tofile(file)
+        file.flush()
+        os.fsync(file.fileno())
 
 
 def write_json(path: str, data: dict[str, Any]) -> None:

@@ -25,7 +25,7 @@ from ..game import array_rules, codec
 from ..game.variant import Variant
 from . import checksums
 from .passes import COLUMNS, Solved, new_tier, solve_chunk, spread
-from .scratch import Scratch, read_record, read_slice, sync, write_json
+from .scratch import Scratch, read_record, read_slice, sync, write_array, write_json
 from .tiers import Tiers, tiers
 
 T = TypeVar("T")
@@ -229,10 +229,7 @@ def results_file(scratch: Scratch, found: Tiers, ply: int, chunk: int) -> str:
     path = scratch.results_file(ply)
     if path is None:
         path = os.path.join(scratch.path, f"tier-{ply:02d}", "results.bin")
-        with open(path, "wb") as file:
-            _results(scratch, found, ply, chunk).tofile(file)
-            file.flush()
-            os.fsync(file.fileno())
+        write_array(path, _results(scratch, found, ply, chunk))
     return path
 
 
