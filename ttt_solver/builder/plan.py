@@ -22,7 +22,7 @@ from ..errors import MachineTooSmallError
 from ..game import rules
 from ..game.symmetry import orbit_size
 from ..game.variant import Variant
-from ..solver.shuffle import PAIR
+from ..solver.shuffle import IMAGE_BYTES
 from ..solver.solve import BYTES_PER_BOARD, MAX_CHUNK
 from ..store.build_cost import (
     SOLVE_SECONDS,
@@ -95,7 +95,7 @@ class Plan:
         by the tasks and gathered by range; the ranges' result bytes written and gathered
         (:mod:`ttt_solver.solver.shuffle`)."""
         below = [0, *(tier.result_bytes for tier in self.tiers[:-1])]  # tiers are listed from the last ply
-        image = 2 * len(self.variant.symmetries) * PAIR.itemsize
+        image = 2 * len(self.variant.symmetries) * IMAGE_BYTES
         return sum(b + t.canonical * (2 * ROW_BYTES + image) + 2 * t.result_bytes for b, t in zip(below, self.tiers))
 
     @property

@@ -28,51 +28,59 @@ from .passes import Solved, images
 from .scratch import write_array
 from .tiers import Tiers
 
-# An image: its rank less its range's first rank, and its result byte (5 bytes, packed).
-PAIR = np.dtype([("rank", "<u4"), ("byte", "u1")])
-RANGE_LIMIT = 1 << 32  # boards of a range at most: its ranks are uint32 in PAIR
+RANGE_LIMIT = 1 << 32  # boards of a range at most: an image's rank in its range is a uint32
+RANK, BYTE = np.dtype("<u4"), np.dtype("u1")  # an image in an images file: its rank in its range, its result byte
+IMAGE_BYTES = RANK.itemsize + BYTE.itemsize
 
-Part = tuple[str, int, int]  # a chunk's images file and the first and last pair of one range's group
+Part = tuple[str, int, int]  # a chunk's images file, and the first and last image of one range's group
 
 
 def range_bounds(size: int, memory: int, least: int) -> list[int]:
-    """The first rank of each range a tier of ``size`` boards is cut into, and ``size``: each
-    range at most half a task's budget of ``memory`` bytes (a byte a board), and at least
-    ``least`` ranges (the workers, so that they gather side by side) where the tier is that wide."""
-    boards = max(1, min(RANGE_LIMIT, memory // 2))
-    count = max(1, -(-size // boards), min(least, size))
-    return [size * index // count for index in range(count + 1)]
+    """The first rank of each range a tier of ``size`` boards is cut into, and ``size``: ranges
+    of one width (the last one shorter), each at most half a task's budget of ``memory`` bytes
+    (a byte a board), and at least ``least`` of them (the workers, so that they gather side by
+    side) where the tier is that wide."""
+    most = max(1, min(RANGE_LIMIT, memory // 2))
+    count = max(1, -(-size // most), min(least, size))
+    width = max(1, -(-size // count))
+    return [min(size, index * width) for index in range(-(-size // width) + 1)]
 
 
 def write_images(tiers: Tiers, ply: int, solved: Solved, bounds: Sequence[int], path: str) -> list[int]:
     """Write the images of ``solved`` (positions of tier ``ply``) with their result bytes to a
-    new file at ``path``, grouped by the range of :func:`range_bounds` they land in; the first
-    pair of each group, and the pairs' count."""
+    new file at ``path``, grouped by the range of :func:`range_bounds` they land in (each group
+    its ranks in the range, then its bytes); the first image of each group, and the images'
+    count."""
     ranks, results = [], []
     for rank, result in images(tiers, ply, solved):
         ranks.append(rank)
         results.append(result)
-    rank = np.concatenate(ranks)
-    edges = np.asarray(bounds, dtype=np.int64)
-    group = np.searchsorted(edges, rank, side="right") - 1
-    order = np.argsort(group.astype(np.min_scalar_type(len(edges))), kind="stable")  # a radix sort
-    group = group[order]
-    pairs = np.empty(len(rank), dtype=PAIR)
-    pairs["rank"] = rank[order] - edges[group]
-    pairs["byte"] = np.concatenate(results)[order]
-    write_array(path, pairs)
-    counts = np.bincount(group, minlength=len(edges) - 1)
-    return [0, *np.cumsum(counts).tolist()]
+    rank, result = np.concatenate(ranks), np.concatenate(results)
+    count = len(bounds) - 1
+    group = (rank // max(1, bounds[1])).astype(np.min_scalar_type(count))
+    order = np.argsort(group, kind="stable")  # a radix sort: the groups are small integers
+    first = [0, *np.cumsum(np.bincount(group, minlength=count)).tolist()]
+    rank, result = rank[order], result[order]
+    with open(path, "wb") as file:
+        for index in range(count):
+            start, stop = first[index], first[index + 1]
+            (rank[start:stop] - bounds[index]).astype(RANK).tofile(file)
+            result[start:stop].tofile(file)
+        file.flush()
+        os.fsync(file.fileno())
+    return first
 
 
 def gather_range(parts: Sequence[Part], boards: int, path: str) -> None:
-    """A task: the result bytes of a range of ``boards`` ranks, from its group of pairs in each
-    chunk's images file (``parts``), written to a new file at ``path``."""
+    """A task: the result bytes of a range of ``boards`` ranks, from its group of images in
+    each chunk's images file (``parts``), written to a new file at ``path``."""
     out = np.full(boards, NO_POSITION, dtype=np.uint8)  # no legal board yet
     for images_file, first, last in parts:
-        if last > first:
-            pairs = np.fromfile(images_file, dtype=PAIR, count=last - first, offset=first * PAIR.itemsize)
-            out[pairs["rank"]] = pairs["byte"]
+        count = last - first
+        if count:
+            group = np.fromfile(images_file, dtype=np.uint8, count=count * IMAGE_BYTES, offset=first * IMAGE_BYTES)
+            split = count * RANK.itemsize
+            out[group[:split].view(RANK)] = group[split:]
     write_array(path, out)
 
 
