@@ -30,6 +30,7 @@ import numpy as np
 
 from ..game.variant import Variant
 from ..solver.passes import COLUMNS, Solved
+from ..solver.scratch import synced_file
 from ..solver.shuffle import gather_range, join_ranges, range_bounds, write_images
 from ..solver.solve import default_memory
 from ..solver.tiers import tiers
@@ -110,7 +111,8 @@ def prove_partition(
     found = tiers(Variant.parse(name))
     below_bytes = np.memmap(below, dtype=np.uint8, mode="r") if below is not None else None
     proof = prove_chunk(found, ply, start, stop, below_bytes, tier_rows(folder, ply, count))
-    return proof.findings, write_images(found, ply, proof.sound, bounds, out)
+    with synced_file(out) as file:
+        return proof.findings, write_images(found, ply, proof.sound, bounds, file)
 
 
 def _images_file(folder: str, ply: int, start: int) -> str:

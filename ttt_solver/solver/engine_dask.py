@@ -9,8 +9,8 @@ writer synced and closed it, so that a file system shared by several machines is
 
 - the tier below's ``results.bin`` (written by the driver), memory-mapped read-only: the
   children's result bytes, gathered by rank (:func:`ttt_solver.solver.passes.solve_chunk`);
-- each solving task writes its rows into column files of its own (a partition of the tier, by
-  rank) and its positions' images into a file of its own, grouped by range of ranks;
+- each solving task writes its rows (a partition of the tier, by rank) and then its positions'
+  images, grouped by range of ranks, into a file of its own;
 - then a task per range gathers its images from those files and writes the range's result
   bytes into a file of its own (:mod:`ttt_solver.solver.shuffle`).
 
@@ -39,7 +39,7 @@ from dask.distributed import Client, LocalCluster, as_completed
 from ..errors import BuildError
 from ..game.variant import Variant
 from .passes import COLUMNS, Solved, solve_chunk
-from .scratch import Scratch, TierSink, sync, write_array
+from .scratch import Scratch, TierSink, sync, synced_file
 from .shuffle import gather_range, join_ranges, range_bounds, write_images
 from .solve import Calls, Done, Note, Steps, results_file, task_boards, tier_solved, unsolved
 from .tiers import tiers
@@ -140,17 +140,17 @@ class DaskEngine:
             if steps:
                 steps("solving", calls[index][3] - calls[index][2], total)
 
-        groups = self.run(solve_partition, calls, f"{name}-{ply}", done)
+        solved = self.run(solve_partition, calls, f"{name}-{ply}", done)
         ranges = [os.path.join(run, f"range-{first:015d}.bin") for first in bounds[:-1]]
         gathers = [
-            ([(_images_file(run, start), group[r], group[r + 1]) for start, group in zip(starts, groups)],
+            ([(_partition_file(run, start), group[r], group[r + 1]) for start, (_rows, group) in zip(starts, solved)],
              bounds[r + 1] - bounds[r], ranges[r])
             for r in range(len(ranges))
         ]  # fmt: skip
         self.run(gather_range, gathers, f"{name}-{ply}-ranges")
         sink = TierSink(part)
-        for start in starts:
-            sink.append(_read_partition(run, start))
+        for start, (rows, _group) in zip(starts, solved):
+            sink.append(_read_partition(_partition_file(run, start), rows))
         results = join_ranges(ranges, os.path.join(part, "results.bin"))
         shutil.rmtree(run)
         sync(part)
@@ -159,24 +159,27 @@ class DaskEngine:
 
 def solve_partition(
     name: str, ply: int, start: int, stop: int, below: str | None, bounds: list[int], folder: str
-) -> list[int]:
-    """A task: solve ranks ``start`` to ``stop`` of tier ``ply`` of variant ``name``; write the
-    rows into ``folder`` (``START.NAME.bin`` per column) and the positions' images, grouped by
-    the ranges of ranks starting at ``bounds``, into ``START.images.bin`` there
-    (:func:`.shuffle.write_images`); where each group starts, and the images' count."""
+) -> tuple[int, list[int]]:
+    """A task: solve ranks ``start`` to ``stop`` of tier ``ply`` of variant ``name``, and write
+    into one file of ``folder`` (``START.bin``, one sync) its rows, column after column, then
+    the positions' images grouped by the ranges of ranks starting at ``bounds``
+    (:func:`.shuffle.write_images`); the rows' count, and where each group starts."""
     found = tiers(Variant.parse(name))
     below_bytes = np.memmap(below, dtype=np.uint8, mode="r") if below is not None else None
     solved = solve_chunk(found, ply, start, stop, below_bytes)
-    for column, (column_name, dtype) in zip(solved, COLUMNS):
-        write_array(os.path.join(folder, f"{start:015d}.{column_name}.bin"), column.astype(dtype, copy=False))
-    return write_images(found, ply, solved, bounds, _images_file(folder, start))
+    with synced_file(_partition_file(folder, start)) as file:
+        for column, (_name, dtype) in zip(solved, COLUMNS):
+            column.astype(dtype, copy=False).tofile(file)
+        return len(solved), write_images(found, ply, solved, bounds, file)
 
 
-def _images_file(folder: str, start: int) -> str:
-    return os.path.join(folder, f"{start:015d}.images.bin")
+def _partition_file(folder: str, start: int) -> str:
+    return os.path.join(folder, f"{start:015d}.bin")
 
 
-def _read_partition(folder: str, start: int) -> Solved:
-    return Solved(
-        *(np.fromfile(os.path.join(folder, f"{start:015d}.{name}.bin"), dtype=dtype) for name, dtype in COLUMNS)
-    )
+def _read_partition(path: str, rows: int) -> Solved:
+    columns, offset = [], 0
+    for _name, dtype in COLUMNS:
+        columns.append(np.fromfile(path, dtype=dtype, count=rows, offset=offset))
+        offset += rows * np.dtype(dtype).itemsize
+    return Solved(*columns)

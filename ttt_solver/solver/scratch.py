@@ -27,7 +27,7 @@ import os
 import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -301,13 +301,20 @@ def locked(path: str) -> Iterator[bool]:
         os.close(handle)
 
 
-def write_array(path: str, array: np.ndarray) -> None:
-    """A new file at ``path`` holding ``array``'s bytes, on the disk when this returns (so that
-    another process, on any machine, may read it)."""
+@contextmanager
+def synced_file(path: str) -> Iterator[BinaryIO]:
+    """A new file at ``path`` to write, on the disk once the block ends (so that another
+    process, on any machine, may read it)."""
     with open(path, "wb") as file:
-        array.tofile(file)
+        yield file
         file.flush()
         os.fsync(file.fileno())
+
+
+def write_array(path: str, array: np.ndarray) -> None:
+    """A new file at ``path`` holding ``array``'s bytes, on the disk when this returns."""
+    with synced_file(path) as file:
+        array.tofile(file)
 
 
 def write_json(path: str, data: dict[str, Any]) -> None:

@@ -7,7 +7,7 @@ scratch folder as a shuffle, every file with one writer, read only once its writ
 and closed it:
 
 1. The task that solves a chunk writes its positions' images (:func:`.passes.images`) into a
-   file of its own, grouped by the range of ranks each lands in (:func:`write_images`; the
+   file of its own (after its rows, in the build), grouped by the range of ranks each lands in (:func:`write_images`; the
    tier is cut into ranges by :func:`range_bounds`), and returns where each group starts.
 2. Once every chunk is solved, a task per range reads its group from each chunk's file and
    writes the range's result bytes into a file of its own (:func:`gather_range`).
@@ -17,22 +17,22 @@ and closed it:
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
+from typing import BinaryIO
 
 import numpy as np
 
 from ..game.values import NO_POSITION
 from . import checksums
 from .passes import Solved, images
-from .scratch import write_array
+from .scratch import synced_file, write_array
 from .tiers import Tiers
 
 RANGE_LIMIT = 1 << 32  # boards of a range at most: an image's rank in its range is a uint32
 RANK, BYTE = np.dtype("<u4"), np.dtype("u1")  # an image in an images file: its rank in its range, its result byte
 IMAGE_BYTES = RANK.itemsize + BYTE.itemsize
 
-Part = tuple[str, int, int]  # a chunk's images file, and the first and last image of one range's group
+Part = tuple[str, int, int]  # a file of a chunk's images, and where one range's group starts and ends in it
 
 
 def range_bounds(size: int, memory: int, least: int) -> list[int]:
@@ -46,11 +46,10 @@ def range_bounds(size: int, memory: int, least: int) -> list[int]:
     return [min(size, index * width) for index in range(-(-size // width) + 1)]
 
 
-def write_images(tiers: Tiers, ply: int, solved: Solved, bounds: Sequence[int], path: str) -> list[int]:
-    """Write the images of ``solved`` (positions of tier ``ply``) with their result bytes to a
-    new file at ``path``, grouped by the range of :func:`range_bounds` they land in (each group
-    its ranks in the range, then its bytes); the first image of each group, and the images'
-    count."""
+def write_images(tiers: Tiers, ply: int, solved: Solved, bounds: Sequence[int], file: BinaryIO) -> list[int]:
+    """Write the images of ``solved`` (positions of tier ``ply``) with their result bytes to
+    ``file``, grouped by the range of :func:`range_bounds` they land in (each group its ranks
+    in the range, then its bytes); where each group starts in the file, and where the last ends."""
     ranks, results = [], []
     for rank, result in images(tiers, ply, solved):
         ranks.append(rank)
@@ -61,25 +60,22 @@ def write_images(tiers: Tiers, ply: int, solved: Solved, bounds: Sequence[int], 
     order = np.argsort(group, kind="stable")  # a radix sort: the groups are small integers
     first = [0, *np.cumsum(np.bincount(group, minlength=count)).tolist()]
     rank, result = rank[order], result[order]
-    with open(path, "wb") as file:
-        for index in range(count):
-            start, stop = first[index], first[index + 1]
-            (rank[start:stop] - bounds[index]).astype(RANK).tofile(file)
-            result[start:stop].tofile(file)
-        file.flush()
-        os.fsync(file.fileno())
-    return first
+    base = file.tell()
+    for index in range(count):
+        start, stop = first[index], first[index + 1]
+        (rank[start:stop] - bounds[index]).astype(RANK).tofile(file)
+        result[start:stop].tofile(file)
+    return [base + index * IMAGE_BYTES for index in first]
 
 
 def gather_range(parts: Sequence[Part], boards: int, path: str) -> None:
     """A task: the result bytes of a range of ``boards`` ranks, from its group of images in
-    each chunk's images file (``parts``), written to a new file at ``path``."""
+    each chunk's file (``parts``), written to a new file at ``path``."""
     out = np.full(boards, NO_POSITION, dtype=np.uint8)  # no legal board yet
-    for images_file, first, last in parts:
-        count = last - first
-        if count:
-            group = np.fromfile(images_file, dtype=np.uint8, count=count * IMAGE_BYTES, offset=first * IMAGE_BYTES)
-            split = count * RANK.itemsize
+    for images_file, start, stop in parts:
+        if stop > start:
+            group = np.fromfile(images_file, dtype=np.uint8, count=stop - start, offset=start)
+            split = (stop - start) // IMAGE_BYTES * RANK.itemsize
             out[group[:split].view(RANK)] = group[split:]
     write_array(path, out)
 
@@ -89,7 +85,7 @@ def join_ranges(paths: Sequence[str], path: str) -> checksums.Entry:
     byte (see :func:`.passes.new_tier`) into a new file at ``path``: the tier's result bytes,
     synced; their checksum entry."""
     running = checksums.Running()
-    with open(path, "wb") as out:
+    with synced_file(path) as out:
         for range_file in paths:
             with open(range_file, "rb") as file:
                 while piece := file.read(checksums.READ):
@@ -98,6 +94,4 @@ def join_ranges(paths: Sequence[str], path: str) -> checksums.Entry:
         end = bytes([NO_POSITION])
         out.write(end)
         running.update(end)
-        out.flush()
-        os.fsync(out.fileno())
     return running.entry()
