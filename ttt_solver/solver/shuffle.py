@@ -38,8 +38,8 @@ Part = tuple[str, int, int]  # a file of a chunk's images, and where one range's
 def range_bounds(size: int, memory: int, least: int) -> list[int]:
     """The first rank of each range a tier of ``size`` boards is cut into, and ``size``: ranges
     of one width (the last one shorter), each at most half a task's budget of ``memory`` bytes
-    (a byte a board), and at least ``least`` of them (the workers, so that they gather side by
-    side) where the tier is that wide."""
+    (a byte a board), and about ``least`` of them at least (the workers, so that they gather
+    side by side) where the tier is that wide."""
     most = max(1, min(RANGE_LIMIT, memory // 2))
     count = max(1, -(-size // most), min(least, size))
     width = max(1, -(-size // count))
