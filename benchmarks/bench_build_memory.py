@@ -84,9 +84,9 @@ def measure(
     command = [sys.executable, "-m", "ttt_solver", "build", "--variant", variant, "--db", str(target)]
     command += ["--quiet", "--memory", memory]
     folder = where / f".{target.name}.solving"
-    if resume:
-        _killed(subprocess.Popen([*command, "--force"], env=environment), folder / "database.sqlite")
-    process = subprocess.Popen(command if resume else [*command, "--force"], env=environment)
+    if resume:  # cwd: python -m imports from the working folder first
+        _killed(subprocess.Popen([*command, "--force"], env=environment, cwd=code), folder / "database.sqlite")
+    process = subprocess.Popen(command if resume else [*command, "--force"], env=environment, cwd=code)
     peaks: dict[str, dict[str, int]] = {}
     try:
         code, usage = _follow(process, folder, peaks, trace)
