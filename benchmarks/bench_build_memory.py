@@ -115,12 +115,16 @@ def _follow(
     """Sample ``process`` into ``peaks`` (and each sample into ``trace``) until it ends; its
     exit code and resource usage."""
     started = time.perf_counter()
+    proved = False
     while True:
         finished, code, usage = os.wait4(process.pid, os.WNOHANG)
         if finished:
             break
         now = status(process.pid)
         phase, ply = phase_of(folder)
+        proved = proved or phase == "proving"
+        if proved and phase != "proving":
+            phase = "installing"  # the file renamed, the scratch folder removed
         if now:
             kept = peaks.setdefault(phase, {**dict.fromkeys(FIELDS, 0), "at": -1})
             if now["VmRSS"] >= kept["VmRSS"] and ply is not None:
