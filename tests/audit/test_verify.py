@@ -168,7 +168,9 @@ def test_every_changed_moves_row_is_caught_by_verify(stored):
         code, cell, value, remoteness = moves[i]
         for change in changes:
             report = Report("3x3", "<test>", "")
-            compare_moves([*moves[:i], (code, cell, *change(value, remoteness)), *moves[i + 1 :]], rows, STANDARD, report)
+            compare_moves(
+                [*moves[:i], (code, cell, *change(value, remoteness)), *moves[i + 1 :]], rows, STANDARD, report
+            )
             assert not report.ok and report.found == 1, (code, cell)
     for change in changes:
         report = Report("3x3", "<test>", "")

@@ -10,7 +10,6 @@ from support.browser_pages import (
     SHOTS,
     board_text,
     browser_module_marks,
-    cell,
     focused_cell,
     open_page,
     wait_for_ply,
