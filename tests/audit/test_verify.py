@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from support.damage import set_number
 
 from ttt_solver.audit.report import Report
-from ttt_solver.audit.retrograde import prove_arrays
+from ttt_solver.audit.retrograde import chunks, plies, prove_arrays, prove_chunk
 from ttt_solver.audit.verify import compare_moves, verify_source
 from ttt_solver.cli import cli
 from ttt_solver.errors import DatabaseError
@@ -29,7 +29,8 @@ from ttt_solver.game import codec, rules
 from ttt_solver.game.variant import STANDARD, Variant
 from ttt_solver.lookup.proof import resolve
 from ttt_solver.lookup.rows import DatabaseRows
-from ttt_solver.solver.passes import Solved
+from ttt_solver.solver.passes import Solved, new_tier, spread
+from ttt_solver.solver.tiers import tiers
 from ttt_solver.store import Target
 from ttt_solver.store.arrays import Arrays
 from ttt_solver.store.reader import Reader
@@ -104,19 +105,45 @@ def flips(arrays: Arrays) -> list[tuple[int, str, Callable[[Arrays], Arrays]]]:
     return found
 
 
-@pytest.mark.long
-@pytest.mark.parametrize("part", range(4))  # every row whose number % 4 is part: four tests for two workers
-def test_every_changed_number_is_caught_by_verify_and_by_every_lookup_that_shows_it(stored, part):
+@pytest.fixture(scope="module")
+def tier_inputs(stored):
+    """What the whole-table proof hands the proof of each 3x3 tier of the sound table: the
+    tier's stored rows and the result bytes of the tier below (spread from its stored rows)."""
     arrays, _moves = stored
+    found = tiers(STANDARD)
+    solved = solved_of(arrays)
+    ply = plies(solved.code, STANDARD)
+    rows, below = {}, {}
+    for p in range(9, -1, -1):
+        assert chunks(STANDARD, p, None) == [(0, found.size(p))]  # each 3x3 tier is proved in one chunk
+        rows[p] = solved.take(np.flatnonzero(ply == p))
+        below[p - 1] = new_tier(found, p)
+        spread(found, p, rows[p], below[p - 1])
+    return found, ply, rows, below
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("part", range(2))  # every row whose number % 2 is part: two tests for two workers
+def test_every_changed_number_is_caught_by_verify_and_by_every_lookup_that_shows_it(stored, tier_inputs, part):
+    """Each changed number alone: the proof of its tier (what ``prove_tiers`` runs for it, the
+    tiers below being unchanged) lists its row; every 16th change goes through the whole proof;
+    every lookup that shows the number (its board's, its parent's) reports the damage."""
+    arrays, _moves = stored
+    found, ply, rows, below = tier_inputs
     assert prove_arrays(arrays, Report("3x3", "<test>", "")).report.ok
-    checked = 0
-    for row, what, change in flips(arrays):
-        if row % 4 != part:
+    assert all(not prove_chunk(found, p, 0, found.size(p), below.get(p), rows[p]).findings.bad for p in rows)
+    checked = whole = 0
+    for n, (row, what, change) in enumerate(flips(arrays)):
+        if row % 2 != part:
             continue
         damaged = change(arrays)
-        board = codec.decode(int(arrays.code[row]), 9)
-        report = prove_arrays(damaged, Report("3x3", "<test>", "")).report
-        assert not report.ok and int(arrays.code[row]) in report.bad, (board, what)
+        board, code, p = codec.decode(int(arrays.code[row]), 9), int(arrays.code[row]), int(ply[row])
+        tier = solved_of(damaged).take(np.flatnonzero(ply == p))
+        assert code in prove_chunk(found, p, 0, found.size(p), below.get(p), tier).findings.bad, (board, what)
+        if n % 16 == part:
+            report = prove_arrays(damaged, Report("3x3", "<test>", "")).report
+            assert not report.ok and code in report.bad, (board, what)
+            whole += 1
         if what in ("wins", "draws", "losses", "orbit"):
             continue  # no lookup shows these: verify alone answers for them
         assert caught_by_lookups(damaged, board), (board, what)
@@ -124,21 +151,31 @@ def test_every_changed_number_is_caught_by_verify_and_by_every_lookup_that_shows
         if parent is not None:  # the parent shows this row as one of its moves
             assert caught_by_lookups(damaged, parent), (board, what, parent)
         checked += 1
-    assert checked > 765 * 3 // 4
+    assert checked > 765 * 3 // 2 and whole > 100
 
 
 @pytest.mark.long
 def test_every_changed_moves_row_is_caught_by_verify(stored):
+    """The moves rows are compared row by row: each changed alone (a sample of 200), and all of
+    them changed at once, which must count every row."""
     arrays, moves = stored
     rows = solved_of(arrays)
     report = Report("3x3", "<test>", "")
     compare_moves([moves], rows, STANDARD, report)
     assert report.ok and len(moves) == 2270
-    for i, (code, cell, value, remoteness) in enumerate(moves):
-        for changed in ((code, cell, (value + 2) % 3 - 1, remoteness), (code, cell, value, remoteness + 1)):
+    changes = (lambda v, r: ((v + 2) % 3 - 1, r), lambda v, r: (v, r + 1))
+    for i in random.Random(5).sample(range(len(moves)), 200):
+        code, cell, value, remoteness = moves[i]
+        for change in changes:
             report = Report("3x3", "<test>", "")
-            compare_moves([moves[:i], [changed], moves[i + 1 :]], rows, STANDARD, report)
-            assert not report.ok, (code, cell)
+            compare_moves(
+                [moves[:i], [(code, cell, *change(value, remoteness))], moves[i + 1 :]], rows, STANDARD, report
+            )
+            assert not report.ok and report.found == 1, (code, cell)
+    for change in changes:
+        report = Report("3x3", "<test>", "")
+        compare_moves([[(code, cell, *change(v, r)) for code, cell, v, r in moves]], rows, STANDARD, report)
+        assert report.found == len(moves)
 
 
 def solved_of(arrays: Arrays) -> Solved:
@@ -268,8 +305,14 @@ def test_a_schema_1_file_says_to_rebuild(tmp_path):
 def test_50_changed_4x4_rows_are_all_found(db_4x4, tmp_path):
     copy = tmp_path / "4x4.sqlite"
     shutil.copyfile(db_4x4, copy)
-    rows = sql_rows(copy, "SELECT code, board, value, remoteness FROM positions WHERE ply BETWEEN 2 AND 14")
-    changed = random.Random(11).sample(rows, 50)
+    rng = random.Random(11)
+    codes = rng.sample([code for (code,) in sql_rows(copy, "SELECT code FROM positions")], 200)
+    rows = sql_rows(
+        copy,
+        "SELECT code, board, value, remoteness FROM positions WHERE ply BETWEEN 2 AND 14"
+        f" AND code IN ({', '.join(map(str, codes))})",
+    )
+    changed = rng.sample(rows, 50)
     sql(
         copy,
         *(f"UPDATE positions SET {set_number('value', str((v + 2) % 3 - 1))} WHERE code = {code}"

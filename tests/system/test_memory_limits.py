@@ -154,6 +154,8 @@ def test_what_counts_as_running_out_of_memory():
     assert out_of_memory(mapped) and out_of_memory(MemoryError()) and out_of_memory(OSError(12, "ENOMEM"))
     assert not out_of_memory(ModuleNotFoundError("No module named 'uvicorn'", name="uvicorn"))
     assert not out_of_memory(ImportError("cannot import name 'x'")) and not out_of_memory(OSError(28, "full"))
+    assert out_of_memory(SystemError("error return without exception set"))  # a C extension's failed allocation
+    assert not out_of_memory(SystemError("bad argument to internal function"))
     try:
         try:
             raise MemoryError

@@ -25,7 +25,7 @@ from ..game.variant import STANDARD, Variant, as_variant
 from ..store import Target
 from ..store.build_cost import existing_default
 from ..store.reader import Reader
-from ..system.memory import memory_is_an_error
+from ..system.memory import AUDIT_ROOM, memory_is_an_error, reserve
 from .position import Move, Position
 from .proved import ProvedFromFile
 from .rows import DatabaseRows
@@ -91,6 +91,7 @@ class Oracle:
             database = DatabaseRows(reader, given or Variant.parse(reader.variant_name))
             if verify:
                 # Imported here, not at the top: numpy (arrays, sources in memory, the audit) stays off the command-line lookup path.
+                reserve(AUDIT_ROOM, "the audit")
                 from ..audit.verify import verify_source
 
                 verify_source(database).raise_for_contradictions()

@@ -45,13 +45,18 @@ THREAD_ROOM = 40 << 20
 def out_of_memory(error: BaseException | None) -> bool:
     """Whether ``error``, or what it was raised from, is running out of memory: a MemoryError,
     an OSError with ENOMEM, or a C extension that could not be mapped into the address space
-    (an ImportError, not the ModuleNotFoundError of a package that is not installed)."""
+    (an ImportError, not the ModuleNotFoundError of a package that is not installed), or a C
+    function that failed without saying why (CPython's SystemError "error return without
+    exception set"): seen under a memory limit, where an import's allocation failed in a C
+    extension that did not raise MemoryError (SQLAlchemy's, importing the audit at 190 MB)."""
     seen: set[int] = set()
     while error is not None and id(error) not in seen:
         seen.add(id(error))
         if isinstance(error, MemoryError) or (isinstance(error, OSError) and error.errno == 12):  # ENOMEM
             return True
         if type(error) is ImportError and ("failed to map segment" in str(error) or "allocate memory" in str(error)):
+            return True
+        if type(error) is SystemError and "without exception set" in str(error):
             return True
         error = error.__cause__ if error.__cause__ is not None or error.__suppress_context__ else error.__context__
     return False
@@ -129,7 +134,7 @@ def reserve_threads(count: int = 1) -> None:
     """MemoryError unless ``count`` more threads can start now: for C code that aborts the
     process when one cannot (libuv, under uvicorn, starting the pool thread that resolves the
     address to bind)."""
-    reserve(count * THREAD_ROOM_C)
+    reserve(count * THREAD_ROOM_C, "threads")
 
 
 def numpy_room() -> int:
@@ -145,14 +150,21 @@ def numpy_room() -> int:
     return NUMPY_ROOM + THREAD_ROOM * (min(threads, 64) - 1)
 
 
-def reserve(size: int) -> None:
+AUDIT_ROOM = 48 << 20
+"""Address space the audit's first import takes (SQLAlchemy's SQL layer), with a margin: 27 MB
+measured (VmSize before and after). Reserved first where a memory limit may be near: there,
+CPython's import of SQLAlchemy was seen to fail with a SystemError, or to spin for minutes,
+instead of raising MemoryError."""
+
+
+def reserve(size: int, what: str = "numpy") -> None:
     """MemoryError unless ``size`` bytes of address space can be mapped now (then unmapped)."""
 
     flags = mmap.MAP_PRIVATE | getattr(mmap, "MAP_ANONYMOUS", 0) | getattr(mmap, "MAP_NORESERVE", 0)
     try:
         mmap.mmap(-1, size, flags=flags).close()
     except OSError:  # ENOMEM: the address space (ulimit -v) or the memory is exhausted
-        raise MemoryError(f"no room for numpy ({size >> 20} MB)") from None
+        raise MemoryError(f"no room for {what} ({size >> 20} MB)") from None
 
 
 class _FirstNumpy:
