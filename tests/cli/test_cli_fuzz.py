@@ -28,10 +28,10 @@ import pytest
 from click.testing import CliRunner, Result
 from hypothesis import given
 from hypothesis import strategies as st
+from support.boards import legal_boards
 from support.fuzzing import FUZZ
 
 from ttt_solver.cli import cli
-from ttt_solver.game import rules
 from ttt_solver.game.variant import Variant
 
 # -- the world the commands run in ---------------------------------------------------------------
@@ -191,7 +191,7 @@ def _templates() -> dict[str, list[tuple[str, ...]]]:
     lookups = []
     for name in PREBUILT:
         variant = Variant.parse(name)
-        boards = some([(board,) for board in rules.all_boards(variant)], 12)
+        boards = some([(board,) for board in legal_boards(variant.name)], 12)
         moves = [("--moves", ",".join(map(str, pick.sample(range(variant.cells), 3)))), ("--moves", "")]
         for command, where, board, json_ in itertools.product(("analyze", "best"), _where(name), boards + moves, flags):
             lookups.append((command, *where, *json_, *(("--",) if board[0].startswith("-") else ()), *board))

@@ -8,6 +8,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from support.boards import legal_boards
 from support.extra_markers import need
 
 pytestmark = pytest.mark.rl
@@ -25,7 +26,7 @@ from ttt_solver.players.agents import make_agent
 from ttt_solver.players.agents.perfect import PerfectAgent
 from ttt_solver.solver.reference import solve
 
-LEGAL = rules.all_boards()
+LEGAL = legal_boards()
 PLAYABLE = [b for b in LEGAL if rules.terminal_value(b) is None]
 
 

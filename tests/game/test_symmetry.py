@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
+from support.boards import legal_boards
 
 from ttt_solver.game import codec, rules
 from ttt_solver.game.symmetry import apply, canonical, canonical_text, images, inverse, orbit_size
 from ttt_solver.game.variant import STANDARD, Variant
 
-LEGAL = rules.all_boards()
+LEGAL = legal_boards()
 boards = st.sampled_from(LEGAL)
 symmetries = st.sampled_from(STANDARD.symmetries)
 

@@ -9,6 +9,7 @@ from collections import Counter
 import numpy as np
 import pytest
 from support import negamax
+from support.boards import legal_boards
 from support.parse_spy import count_parses
 
 from ttt_solver import Oracle
@@ -21,7 +22,7 @@ from ttt_solver.lookup.analysis import analyze
 from ttt_solver.solver.reference import rank, solve
 from ttt_solver.store import paths
 
-LEGAL = rules.all_boards()
+LEGAL = legal_boards()
 
 
 @pytest.fixture(scope="module")

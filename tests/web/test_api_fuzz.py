@@ -129,7 +129,9 @@ dtypes, integer_dtypes = st.sampled_from(DTYPES), st.sampled_from(DTYPES[:5])
 index = st.integers(0, 15)  # taken modulo the length it indexes
 forms = st.integers(0, 11)
 empties, separators = st.sampled_from(".-_"), st.sampled_from(["/", "|", " ", "\n", ""])
-boards_of = {name: st.sampled_from(legal(name)) for name in VARIANTS}
+boards_of = {
+    name: st.deferred(lambda name=name: st.sampled_from(legal(name))) for name in VARIANTS
+}  # walked when first drawn
 other_variants = st.sampled_from(VARIANTS)
 short_texts = st.text(alphabet="XO.", max_size=18)
 

@@ -8,12 +8,16 @@ from __future__ import annotations
 import re
 
 import pytest
-from support.browser_pages import (
+from support.browser_pages import (  # noqa: F401 - the *_fixture names are fixtures
     SHOTS,
+    base_url_fixture,
     board_text,
+    browser_fixture,
     browser_module_marks,
     cell,
+    db_4x4_fixture,
     focused_cell,
+    page_fixture,
     wait_for_ply,
 )
 

@@ -6,13 +6,17 @@ the board, and the value history names its last point. Screenshots go to benchma
 from __future__ import annotations
 
 import pytest
-from support.browser_pages import (
+from support.browser_pages import (  # noqa: F401 - the *_fixture names are fixtures
     SHOTS,
+    base_url_fixture,
     board_text,
+    browser_fixture,
     browser_module_marks,
     cell,
+    db_4x4_fixture,
     focused_cell,
     open_page,
+    page_fixture,
     wait_for_ply,
 )
 

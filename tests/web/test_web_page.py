@@ -10,12 +10,16 @@ import json
 from urllib.request import urlopen
 
 import pytest
-from support.browser_pages import (
+from support.browser_pages import (  # noqa: F401 - the *_fixture names are fixtures
     SHOTS,
+    base_url_fixture,
     board_text,
+    browser_fixture,
     browser_module_marks,
     cell,
+    db_4x4_fixture,
     open_page,
+    page_fixture,
     wait_for_ply,
 )
 

@@ -14,7 +14,9 @@ from the last ply to the first, and for each chunk of the tier
 
 So a wrong row is found where it is and where its parents are, and nothing the table says is
 trusted before it is checked. Memory is the chunk's work and two tiers' result bytes, as for
-the solver; the stored rows come one tier at a time.
+the solver (:func:`chunks`); the stored rows come one tier at a time, and a chunk's rows are
+read from them by code range (:func:`~ttt_solver.solver.scratch.read_slice`: from their files,
+when verify keeps them in a folder, so no more than the chunk's rows is held).
 """
 
 from __future__ import annotations

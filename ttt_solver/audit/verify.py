@@ -3,12 +3,12 @@
 1. SQLite's own integrity check of the file; the meta table (every key present and well
    formed); the schema (the generated columns of ``positions`` must be the ones this version
    makes); and whatever tables exist, whatever ``meta`` says of them.
-2. ``positions`` is read in code order, a block at a time: every ``data`` must unpack to
-   numbers in range; each row goes to its tier (held in memory, or in a temporary folder
-   when the budget is small).
+2. ``positions`` is read in code order, a block at a time (:func:`read_rows`: a quarter of the
+   budget): every ``data`` must unpack to numbers in range; each row goes to its tier (held
+   in memory, or in a temporary folder when the budget is small).
 3. The tiers are proved from the last ply to the first (:func:`.retrograde.prove_tiers`).
-4. The packed arrays are read a part at a time: their digest against ``meta``, their rows
-   against ``positions``.
+4. The packed arrays are read in code order, a piece of every column at a time: their digest
+   against ``meta``, their rows against each tier's stored rows (read a piece at a time).
 5. The ``moves`` table, where there is one, against the children's rows.
 
 Every contradiction is reported (the first ones with example boards), never a traceback.
@@ -23,7 +23,7 @@ import re
 import shutil
 import tempfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -33,10 +33,11 @@ from sqlalchemy import MetaData, create_engine
 from ..errors import shown
 from ..game import array_rules
 from ..solver.passes import COLUMNS, Solved
+from ..solver.scratch import read_slice
 from ..solver.solve import Steps, default_memory
 from ..store import META_KEYS, number_in
 from ..store.cache_folder import cached, content_folder
-from ..store.content import PACKED, digest_stream, unpack_blob
+from ..store.content import PACKED, Hashes, unpack_pieces
 from ..store.row_data import BEST_SHIFT, DATA_FIELDS, data_limit
 from ..store.schema import add_generated, define
 from . import SMALL_ROWS
@@ -64,10 +65,17 @@ class Audited(Protocol):
     def rebuild_hint(self) -> str: ...
 
 
-READ_ROWS = 1 << 20  # positions rows read at a time
+READ_ROW_BYTES = 1024  # of the budget per positions row read at a time (a block peaks at about 260 bytes a row)
+READ_ROWS = 1 << 18  # most positions rows read at a time (3x6k4 reads no faster a million at a time)
+MIN_READ_ROWS = 1 << 12
 HELD_ROWS = 1 << 22  # most rows held at once to check a moves table against
 WHOLE_CHECK_ROWS = 100_000  # most positions rows SQLite's own check covers (3x4k3's 28,275: 0.15 s)
-PIECE = 1 << 20  # rows of a packed part compared at a time
+
+
+def read_rows(memory: int) -> int:
+    """Rows read at a time under a budget of ``memory`` bytes, a quarter of it: a block of
+    ``positions`` (its text and its unpacked columns), or a piece of the packed arrays."""
+    return max(MIN_READ_ROWS, min(READ_ROWS, memory // READ_ROW_BYTES))
 
 
 def verify_source(
@@ -142,7 +150,7 @@ def _verify(
     try:
         tiers = _Tiers(variant, folder)
         report.stage(f"reading the positions table{'' if folder is None else ' into ' + folder}")
-        read = _read_positions(reader, variant, report, tiers, count, steps)
+        read = _read_positions(reader, variant, report, tiers, (count, read_rows(memory)), steps)
         report.check(str(read.rows) == meta.get("positions"), f"{read.rows:,} rows in positions as meta says")
         legal = int(read.orbits)
         report.check(
@@ -159,8 +167,8 @@ def _verify(
         report.stage("checking the generated columns, then the packed arrays and their digest")
         _check_schema(reader, variant, report)
         if "packed" in tables:
-            _check_packed(source, variant, tiers, report, steps)
-        _check_moves(source, variant, tiers, report, "moves" in tables)
+            _check_packed(source, tiers, report, read_rows(memory), steps)
+        _check_moves(source, variant, tiers, report, "moves" in tables, read_rows(memory))
     finally:
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
@@ -188,7 +196,8 @@ class _Tiers:
             handle.write(np.ascontiguousarray(column, dtype=dtype).tobytes())
 
     def rows(self, ply: int) -> Solved:
-        """The rows of tier ``ply`` (read as often as needed)."""
+        """The rows of tier ``ply`` (read as often as needed; memory-mapped from their files
+        when they are in a folder)."""
         if self.folder is None:
             found = Solved.concatenate(self.parts.get(ply, []))
             self.parts[ply] = [found]
@@ -196,6 +205,11 @@ class _Tiers:
         for handle in self.files.pop(ply, []):
             handle.close()
         return tier_rows(self.folder, ply, self.counts[ply])
+
+    def read(self, ply: int, start: int, stop: int) -> Solved:
+        """Rows ``start`` to ``stop`` of tier ``ply``, in memory (from their files, if there: no
+        page of a file stays mapped once read)."""
+        return Solved(*(read_slice(column, start, stop) for column in self.rows(ply)))
 
     def close(self) -> None:
         """Every tier's files complete on disk (for an engine's tasks to read)."""
@@ -218,14 +232,16 @@ class _Read:
 
 
 def _read_positions(
-    reader: Any, variant: Variant, report: Report, tiers: _Tiers, total: int, steps: Steps | None
+    reader: Any, variant: Variant, report: Report, tiers: _Tiers, sizes: tuple[int, int], steps: Steps | None
 ) -> _Read:
-    """Every row of ``positions`` into its tier (``total``: the rows meta states, for progress)."""
+    """Every row of ``positions`` into its tier (``sizes``: the rows meta states, for progress,
+    and the rows read at a time)."""
+    total, block = sizes
     read = _Read()
     previous = -1
     bad: list[np.ndarray] = []
     try:
-        for code, data in reader.position_blocks(READ_ROWS, data_limit(variant.cells)):
+        for code, data in reader.position_blocks(block, data_limit(variant.cells)):
             read.rows += len(code)
             if steps:
                 steps("reading positions", len(code), max(total, read.rows))
@@ -318,9 +334,10 @@ def _check_schema(reader: Any, variant: Variant, report: Report) -> None:
     report.check(found == wanted, "the positions table and its generated columns are this version's")
 
 
-def _check_packed(source: Audited, variant: Variant, tiers: _Tiers, report: Report, steps: Steps | None) -> None:
-    """The packed arrays, a part at a time: their rows against the table, then their digest."""
-    reader = source.reader
+def _check_packed(source: Audited, tiers: _Tiers, report: Report, rows: int, steps: Steps | None) -> None:
+    """The packed arrays in one pass, ``rows`` rows of every column at a time: their rows
+    against each tier's stored rows, and their digest."""
+    reader, variant = source.reader, source.variant
     try:
         index = reader.packed_index()
         if sorted(index) != sorted(name for name, _ in PACKED) or any(index[n][0] != d for n, d in PACKED):
@@ -328,13 +345,10 @@ def _check_packed(source: Audited, variant: Variant, tiers: _Tiers, report: Repo
         parts = {index[name][1] for name, _dtype in PACKED}
         if len(parts) != 1:
             raise ValueError("the arrays have different numbers of parts")
-        same = _packed_equal_table(reader, variant, tiers, parts.pop(), steps)
+        hashes = Hashes(variant.name)
+        same = _packed_equal_table(_packed_pieces(reader, parts.pop(), rows, hashes), variant, tiers, steps)
         report.check(same, "the packed arrays equal the positions table")
-        size = sum(tiers.counts)
-        found = digest_stream(
-            variant.name,
-            {name: (size * np.dtype(dtype).itemsize, _parts(reader, name, index[name][1])) for name, dtype in PACKED},
-        )
+        found = hashes.hexdigest()
     except (zlib.error, ValueError) as why:
         report.failed(f"packed arrays: {why}")
         return
@@ -345,75 +359,99 @@ def _check_packed(source: Audited, variant: Variant, tiers: _Tiers, report: Repo
         report.failed(f"packed arrays: the content digest is {found[:12]}..., meta says {shown(said[:12])}")
 
 
-def _part(reader: Any, name: str, part: int) -> bytes:
-    return unpack_blob(name, reader.packed_part(name, part))
-
-
-def _parts(reader: Any, name: str, count: int) -> Iterator[bytes]:
-    for part in range(count):
-        yield _part(reader, name, part)
-
-
-def _packed_equal_table(reader: Any, variant: Variant, tiers: _Tiers, parts: int, steps: Steps | None) -> bool:
-    """Whether the packed arrays hold exactly the rows of every tier (each part's rows are
-    matched with the next rows of their tiers). A part's columns are read one at a time and
-    compared a piece at a time: a whole part of every column (2^24 rows) took a gigabyte."""
+def _packed_equal_table(
+    pieces: Iterator[dict[str, np.ndarray]], variant: Variant, tiers: _Tiers, steps: Steps | None
+) -> bool:
+    """Whether the packed arrays (``pieces``, in code order) hold exactly the rows of every
+    tier: each piece's rows are matched with the next rows of their tiers. Every piece is
+    read, so that all of it is hashed."""
     taken = [0] * (variant.cells + 1)
-    rows = {ply: tiers.rows(ply) for ply in range(variant.cells + 1)}
-    for part in range(parts):
-        codes = _column(reader, "code", dict(PACKED)["code"], part)
-        if codes is None:
-            return False
-        ply = np.concatenate(
-            [plies(codes[start : start + PIECE], variant).astype(np.int8) for start in range(0, len(codes), PIECE)]
-            or [np.zeros(0, dtype=np.int8)]
-        )
-        if (ply < 0).any():
-            return False
-        groups = {p: np.flatnonzero(ply == p).astype(np.int32) for p in np.unique(ply).tolist()}
-        del ply
-        if any(taken[p] + len(here) > len(rows[p].code) for p, here in groups.items()):
-            return False
-        for name, dtype in PACKED:
-            column = codes if name == "code" else _column(reader, name, dtype, part)
-            if column is None or len(column) != len(codes):
-                return False
-            for p, here in groups.items():
-                stored = getattr(rows[p], name)
-                for start in range(0, len(here), PIECE):
-                    piece = here[start : start + PIECE]
-                    first = taken[p] + start
-                    mine = np.asarray(stored[first : first + len(piece)]).astype(dtype)
-                    if not np.array_equal(mine, column[piece]):
-                        return False
-            del column
-        for p, here in groups.items():
-            taken[p] += len(here)
+    same = True
+    total = sum(tiers.counts)
+    for piece in pieces:
+        same = same and _piece_equal(piece, variant, tiers, taken)
         if steps:
-            steps("checking the packed arrays", 1, parts)
-    return taken == [len(rows[p].code) for p in range(variant.cells + 1)]
+            steps("checking the packed arrays", len(piece["code"]), total)
+    return same and taken == tiers.counts
 
 
-def _column(reader: Any, name: str, dtype: str, part: int) -> np.ndarray | None:
-    """One packed column's part as an array (None: its bytes are not a whole number of items)."""
-    raw = _part(reader, name, part)
-    if len(raw) % np.dtype(dtype).itemsize:
-        return None
-    return np.frombuffer(raw, dtype=dtype)
+def _piece_equal(piece: dict[str, np.ndarray], variant: Variant, tiers: _Tiers, taken: list[int]) -> bool:
+    """Whether a piece of the packed arrays holds the next rows of their tiers (``taken``: the
+    rows of each tier matched so far, moved on)."""
+    ply = plies(piece["code"], variant)
+    if (ply < 0).any():
+        return False
+    for p in np.unique(ply).tolist():
+        here = np.flatnonzero(ply == p)
+        first = taken[p]
+        if first + len(here) > tiers.counts[p]:
+            return False
+        stored = tiers.read(p, first, first + len(here))
+        taken[p] += len(here)
+        for name, dtype in PACKED:
+            if not np.array_equal(getattr(stored, name).astype(dtype), piece[name][here]):
+                return False
+    return True
 
 
-def _check_moves(source: Audited, variant: Variant, tiers: _Tiers, report: Report, table: bool) -> None:
-    """The ``moves`` table (``table``: there is one) against the children's rows, whatever
-    ``meta`` says of it; and ``meta`` against what is there."""
+def _packed_pieces(reader: Any, parts: int, rows: int, hashes: Hashes) -> Iterator[dict[str, np.ndarray]]:
+    """The packed arrays' rows in code order, ``rows`` rows of every column at a time,
+    each column's bytes hashed into ``hashes`` as they are read (ValueError or zlib.error if a
+    part is damaged or the columns' lengths differ)."""
+    columns = {name: _ColumnRows(_column_bytes(reader, name, (parts, rows), hashes), dtype) for name, dtype in PACKED}
+    while True:
+        piece = {name: column.take(rows) for name, column in columns.items()}
+        sizes = {len(taken) for taken in piece.values()}
+        if len(sizes) != 1:
+            raise ValueError("the arrays have different numbers of rows")
+        if sizes == {0}:
+            return
+        yield piece
+
+
+def _column_bytes(reader: Any, name: str, sizes: tuple[int, int], hashes: Hashes) -> Iterator[bytes]:
+    """One packed column's bytes (``sizes``: its parts, and the most rows a piece)."""
+    parts, rows = sizes
+    for part in range(parts):
+        for raw in unpack_pieces(name, reader.packed_part(name, part), rows):
+            hashes.update(name, raw)
+            yield raw
+
+
+class _ColumnRows:
+    """One packed column's rows, from its unpacked pieces of bytes, taken a number at a time."""
+
+    def __init__(self, pieces: Iterator[bytes], dtype: str) -> None:
+        self.pieces = pieces
+        self.dtype = dtype
+        self.held = np.zeros(0, dtype=dtype)
+
+    def take(self, count: int) -> np.ndarray:
+        found = [self.held]
+        have = len(self.held)
+        while have < count:
+            raw = next(self.pieces, None)
+            if raw is None:
+                break
+            found.append(np.frombuffer(raw, dtype=self.dtype))
+            have += len(found[-1])
+        rows = np.concatenate(found)
+        self.held = rows[count:]
+        return rows[:count]
+
+
+def _check_moves(source: Audited, variant: Variant, tiers: _Tiers, report: Report, table: bool, rows: int) -> None:
+    """The ``moves`` table (``table``: there is one), ``rows`` at a time, against the
+    children's rows, whatever ``meta`` says of it; and ``meta`` against what is there."""
     said, count = source.meta.get("moves_stored"), source.meta.get("moves")
     if table and (said == "1" or source.reader.has_moves()):
         report.stage("checking the moves table")
-    stored = source.reader.moves() if table else []
-    report.check(str(len(stored)) == count, f"{len(stored):,} rows in moves as meta says")
+    stored = source.reader.move_count() if table else 0
+    report.check(str(stored) == count, f"{stored:,} rows in moves as meta says")
     if said == "1" and not table:
         report.failed("meta says the moves are stored, but there is no moves table")
     elif said == "0" and stored:
-        report.failed(f"meta says no moves are stored, but the moves table has {len(stored):,} rows")
+        report.failed(f"meta says no moves are stored, but the moves table has {stored:,} rows")
     if not stored and said != "1":
         report.passed("no moves stored (moves are derived from the children)")
         return
@@ -421,12 +459,12 @@ def _check_moves(source: Audited, variant: Variant, tiers: _Tiers, report: Repor
     if everything is None:
         report.failed("a moves table in a database too big to hold one")
         return
-    compare_moves(stored, everything, variant, report)
+    compare_moves(source.reader.move_blocks(rows) if table else [], everything, variant, report)
 
 
-def compare_moves(stored: list[tuple[Any, ...]], rows: Solved, variant: Variant, report: Report) -> None:
-    """Rows of ``moves`` (code, cell, value, remoteness, by code then cell) against what the
-    children's rows imply."""
+def compare_moves(blocks: Iterable[Sequence[tuple[Any, ...]]], rows: Solved, variant: Variant, report: Report) -> None:
+    """Rows of ``moves`` (code, cell, value, remoteness, by code then cell), a block at a time,
+    against what the children's rows imply."""
     live = np.flatnonzero(rows.remoteness > 0)
     parent, cells, children = array_rules.children(rows.code[live], variant)
     index, found = array_rules.search(rows.code, children)
@@ -434,23 +472,39 @@ def compare_moves(stored: list[tuple[Any, ...]], rows: Solved, variant: Variant,
     expected = np.stack(
         [rows.code[live][parent], cells, -rows.value[index].astype(np.int64), rows.remoteness[index] + 1], axis=1
     ).astype(np.int64)
-    if len(stored) != len(expected):
-        report.failed(f"the moves table has {len(stored):,} rows, the children imply {len(expected):,}")
+    seen = wrong = 0
+    codes: list[int] = []  # the first three wrong rows'
+    for block in blocks:
+        got = _move_numbers(block, report)
+        if got is None:
+            return
+        mine = expected[seen : seen + len(got)]
+        seen += len(got)
+        if len(mine) == len(got):
+            differ = (got != mine).any(axis=1)
+            wrong += int(differ.sum())
+            codes += got[differ][: 3 - len(codes), 0].tolist()
+    if seen != len(expected):
+        report.failed(f"the moves table has {seen:,} rows, the children imply {len(expected):,}")
         return
-    # Exactly integers: numpy would read a real 0.5 as 0, and a text "1" as 1.
-    if any(number.__class__ is not int for row in stored for number in row):
-        report.failed("the moves table holds a value that is not an integer")
-        return
-    try:
-        got = np.array(stored, dtype=np.int64).reshape(len(stored), 4)
-    except (ValueError, OverflowError):
-        report.failed("the moves table holds an integer out of range")
-        return
-    bad = (got != expected).any(axis=1)
-    if bad.any():
-        codes = got[bad][:3, 0]
-        outside = (codes < 0) | (codes >= 3**variant.cells)  # a damaged code: no board to show
-        listed = codes.astype(str).tolist() if outside.any() else array_rules.decode_texts(codes, variant)
-        report.failed("moves rows differ from the children's rows", listed, int(bad.sum()))
+    if wrong:
+        listed = np.array(codes, dtype=np.int64)
+        outside = (listed < 0) | (listed >= 3**variant.cells)  # a damaged code: no board to show
+        shown_codes = listed.astype(str).tolist() if outside.any() else array_rules.decode_texts(listed, variant)
+        report.failed("moves rows differ from the children's rows", shown_codes, wrong)
     else:
         report.passed("every moves row equals its child's row")
+
+
+def _move_numbers(block: Sequence[tuple[Any, ...]], report: Report) -> np.ndarray | None:
+    """A block of ``moves`` rows as an array of int64 (None, and said, if a number is not an
+    integer or out of range)."""
+    # Exactly integers: numpy would read a real 0.5 as 0, and a text "1" as 1.
+    if any(number.__class__ is not int for row in block for number in row):
+        report.failed("the moves table holds a value that is not an integer")
+        return None
+    try:
+        return np.array(block, dtype=np.int64).reshape(len(block), 4)
+    except (ValueError, OverflowError):
+        report.failed("the moves table holds an integer out of range")
+        return None

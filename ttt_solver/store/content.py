@@ -96,6 +96,7 @@ def packed_arrays(solved: Solved) -> dict[str, np.ndarray]:
 
 Read = Callable[[Any, int, int], "np.ndarray"]  # (array, start, stop) -> its rows start to stop
 PIECE_ROWS = 1 << 20  # rows packed, or unpacked, at a time: bounds the memory of a part's arrays
+FEED_BYTES = 1 << 20  # compressed bytes unpacked at a time
 
 
 def _rows(array: Any, start: int, stop: int) -> np.ndarray:
@@ -145,20 +146,24 @@ def unpack_blob(name: str, blob: bytes) -> bytes:
     return b"".join(unpack_pieces(name, blob))
 
 
-def unpack_pieces(name: str, blob: bytes) -> Iterator[bytes]:
-    """:func:`unpack_blob`, a piece at a time (zlib.error if the blob is damaged, ValueError if
-    it ends inside a number)."""
+def unpack_pieces(name: str, blob: bytes, rows: int = PIECE_ROWS) -> Iterator[bytes]:
+    """:func:`unpack_blob`, a piece of at most ``rows`` rows at a time (zlib.error if the blob
+    is damaged, ValueError if it ends inside a number)."""
 
     import numpy as np
 
     size = np.dtype(dict(PACKED)[name]).itemsize
     decompressor = zlib.decompressobj()
     total = np.int64(0)
-    left, data = b"", blob
+    left, fed = b"", 0
+    data: bytes | memoryview = b""
+    view = memoryview(blob)
     while not decompressor.eof:
-        piece = decompressor.decompress(data, PIECE_ROWS * size)
+        if not data and fed < len(blob):  # a slice at a time: the tail left is copied each time
+            data, fed = view[fed : fed + FEED_BYTES], fed + FEED_BYTES
+        piece = decompressor.decompress(data, rows * size)
         data = decompressor.unconsumed_tail
-        if not piece and not data:
+        if not piece and not data and fed >= len(blob):
             raise zlib.error("the blob is cut short")
         raw = left + piece
         whole = len(raw) - len(raw) % size

@@ -102,12 +102,26 @@ class Reader(Connection):
         found = self._query("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'positions'")
         return str(found[0][0]) if found else ""
 
-    def moves(self) -> list[Row]:
-        """Every row of ``moves`` by code then cell, in :data:`MOVE_COLUMNS` order, whatever the
-        meta table says (the caller asks :meth:`tables` whether there is one). On SQLite it
-        reads the table itself, not its index: :meth:`integrity_problem` compares the two."""
+    def move_blocks(self, rows: int) -> Iterator[list[Row]]:
+        """Every row of ``moves`` by code then cell, in :data:`MOVE_COLUMNS` order, ``rows`` at
+        a time, whatever the meta table says (the caller asks :meth:`tables` whether there is
+        one). On SQLite it reads the table itself, not its index: :meth:`integrity_problem`
+        compares the two."""
         table = "moves NOT INDEXED" if self._conn is not None else "moves"
-        return self._query(f"SELECT {', '.join(MOVE_COLUMNS)} FROM {table} ORDER BY code, cell")
+        select = f"SELECT {', '.join(MOVE_COLUMNS)} FROM {table}"
+        block = self._query(f"{select} ORDER BY code, cell LIMIT {int(rows)}")
+        while block:
+            yield block
+            if len(block) < rows:
+                return
+            code, cell = block[-1][0], block[-1][1]
+            after = "WHERE code > ? OR (code = ? AND cell > ?) ORDER BY code, cell"
+            block = self._query(f"{select} {after} LIMIT {int(rows)}", (code, code, cell))
+
+    def move_count(self) -> int:
+        """The rows of ``moves`` (of the table itself, on SQLite, as :meth:`move_blocks`)."""
+        table = "moves NOT INDEXED" if self._conn is not None else "moves"
+        return int(self._query(f"SELECT count(*) FROM {table}")[0][0])
 
     def tables(self) -> list[str]:
         """Which of our tables the database holds, in :data:`TABLE_NAMES` order."""
