@@ -69,6 +69,7 @@ def prove_tiers(
     total = int(found.sizes.sum())
     tally: dict[str, int] = {}
     below: np.ndarray | None = None
+    memory = memory or default_memory()  # read once, not for every tier
     for ply in range(variant.cells, -1, -1):
         stored = tier_rows(ply)
         out = new_tier(found, ply)
