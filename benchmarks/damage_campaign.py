@@ -21,10 +21,15 @@ merged rows, the database's size against the clean one's), and one file (or fold
 damaged, the part that phase is making and another in turn. The phase is the one the folder shows after the
 stop; each run aims at the pair met least so far, and the pairs met are printed at the end.
 
+With ``--no-damage`` nothing is damaged: each build is killed (always, at a random moment, or
+with ``--cover`` at a random point of each phase in turn) and simply run again. The kills are
+counted by signal and by the phase the scratch folder shows after them.
+
 Usage::
 
     python benchmarks/damage_campaign.py --variant 3x4k3 --memory 1MB --runs 200 --seed 1
     python benchmarks/damage_campaign.py --variant 3x6k4 --memory 64MB --runs 30 --seed 1 --cover
+    python benchmarks/damage_campaign.py --variant 3x6k4 --memory 64MB --runs 18 --seed 1 --cover --no-damage
 """
 
 from __future__ import annotations
@@ -49,7 +54,6 @@ COMMAND = [sys.executable, "-m", "ttt_solver", "build"]
 SIGNALS = (signal.SIGKILL, signal.SIGTERM, signal.SIGINT)
 PHASES = ("solving", "merging", "writing")
 KINDS = ("truncate", "flip", "empty", "remove", "remove folder")
-PAIRS = [(phase, kind) for phase in PHASES for kind in KINDS]
 POLL = 0.02  # seconds between looks at the scratch folder
 
 
@@ -140,13 +144,24 @@ def progress(folder: Path, tiers: int, rows: int, size: int) -> float:
         return PHASES.index(phase) if phase else 0.0
 
 
-def stop_in(process: subprocess.Popen[str], folder: Path, phase: str, rng: random.Random, **sizes: int) -> None:
-    """Signal ``process`` once it has gone a random part of the way through ``phase``."""
+def stop_in(
+    process: subprocess.Popen[str], folder: Path, phase: str, rng: random.Random, **sizes: int
+) -> signal.Signals | None:
+    """Signal ``process`` once it has gone a random part of the way through ``phase``; the
+    signal sent (None if the build finished first)."""
     at = PHASES.index(phase) + rng.uniform(0.02, 0.95)
     while process.poll() is None and progress(folder, **sizes) < at:
         time.sleep(POLL)
-    if process.poll() is None:
-        process.send_signal(rng.choice(SIGNALS))
+    return send_random(process, rng)
+
+
+def send_random(process: subprocess.Popen[str], rng: random.Random) -> signal.Signals | None:
+    """A random one of SIGNALS sent to ``process`` if it still runs; the one sent, or None."""
+    sent = rng.choice(SIGNALS)
+    if process.poll() is not None:
+        return None
+    process.send_signal(sent)
+    return sent
 
 
 def damage_in(folder: Path, phase: str | None, kind: str, own: bool, rng: random.Random) -> list[str]:
@@ -169,7 +184,14 @@ def damage_in(folder: Path, phase: str | None, kind: str, own: bool, rng: random
 
 
 def campaign(
-    variant: str, memory: str, runs: int, seed: int, where: Path, cover: bool, phases: tuple[str, ...] = PHASES
+    variant: str,
+    memory: str,
+    runs: int,
+    seed: int,
+    where: Path,
+    cover: bool,
+    phases: tuple[str, ...] = PHASES,
+    no_damage: bool = False,
 ) -> dict[str, Any]:
     rng = random.Random(seed)
     clean_db = where / "clean.sqlite"
@@ -191,21 +213,36 @@ def campaign(
     )
     counts["refusals that --force did not clear"] = 0
     met: dict[tuple[str | None, str], int] = {}
+    kinds = ("none",) if no_damage else KINDS
+    pairs = [(phase, kind) for phase in PHASES for kind in kinds]
+    kills: dict[str, int] = {}
     for run in range(runs):
         process = run_build(target, variant, memory)
         if cover:
             # The pair met least so far (the stop can fall in the next phase); its own part
             # and the others in turn.
-            wanted, kind = min((p for p in PAIRS if p[0] in phases), key=lambda pair: met.get(pair, 0))
-            stop_in(process, folder, wanted, rng, **sizes)
-        elif rng.random() < 0.9:
+            wanted, kind = min((p for p in pairs if p[0] in phases), key=lambda pair: met.get(pair, 0))
+            sent = stop_in(process, folder, wanted, rng, **sizes)
+        elif no_damage or rng.random() < 0.9:
             time.sleep(rng.uniform(0, length))
-            process.send_signal(rng.choice(SIGNALS))
+            sent = send_random(process, rng)
+        else:
+            sent = None
         stderr = process.communicate()[1]
+        stopped = phase_of(folder) if sent else None
+        if sent:
+            for key in (sent.name, f"in {stopped or 'solving, before a tier was finished'}"):
+                kills[key] = kills.get(key, 0) + 1
+        else:
+            kills["none, the build finished first"] = kills.get("none, the build finished first", 0) + 1
         if "Traceback" in stderr:
             counts["tracebacks"] += 1
             print(f"run {run}: the stopped build printed a traceback:\n{stderr}", file=sys.stderr)
-        if cover:
+        if no_damage:
+            done = []
+            met[stopped, "none"] = met.get((stopped, "none"), 0) + 1
+            print(f"run {run}: {sent.name if sent else 'no kill'} in {stopped or '-'}", file=sys.stderr, flush=True)
+        elif cover:
             phase = phase_of(folder)
             done = damage_in(folder, phase, kind, met.get((phase, kind), 0) % 2 == 0, rng)
             met[phase, kind] = met.get((phase, kind), 0) + 1
@@ -234,8 +271,10 @@ def campaign(
                 counts["refusals that --force did not clear"] += 1
         if cover or (run + 1) % 10 == 0:
             print(f"{run + 1} runs: {counts}", file=sys.stderr, flush=True)
-    if cover:
-        aimed = [p for p in PAIRS if p[0] in phases]
+    for key, count in sorted(kills.items()):
+        counts[f"kills: {key}"] = count
+    if cover and not no_damage:  # without damage, the kills by phase say it
+        aimed = [p for p in pairs if p[0] in phases]
         counts["(phase, kind) pairs met"] = f"{sum(1 for p in aimed if p in met)} of {len(aimed)}"
         for (phase, kind), count in sorted(met.items(), key=lambda item: str(item[0])):
             counts[f"  {phase or 'finished'} / {kind}"] = count
@@ -250,15 +289,19 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--cover", action="store_true", help="cycle through every (phase, kind of damage) pair")
     parser.add_argument("--phases", nargs="+", choices=PHASES, default=PHASES, help="with --cover: only these")
+    parser.add_argument("--no-damage", action="store_true", help="kill and rerun only: damage nothing")
     args = parser.parse_args()
     # A shell that starts this in the background (``&``, nohup) ignores SIGINT for it, and its
     # builds would inherit that and shrug the SIGINT kills off: handled here, it is reset in them.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     with tempfile.TemporaryDirectory(prefix="ttt-damage-") as where:
         started = time.perf_counter()
-        counts = campaign(args.variant, args.memory, args.runs, args.seed, Path(where), args.cover, tuple(args.phases))
+        counts = campaign(
+            args.variant, args.memory, args.runs, args.seed, Path(where), args.cover, tuple(args.phases), args.no_damage
+        )
     cover = " --cover" if args.cover else ""
     cover += f" --phases {' '.join(args.phases)}" if args.cover and tuple(args.phases) != PHASES else ""
+    cover += " --no-damage" if args.no_damage else ""
     print(f"{args.variant} --memory {args.memory}, seed {args.seed}{cover}: {time.perf_counter() - started:.0f} s")
     for name, count in counts.items():
         print(f"  {name}: {count}")
