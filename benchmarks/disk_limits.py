@@ -47,7 +47,7 @@ from ttt_solver.system.memory import size_text
 
 COMMAND = [sys.executable, "-m", "ttt_solver", "build"]
 MIB = 1 << 20
-FILL_AT = {"solving, early": 0.2, "solving, late": 0.8, "merging": 1.5, "writing": 2.5}
+FILL_AT = {"solving, early": 0.2, "solving, late": 0.6, "merging": 1.5, "writing": 2.5}
 
 
 def sha(path: Path) -> str:
@@ -68,9 +68,14 @@ def fill_once_at(
         time.sleep(0.01)
     if process.poll() is not None:
         return "the build ended before the filler was written"
-    free = shutil.disk_usage(filler.parent).free
     with filler.open("wb") as handle:
-        os.posix_fallocate(handle.fileno(), 0, max(1, free - slack))
+        for _ in range(100):  # the build writes meanwhile: what was free may be gone
+            free = shutil.disk_usage(filler.parent).free
+            try:
+                os.posix_fallocate(handle.fileno(), 0, max(1, free - slack))
+                break
+            except OSError:
+                continue
     return f"filled {size_text(free - slack)} at {phase_of(folder)} ({progress(folder, **sizes):.2f})"
 
 
@@ -94,17 +99,24 @@ def judge(done: subprocess.CompletedProcess[str] | subprocess.Popen[str], stderr
         if folder.exists()
         else "no scratch folder" + (" (message says kept!)" if stated else "")
     )
-    beside = sorted(p.name for p in db.parent.iterdir() if p.name not in {db.name, folder.name, "filler"})
+    beside = sorted(
+        p.name for p in db.parent.iterdir() if p.name not in {db.name, folder.name, "filler", "intact.sqlite"}
+    )
     untouched = "old database untouched" if sha(db) == old else "OLD DATABASE CHANGED"
     phase = phase_of(folder) or "-"
     return f"exit {done.returncode}, {said}, {shape}, phase {phase}, {kept}, {untouched}, also beside it: {beside}"
 
 
 def rerun(command: list[str], db: Path, clean: object) -> str:
+    """The same command again, without --force (which starts over) and --quiet (which hides
+    the "resuming" line)."""
+    command = [c for c in command if c not in {"--force", "--quiet"}]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     resumed = "resuming" if "resuming" in done.stderr.lower() else "NO 'resuming' LINE"
     right = "clean digest and rows" if contents(db) == clean else "NOT THE CLEAN BUILD"
     tail = "" if done.returncode == 0 else f": {done.stderr.strip()}"
+    said = [line for line in done.stderr.splitlines() if "resuming" in line.lower()]
+    tail += f" ({'; '.join(said)})" if said else ""
     return f"rerun with room: exit {done.returncode}, {resumed}, {right}{tail}"
 
 
@@ -134,7 +146,7 @@ def disk_cases(
             stderr = process.communicate()[1]
             line = f"{filled}; {judge(process, stderr, db, old)}"
             filler.unlink(missing_ok=True)
-            case(f"disk full, {name}", line, rerun([c for c in command if c != "--force"], db, clean), results)
+            case(f"disk full, {name}", line, rerun(command, db, clean), results)
             shutil.rmtree(disk / f".{db.name}.solving", ignore_errors=True)
         # Too small from the start: the old file and a fifth of what the build writes.
         shutil.copyfile(intact, db)
@@ -143,7 +155,7 @@ def disk_cases(
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         line = judge(done, done.stderr, db, old) + f"; said: {done.stderr.strip()}"
         mount(disk, roomy, remount=True)
-        case("disk too small from the start", line, rerun([c for c in command if c != "--force"], db, clean), results)
+        case("disk too small from the start", line, rerun(command, db, clean), results)
     finally:
         subprocess.run(["umount", str(disk)], check=False)
         shutil.rmtree(disk, ignore_errors=True)
@@ -157,7 +169,7 @@ def limit_cases(args: argparse.Namespace, intact: Path, clean: object, where: Pa
         old = sha(db)
         done = subprocess.run(command, capture_output=True, text=True, check=False, preexec_fn=capped(limit))
         line = judge(done, done.stderr, db, old)
-        case(f"ulimit -f {limit // 1024}", line, rerun([c for c in command if c != "--force"], db, clean), results)
+        case(f"ulimit -f {limit // 1024}", line, rerun(command, db, clean), results)
         shutil.rmtree(where / f".{db.name}.solving", ignore_errors=True)
 
 

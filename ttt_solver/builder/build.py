@@ -151,7 +151,7 @@ def build(
         identity = {"solver": SOLVER_VERSION, "generator_version": __version__}
         scratch = open_scratch(folder, variant, identity, progress, fresh=force)
         if tables is None:
-            check_room(folder, variant, where.spec)
+            _check_room(scratch, where.spec)
             if engine is None:
                 solve_scratch(scratch, memory, progress, steps)
             else:
@@ -176,6 +176,17 @@ def _check_budget(variant: Variant, memory: int, distributed: bool) -> None:
             f"invalid memory budget {size_text(memory)} for {variant}: expected from {size_text(low)}"
             f" (the smallest a build of {variant} keeps){most}"
         )
+
+
+def _check_room(scratch: Scratch, target: str) -> None:
+    """check_room; a refusal removes the folder if it holds no work yet (this build made it):
+    a build refused before it starts leaves nothing behind."""
+    try:
+        check_room(scratch.path, scratch.variant, target)
+    except BuildError:
+        if set(os.listdir(scratch.path)) <= {"lock", "manifest.json"}:
+            scratch.remove()
+        raise
 
 
 @contextmanager
