@@ -329,6 +329,8 @@ def main() -> None:
                 attack(port, pid)
                 if args.guarantees:
                     guarantees(port, args.cap)
+                text = log.read_text(errors="replace")
+                print(f"tracebacks in the server's log: {text.count('Traceback')}; its lines: {len(text.splitlines())}")
 
 
 if __name__ == "__main__":
