@@ -157,9 +157,9 @@ def stop_in(
 
 def send_random(process: subprocess.Popen[str], rng: random.Random) -> signal.Signals | None:
     """A random one of SIGNALS sent to ``process`` if it still runs; the one sent, or None."""
-    sent = rng.choice(SIGNALS)
     if process.poll() is not None:
         return None
+    sent = rng.choice(SIGNALS)
     process.send_signal(sent)
     return sent
 
