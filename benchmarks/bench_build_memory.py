@@ -32,8 +32,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ttt_solver.cli.params import parse_size
+from ttt_solver.solver.solve import default_memory
 
 MB = 1 << 20
+DEFAULT = "default"  # a --memory of this script: the build without one (its budget: default_memory())
 FIELDS = ("VmRSS", "RssAnon", "RssFile")
 SAMPLE = 0.1  # seconds between samples
 KILL_BYTES = 64 * MB  # of the file written when --resume kills the first build
@@ -82,7 +84,7 @@ def measure(
     (where / "tmp").mkdir(exist_ok=True)
     environment = {**os.environ, "PYTHONPATH": code, "TMPDIR": str(where / "tmp")}
     command = [sys.executable, "-m", "ttt_solver", "build", "--variant", variant, "--db", str(target)]
-    command += ["--quiet", "--memory", memory]
+    command += ["--quiet"] + ([] if memory == DEFAULT else ["--memory", memory])
     folder = where / f".{target.name}.solving"
     if resume:  # cwd: python -m imports from the working folder first
         _killed(subprocess.Popen([*command, "--force"], env=environment, cwd=code), folder / "database.sqlite")
@@ -142,7 +144,12 @@ def _follow(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", default="3x6k4")
-    parser.add_argument("--memory", nargs="+", default=["64MB", "256MB", "1GB"])
+    parser.add_argument(
+        "--memory",
+        nargs="+",
+        default=["64MB", "256MB", "1GB"],
+        help=f"budgets; {DEFAULT!r}: no --memory (the build's own)",
+    )
     parser.add_argument("--trace", type=argparse.FileType("w"), help="write every sample (MB) to this file")
     parser.add_argument("--resume", action="store_true", help="measure a build killed while writing, run again")
     parser.add_argument("--baseline", help="a checkout whose ttt_solver is measured first, in the same run")
@@ -150,7 +157,7 @@ def main() -> None:
     what = "resumed build" if args.resume else "build"
     with tempfile.TemporaryDirectory(prefix="ttt-memory-") as where:
         for memory in args.memory:
-            budget = parse_size(memory)
+            budget = default_memory() if memory == DEFAULT else parse_size(memory)
             if budget is None:
                 raise SystemExit(f"not a size: {memory!r}")
             before = None

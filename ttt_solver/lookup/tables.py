@@ -31,7 +31,7 @@ from ..errors import InvalidArgumentError, InvalidBoardError
 from ..game import rules
 from ..game.values import NO_MOVE, NO_POSITION, REMOTENESS_BITS, byte_tables, result_bytes
 from ..game.variant import Variant
-from ..solver.tiers import Tiers, _steps
+from ..solver.tiers import Tiers
 from ..store.arrays import Arrays
 from .places import Codes, Places, index_of
 
@@ -246,7 +246,7 @@ def _both_steps(found: Tiers) -> tuple[np.ndarray, np.ndarray]:
     """The tables of :meth:`Tiers.steps` for X to move and then for O, side by side: a board's
     row is its half code, plus the half's size when O is to move."""
 
-    even, odd = _steps(found.geometry, 0), _steps(found.geometry, 1)
+    even, odd = found.steps(0), found.steps(1)
     return np.concatenate([even[0], odd[0]], axis=1), np.concatenate([even[1], odd[1]], axis=1)
 
 

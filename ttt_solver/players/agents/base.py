@@ -85,7 +85,8 @@ class Agent(ABC):
         return cells, tuple(accumulate(shares))
 
     def _policy_of(self, board: str) -> Policy:
-        return recall(self._policies, board, self._new_policy)
+        known = self._policies.get(board) if board.__class__ is str else None  # a hot loop's path: one lookup
+        return known or recall(self._policies, board, self._new_policy)
 
     def _new_policy(self, board: str) -> Policy:
         if not self.enumerable:
