@@ -109,6 +109,31 @@ def test_ctrl_c_at_the_prompt_exits_130(db_path, monkeypatch):
     assert result.exit_code == 130 and result.stderr.strip() == "Aborted!"
 
 
+@pytest.mark.parametrize(("stop", "code"), [(KeyboardInterrupt(), 130), ("terminated", 143), (None, None)])
+def test_a_stop_that_c_code_turned_into_a_system_error_is_still_a_stop(db_path, monkeypatch, stop, code):
+    """A signal that arrives inside numpy's fromfile (in the os.fspath it calls) comes out as
+    "SystemError: <built-in function fspath> returned a result with an exception set", raised
+    from the KeyboardInterrupt or Terminated (seen once in 14 killed 3x6k4 builds): it is the
+    stop, not a traceback. A SystemError raised from nothing else is left alone."""
+    import click
+    from click.testing import CliRunner
+
+    from ttt_solver.cli import cli
+    from ttt_solver.cli.stopping import Terminated
+
+    cause = Terminated(15) if stop == "terminated" else stop
+
+    def inside_c_code(*_args: object, **_kwargs: object) -> str:
+        raise SystemError("<built-in function fspath> returned a result with an exception set") from cause
+
+    monkeypatch.setattr(click, "prompt", inside_c_code)
+    result = CliRunner().invoke(cli, ["play", "--db", str(db_path)])
+    if code is None:
+        assert isinstance(result.exception, SystemError)
+    else:
+        assert result.exit_code == code and result.stderr.strip() == "Aborted!", (result.exception, result.stderr)
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

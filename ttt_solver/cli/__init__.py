@@ -21,7 +21,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from importlib import import_module
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 from click.exceptions import NoArgsIsHelpError
@@ -131,13 +131,37 @@ class TTTGroup(click.Group):
             click.echo(f"Error: cannot write the output: {error.strerror or error}", err=True)
             sys.exit(1)
         except (click.Abort, EOFError, KeyboardInterrupt, Terminated) as error:
-            with suppress(OSError):  # after SIGHUP the terminal may be gone
-                click.echo("Aborted!", err=True)
-            # Ctrl-C exits 130, SIGTERM 143 and SIGHUP 129, as a shell reports them (128 + the
-            # signal); click turns Ctrl-C into Abort (after a blank line that ends the terminal's ^C).
-            interrupted = isinstance(error, KeyboardInterrupt) or isinstance(error.__context__, KeyboardInterrupt)
-            sys.exit(128 + error.signum if isinstance(error, Terminated) else 130 if interrupted else 1)
+            _aborted(error)
+        except SystemError as error:  # a stop raised inside C code that did not pass it on as itself
+            stop = _stop_behind(error)
+            if stop is None:
+                raise
+            _aborted(stop)
         sys.exit(result if isinstance(result, int) else 0)
+
+
+def _aborted(error: BaseException) -> NoReturn:
+    """``Aborted!`` and the exit code of a stopped command."""
+    with suppress(OSError):  # after SIGHUP the terminal may be gone
+        click.echo("Aborted!", err=True)
+    # Ctrl-C exits 130, SIGTERM 143 and SIGHUP 129, as a shell reports them (128 + the
+    # signal); click turns Ctrl-C into Abort (after a blank line that ends the terminal's ^C).
+    interrupted = isinstance(error, KeyboardInterrupt) or isinstance(error.__context__, KeyboardInterrupt)
+    sys.exit(128 + error.signum if isinstance(error, Terminated) else 130 if interrupted else 1)
+
+
+def _stop_behind(error: BaseException) -> KeyboardInterrupt | Terminated | None:
+    """The Ctrl-C or stop signal an exception was raised from, if any: a signal that arrives
+    inside numpy's ``fromfile`` (in the ``os.fspath`` it calls) comes out as "SystemError:
+    <built-in function fspath> returned a result with an exception set", raised from it."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, KeyboardInterrupt | Terminated):
+            return cause
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 @click.group(cls=TTTGroup, context_settings={"help_option_names": HELP_OPTIONS})
