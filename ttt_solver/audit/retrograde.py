@@ -31,7 +31,7 @@ import numpy as np
 from ..game import array_rules
 from ..game.variant import Variant
 from ..solver.passes import Positions, Solved, new_tier, positions, solve_chunk, spread
-from ..solver.scratch import read_slice
+from ..solver.scratch import first_at_least, read_slice
 from ..solver.solve import Steps, chunk_boards, default_memory
 from ..solver.tiers import Tiers, tiers
 from .report import Report
@@ -146,8 +146,8 @@ def prove_chunk(found: Tiers, ply: int, start: int, stop: int, below: np.ndarray
     expected = solve_chunk(found, ply, start, stop, below, _positions(found, ply, start, stop, size))
     low = _code_at(found, ply, start)
     high = _code_at(found, ply, stop) if stop < size else None
-    first = int(np.searchsorted(stored.code, low))
-    last = len(stored.code) if high is None else int(np.searchsorted(stored.code, high))
+    first = first_at_least(stored.code, low)
+    last = len(stored.code) if high is None else first_at_least(stored.code, high)
     got = Solved(*(read_slice(column, first, last) for column in stored))
     findings = Findings()
     sound = _compare(found.variant, expected, got, findings)

@@ -25,7 +25,7 @@ from ..game import array_rules, codec
 from ..game.variant import Variant
 from . import checksums
 from .passes import COLUMNS, Solved, new_tier, solve_chunk, spread
-from .scratch import Scratch, read_record, read_slice, sync, write_array, write_json
+from .scratch import Scratch, first_at_least, read_record, read_slice, sync, write_array, write_json
 from .tiers import Tiers, tiers
 
 T = TypeVar("T")
@@ -364,19 +364,6 @@ def _samples(code: np.ndarray, step: int) -> np.ndarray:
 def _between(part: Solved, low: int | None, high: int | None) -> Solved:
     """The rows of a tier with codes from ``low`` to ``high``, read from its files (not through
     its memory maps, whose pages would count against the process until the merge ends)."""
-    start = 0 if low is None else _first_at_least(part.code, low)
-    stop = len(part) if high is None else _first_at_least(part.code, high)
+    start = 0 if low is None else first_at_least(part.code, low)
+    stop = len(part) if high is None else first_at_least(part.code, high)
     return Solved(*(read_slice(column, start, stop) for column in part))
-
-
-def _first_at_least(code: np.ndarray, value: int) -> int:
-    """The first row of an ascending code column with a code of at least ``value``: a binary
-    search over windows read from the file, never through its memory map."""
-    low, high = 0, len(code)
-    while high - low > 4096:
-        middle = (low + high) // 2
-        if int(read_slice(code, middle, middle + 1)[0]) < value:
-            low = middle + 1
-        else:
-            high = middle
-    return low + int(np.searchsorted(read_slice(code, low, high), value))
