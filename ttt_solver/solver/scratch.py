@@ -216,18 +216,23 @@ def read_slice(column: np.ndarray, start: int, stop: int) -> np.ndarray:
 
 
 def first_at_least(code: np.ndarray, value: int) -> int:
-    """The first row of an ascending code column with a code of at least ``value``: a binary
-    search over windows read from the file, never through its memory map (a search through
-    the map faults in a read-ahead window at every step: repeated for every chunk of a tier,
-    it kept a whole 240 MB code column of 4x5k4 resident)."""
+    """The first row of an ascending code column with a code of at least ``value``. A
+    memory-mapped column is searched in its file, a value read at a time, never through its
+    memory map: a search through the map faults in a read-ahead window at every step, and
+    repeated for every chunk of a tier it kept a whole 240 MB code column of 4x5k4 resident."""
+    if not (isinstance(code, np.memmap) and code.filename is not None):
+        return int(np.searchsorted(code, value))
     low, high = 0, len(code)
-    while high - low > 4096:
-        middle = (low + high) // 2
-        if int(read_slice(code, middle, middle + 1)[0]) < value:
-            low = middle + 1
-        else:
-            high = middle
-    return low + int(np.searchsorted(read_slice(code, low, high), value))
+    with open(code.filename, "rb") as file:
+        while high - low > 512:
+            middle = (low + high) // 2
+            raw = os.pread(file.fileno(), code.itemsize, code.offset + middle * code.itemsize)
+            if int(np.frombuffer(raw, dtype=code.dtype)[0]) < value:
+                low = middle + 1
+            else:
+                high = middle
+        raw = os.pread(file.fileno(), (high - low) * code.itemsize, code.offset + low * code.itemsize)
+    return low + int(np.searchsorted(np.frombuffer(raw, dtype=code.dtype), value))
 
 
 def _column(path: str, dtype: str, count: int) -> np.ndarray:
