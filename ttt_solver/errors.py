@@ -6,6 +6,7 @@ command line, which turns them into one ``Error: ...`` line) can catch them in o
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 SHOWN_LENGTH = 60  # characters of a bad value that a message quotes at most
@@ -107,3 +108,13 @@ def install_hint(extra: str, packages: str) -> str:
 class InvalidArgumentError(TTTError, TypeError):
     """An argument of the wrong kind, such as an ``rng`` that is neither a ``random.Random``
     nor a ``numpy.random.Generator``."""
+
+
+def raised_from(error: BaseException | None) -> Iterator[BaseException]:
+    """``error``, then what it was raised from, and so on (its ``__cause__``, else its
+    ``__context__`` unless suppressed), each once."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        yield error
+        error = error.__cause__ if error.__cause__ is not None or error.__suppress_context__ else error.__context__

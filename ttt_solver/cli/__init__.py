@@ -26,6 +26,7 @@ from typing import Any, NoReturn
 import click
 from click.exceptions import NoArgsIsHelpError
 
+from ..errors import raised_from
 from ..game.suggest import did_you_mean
 from ..system.memory import guard_command_line
 from ..version import __version__
@@ -154,13 +155,9 @@ def _stop_behind(error: BaseException) -> KeyboardInterrupt | Terminated | None:
     """The Ctrl-C or stop signal an exception was raised from, if any: a signal that arrives
     inside numpy's ``fromfile`` (in the ``os.fspath`` it calls) comes out as "SystemError:
     <built-in function fspath> returned a result with an exception set", raised from it."""
-    seen: set[int] = set()
-    cause: BaseException | None = error
-    while cause is not None and id(cause) not in seen:
-        seen.add(id(cause))
+    for cause in raised_from(error):
         if isinstance(cause, KeyboardInterrupt | Terminated):
             return cause
-        cause = cause.__cause__ or cause.__context__
     return None
 
 

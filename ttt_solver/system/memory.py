@@ -27,7 +27,7 @@ from functools import wraps
 from importlib.machinery import PathFinder
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
-from ..errors import NotEnoughMemoryError
+from ..errors import NotEnoughMemoryError, raised_from
 
 if TYPE_CHECKING:
     from importlib.abc import Loader  # not at run time: it imports pathlib, which a lookup never needs
@@ -49,16 +49,13 @@ def out_of_memory(error: BaseException | None) -> bool:
     function that failed without saying why (CPython's SystemError "error return without
     exception set"): seen under a memory limit, where an import's allocation failed in a C
     extension that did not raise MemoryError (SQLAlchemy's, importing the audit at 190 MB)."""
-    seen: set[int] = set()
-    while error is not None and id(error) not in seen:
-        seen.add(id(error))
-        if isinstance(error, MemoryError) or (isinstance(error, OSError) and error.errno == 12):  # ENOMEM
+    for each in raised_from(error):
+        if isinstance(each, MemoryError) or (isinstance(each, OSError) and each.errno == 12):  # ENOMEM
             return True
-        if type(error) is ImportError and ("failed to map segment" in str(error) or "allocate memory" in str(error)):
+        if type(each) is ImportError and ("failed to map segment" in str(each) or "allocate memory" in str(each)):
             return True
-        if type(error) is SystemError and "without exception set" in str(error):
+        if type(each) is SystemError and "without exception set" in str(each):
             return True
-        error = error.__cause__ if error.__cause__ is not None or error.__suppress_context__ else error.__context__
     return False
 
 
