@@ -15,7 +15,7 @@ from the last ply to the first, and for each chunk of the tier
 So a wrong row is found where it is and where its parents are, and nothing the table says is
 trusted before it is checked. Memory is the chunk's work and two tiers' result bytes, as for
 the solver (:func:`chunks`); the stored rows come one tier at a time, and a chunk's rows are
-read from them by code range (:func:`~ttt_solver.solver.scratch.read_slice`: from their files,
+read from them by code range (:func:`~ttt_solver.solver.scratch.read_range`: from their files,
 when verify keeps them in a folder, so no more than the chunk's rows is held).
 """
 
@@ -31,7 +31,7 @@ import numpy as np
 from ..game import array_rules
 from ..game.variant import Variant
 from ..solver.passes import Positions, Solved, new_tier, positions, solve_chunk, spread
-from ..solver.scratch import first_at_least, read_slice
+from ..solver.scratch import first_at_least, read_range
 from ..solver.solve import Steps, chunk_boards, default_memory
 from ..solver.tiers import Tiers, tiers
 from .report import Report
@@ -148,7 +148,7 @@ def prove_chunk(found: Tiers, ply: int, start: int, stop: int, below: np.ndarray
     high = _code_at(found, ply, stop) if stop < size else None
     first = first_at_least(stored.code, low)
     last = len(stored.code) if high is None else first_at_least(stored.code, high)
-    got = Solved(*(read_slice(column, first, last) for column in stored))
+    got = read_range(stored, first, last)
     findings = Findings()
     sound = _compare(found.variant, expected, got, findings)
     return ChunkProof(findings, got.take(sound), expected)

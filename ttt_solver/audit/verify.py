@@ -34,7 +34,7 @@ from sqlalchemy import MetaData, create_engine
 from ..errors import shown
 from ..game import array_rules
 from ..solver.passes import COLUMNS, Solved
-from ..solver.scratch import read_slice
+from ..solver.scratch import read_range
 from ..solver.solve import Steps, default_memory
 from ..store import META_KEYS, number_in
 from ..store.cache_folder import cached, content_folder
@@ -210,7 +210,7 @@ class _Tiers:
     def read(self, ply: int, start: int, stop: int) -> Solved:
         """Rows ``start`` to ``stop`` of tier ``ply``, in memory (from their files, if there: no
         page of a file stays mapped once read)."""
-        return Solved(*(read_slice(column, start, stop) for column in self.rows(ply)))
+        return read_range(self.rows(ply), start, stop)
 
     def close(self) -> None:
         """Every tier's files complete on disk (for an engine's tasks to read)."""

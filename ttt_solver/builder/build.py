@@ -34,7 +34,7 @@ from ..errors import BuildError, InvalidBudgetError
 from ..game.variant import STANDARD, Variant
 from ..lookup.rows import DatabaseRows
 from ..solver.passes import Solved
-from ..solver.scratch import locked, open_scratch, read_slice, scratch_path
+from ..solver.scratch import locked, open_scratch, read_range, read_slice, scratch_path
 from ..solver.solve import (
     SOLVER_VERSION,
     default_memory,
@@ -312,7 +312,7 @@ def _rows_written(scratch: Scratch, file: str, solved: Solved) -> int:
         return 0
 
     def expected(start: int, stop: int) -> tuple[Any, Any]:
-        block = Solved(*(read_slice(column, start, stop) for column in solved))
+        block = read_range(solved, start, stop)
         return block.code, pack_data(block)
 
     rows, why = rows_written(file, expected)

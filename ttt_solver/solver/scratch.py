@@ -215,6 +215,11 @@ def read_slice(column: np.ndarray, start: int, stop: int) -> np.ndarray:
     return np.asarray(column[start:stop])
 
 
+def read_range(rows: Solved, start: int, stop: int) -> Solved:
+    """Rows ``start`` to ``stop`` of ``rows`` in memory, each column by :func:`read_slice`."""
+    return Solved(*(read_slice(column, start, stop) for column in rows))
+
+
 def first_at_least(code: np.ndarray, value: int) -> int:
     """The first row of an ascending code column with a code of at least ``value``. A
     memory-mapped column is searched in its file, a value read at a time, never through its

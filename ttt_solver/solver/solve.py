@@ -25,7 +25,7 @@ from ..game import array_rules, codec
 from ..game.variant import Variant
 from . import checksums
 from .passes import COLUMNS, Solved, new_tier, solve_chunk, spread
-from .scratch import Scratch, first_at_least, read_record, read_slice, sync, write_array, write_json
+from .scratch import Scratch, first_at_least, read_range, read_record, read_slice, sync, write_array, write_json
 from .tiers import Tiers, tiers
 
 T = TypeVar("T")
@@ -241,7 +241,7 @@ def _results(scratch: Scratch, found: Tiers, ply: int, chunk: int) -> np.ndarray
     results = new_tier(found, ply)
     rows = scratch.rows(ply)
     for start in range(0, len(rows), chunk):
-        spread(found, ply, Solved(*(read_slice(column, start, start + chunk) for column in rows)), results)
+        spread(found, ply, read_range(rows, start, start + chunk), results)
     return results
 
 
@@ -366,4 +366,4 @@ def _between(part: Solved, low: int | None, high: int | None) -> Solved:
     its memory maps, whose pages would count against the process until the merge ends)."""
     start = 0 if low is None else first_at_least(part.code, low)
     stop = len(part) if high is None else first_at_least(part.code, high)
-    return Solved(*(read_slice(column, start, stop) for column in part))
+    return read_range(part, start, stop)
