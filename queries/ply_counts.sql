@@ -11,7 +11,7 @@
 --   finished   boards where the game is over
 --   canonical  canonical rows
 SELECT ply,
-       to_move,
+       CASE ply % 2 WHEN 0 THEN 'X' ELSE 'O' END AS to_move, -- from ply: grouped by ply alone, each row's ply is computed once
        SUM(orbit) AS boards,
        SUM(CASE WHEN value = 1 THEN orbit ELSE 0 END) AS wins,
        SUM(CASE WHEN value = 0 THEN orbit ELSE 0 END) AS draws,
@@ -19,5 +19,5 @@ SELECT ply,
        SUM(CASE WHEN wins + draws + losses = 0 THEN orbit ELSE 0 END) AS finished,
        COUNT(*) AS canonical
 FROM positions
-GROUP BY ply, to_move
+GROUP BY ply
 ORDER BY ply

@@ -53,11 +53,20 @@ def line_owners(text: str, variant: Variant = STANDARD) -> dict[str, list[tuple[
     if variant.__class__ is not Variant:  # a name, or a mistake
         variant = as_variant(variant)
     owners: dict[str, list[tuple[int, ...]]] = {}
-    for line in variant.lines:
-        first = text[line[0]]
-        if first != EMPTY and all(text[cell] == first for cell in line):
-            owners.setdefault(first, []).append(line)
+    for line, (marks, all_x, all_o) in zip(variant.lines, variant.line_reads):
+        read = marks(text)
+        if read == all_x or read == all_o:
+            owners.setdefault(text[line[0]], []).append(line)
     return owners
+
+
+def has_line(text: str, variant: Variant) -> bool:
+    """Whether a player holds a whole line of the (normalised) board ``text``."""
+    for marks, all_x, all_o in variant.line_reads:
+        read = marks(text)
+        if read == all_x or read == all_o:
+            return True
+    return False
 
 
 def legality_error(text: str, variant: Variant | str = STANDARD) -> str | None:
@@ -163,7 +172,7 @@ def terminal_value(text: str, variant: Variant = STANDARD) -> int | None:
         variant = as_variant(variant)
     if not isinstance(text, str) or len(text) != variant.cells or text.strip("XO."):  # strip leaves any other char
         raise _not_normal(text, variant)
-    if line_owners(text, variant):
+    if has_line(text, variant):
         return 1 if variant.misere else -1
     if EMPTY not in text:
         return 0

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from functools import cached_property
 from math import comb
-from typing import TYPE_CHECKING
+from operator import itemgetter
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import InvalidVariantError, shown
 
@@ -21,6 +22,16 @@ if TYPE_CHECKING:
 Cell = int
 Line = tuple[Cell, ...]
 Permutation = tuple[Cell, ...]
+
+
+class LineRead(NamedTuple):
+    """Cells of a line read from a board's text at once, and what they read as when X, and
+    when O, holds them all (see :attr:`Variant.line_reads`)."""
+
+    marks: Callable[[str], tuple[str, ...]]  # k is at least 3: a read is always a tuple
+    all_x: tuple[str, ...]
+    all_o: tuple[str, ...]
+
 
 MAX_CELLS = 25
 # Variants with a name people use (shell completion, Gymnasium ids); any RxC[kK][-misere] works.
@@ -127,6 +138,22 @@ class Variant:
         return tuple(tuple(line for line in self.lines if cell in line) for cell in range(self.cells))
 
     @cached_property
+    def line_reads(self) -> tuple[LineRead, ...]:
+        """For each line, what reads its marks from a board's text at once (an
+        ``operator.itemgetter`` of its cells), and what that read gives when X, and when O,
+        holds the whole line: the pure-Python rules' fast test of a completed line."""
+        return tuple(_line_read(line, self.cells) for line in self.lines)
+
+    @cached_property
+    def reads_through(self) -> tuple[tuple[LineRead, ...], ...]:
+        """For each cell, a :attr:`line_reads` entry for each line through it, reading the
+        line's other cells: the cell completes the line for a player who holds them all."""
+        return tuple(
+            tuple(_line_read(tuple(other for other in line if other != cell), self.cells) for line in lines)
+            for cell, lines in enumerate(self.lines_through)
+        )
+
+    @cached_property
     def symmetries(self) -> tuple[Permutation, ...]:
         """The symmetries of the board as permutations: ``image[i] = board[perm[i]]``.
 
@@ -153,6 +180,11 @@ class Variant:
                 lambda y, x: (c - 1 - x, r - 1 - y),
             ]
         return tuple(perm(f) for f in maps)
+
+
+def _line_read(cells: tuple[Cell, ...], size: int) -> LineRead:
+    marks = itemgetter(*cells)
+    return LineRead(marks, marks("X" * size), marks("O" * size))
 
 
 def _wrong_part(rows: int, cols: int, k: int) -> str:

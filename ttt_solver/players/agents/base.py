@@ -188,10 +188,12 @@ def opponent(mark: str) -> str:
 
 def winning_cells(board: str, mark: str, variant: Variant) -> list[Cell]:
     """Ascending empty cells where ``mark`` would complete a line at once."""
+    x = mark == rules.X
     found = []
     for cell, here in enumerate(board):
-        if here == rules.EMPTY and any(
-            all(board[other] == mark for other in line if other != cell) for line in variant.lines_through[cell]
-        ):
-            found.append(cell)
+        if here == rules.EMPTY:
+            for read in variant.reads_through[cell]:
+                if read.marks(board) == (read.all_x if x else read.all_o):
+                    found.append(cell)
+                    break
     return found

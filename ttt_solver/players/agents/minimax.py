@@ -41,8 +41,8 @@ class MinimaxAgent(SearchAgent):
         k = self.variant.k
         other = opponent(player)
         score = 0
-        for line in self.variant.lines:
-            marks = [board[cell] for cell in line]
+        for read in self.variant.line_reads:
+            marks = read.marks(board)  # a tuple: k is at least 3
             own, theirs = marks.count(player), marks.count(other)
             if own == k:
                 score += OWN_LINE
