@@ -37,9 +37,9 @@ def test_the_positions_table_is_read_in_blocks_the_budget_sizes(
             return blocks(rows, limit)
 
         monkeypatch.setattr(reader, "position_blocks", spy)
-        for memory in (4 << 20, 16 << 20):
+        for memory in (16 << 20, 64 << 20):
             assert verify_source(DatabaseRows(reader, V3X4), memory).ok
-    assert asked == [(4 << 20) // READ_ROW_BYTES, (16 << 20) // READ_ROW_BYTES]
+    assert asked == [(16 << 20) // READ_ROW_BYTES, (64 << 20) // READ_ROW_BYTES]
     assert max(asked) < 28_275  # several blocks, not the table at once
 
 
