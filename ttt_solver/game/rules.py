@@ -81,11 +81,11 @@ def legality_error(text: str, variant: Variant | str = STANDARD) -> str | None:
             f"wrong piece counts: X has {xs} and O has {os}, but X moves first so X must have"
             " as many marks as O or one more"
         )
+    if not has_line(text, variant):  # most boards: no line, nothing more to check
+        return None
     owners = line_owners(text, variant)
     if len(owners) == 2:
         return f"both X and O have {variant.k} in a row"
-    if not owners:
-        return None
     ((owner, lines),) = owners.items()
     last_mover = X if xs > os else O
     if owner != last_mover:
