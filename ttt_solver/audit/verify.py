@@ -204,9 +204,10 @@ class _Tiers:
         """The rows of tier ``ply`` (read as often as needed; memory-mapped from their files
         when they are in a folder)."""
         if self.folder is None:
-            found = Solved.concatenate(self.parts.get(ply, []))
-            self.parts[ply] = [found]
-            return found
+            parts = self.parts.get(ply, [])
+            if len(parts) != 1:  # joined once: a part's check reads a tier for every piece
+                self.parts[ply] = parts = [Solved.concatenate(parts)]
+            return parts[0]
         for handle in self.files.pop(ply, []):
             handle.close()
         return tier_rows(self.folder, ply, self.counts[ply])
