@@ -13,11 +13,15 @@ from typing import Any
 import numpy as np
 import pytest
 
+from ttt_solver.audit.proof_tasks import column_file, tier_rows
+from ttt_solver.audit.retrograde import plies, prove_chunk
 from ttt_solver.audit.verify import READ_ROW_BYTES, verify_source
 from ttt_solver.builder.build import build
 from ttt_solver.game.variant import Variant
 from ttt_solver.lookup.rows import DatabaseRows
+from ttt_solver.solver.passes import COLUMNS, new_tier, spread
 from ttt_solver.solver.solve import Tables
+from ttt_solver.solver.tiers import tiers
 from ttt_solver.store import Target
 from ttt_solver.store.content import FEED_BYTES, pack_blob, unpack_pieces
 from ttt_solver.store.reader import Reader
@@ -94,17 +98,10 @@ def test_the_proof_finds_each_chunk_in_a_tier_file_without_touching_its_memory_m
     of each chunk finds its rows by a search read from the file, as the merge does. A binary
     search through the memory map faulted in a read-ahead window at each step, and over a
     tier's chunks kept most of the code column resident: 240 MB of 4x5k4's tier 13."""
-    from ttt_solver.audit.proof_tasks import column_file, tier_rows
-    from ttt_solver.audit.retrograde import prove_chunk
-    from ttt_solver.solver.passes import COLUMNS, new_tier, spread
-    from ttt_solver.solver.tiers import tiers
-
     variant = Variant.parse("4x4")
     found, rows = tiers(variant), solved("4x4").solved
     ply = int(np.argmax(found.sizes))  # the widest tier: 1.6 MB of codes
-    from ttt_solver.audit.retrograde import plies as plies_of
-
-    tier_of = plies_of(rows.code, variant)
+    tier_of = plies(rows.code, variant)
     for p in (ply, ply + 1):
         part = rows.take(np.flatnonzero(tier_of == p))
         for column, (name, dtype) in zip(part, COLUMNS):
