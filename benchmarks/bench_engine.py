@@ -1,7 +1,8 @@
 """The distributed build against the single-process one, in the same session: wall and CPU
 time of ``build`` of a variant in this process, then on a local Dask cluster of ``--workers``
-processes (the cluster started before the clock starts), and the ratio of the walls (the
-issue's goal for 4x5k4 on 2 workers: at most 0.6). Both databases must have the same digest.
+processes (the one ``--engine dask`` starts, ``local_cluster``; started before the clock
+starts), and the ratio of the walls (the issue's goal for 4x5k4 on 2 workers: at most 0.6).
+Both databases must have the same digest.
 
 CPU time: this process's (the driver's) plus, for the Dask build, each worker's, read on the
 workers before and after. On a machine shared with other work the walls say little: the
@@ -17,11 +18,11 @@ import os
 import tempfile
 import time
 
-from dask.distributed import Client, LocalCluster
+from dask.distributed import Client
 
 from ttt_solver.builder.build import build
 from ttt_solver.game.variant import Variant
-from ttt_solver.solver.engine_dask import DaskEngine
+from ttt_solver.solver.engine_dask import DaskEngine, local_cluster
 
 
 def main() -> None:
@@ -40,7 +41,7 @@ def main() -> None:
             flush=True,
         )
         with (
-            LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address="127.0.0.1:0") as cluster,
+            local_cluster(args.workers) as cluster,  # the cluster `--engine dask` starts (its allocator settings)
             Client(cluster) as client,
             DaskEngine(client=client) as engine,
         ):

@@ -207,10 +207,7 @@ def pg_url(pg_cluster: Cluster, request: pytest.FixtureRequest) -> str:
 @pytest.fixture(scope="module")
 def dask_client() -> Iterator[object]:
     distributed = extras.need("dask", "dask.distributed")
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0"
-        ) as cluster,
-        distributed.Client(cluster) as connected,
-    ):
+    from ttt_solver.solver.engine_dask import local_cluster  # the cluster `--engine dask` starts
+
+    with local_cluster(2) as cluster, distributed.Client(cluster) as connected:
         yield connected

@@ -56,6 +56,13 @@ T = TypeVar("T")
 MALLOC = {"MALLOC_TRIM_THRESHOLD_": str(128 << 20), "MALLOC_MMAP_THRESHOLD_": str(32 << 20)}
 
 
+def local_cluster(workers: int) -> LocalCluster:
+    """The local cluster a build or a verify without ``--address`` starts: ``workers`` processes
+    of one thread each, with the allocator settings of :data:`MALLOC`."""
+    with dask.config.set({f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in MALLOC.items()}):
+        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=LOCAL_PORT)
+
+
 class DaskEngine:
     """Solve on a Dask cluster: the one at ``address``, or a local cluster of ``workers``
     processes (one thread each) that starts with :meth:`__enter__` and stops with
@@ -70,10 +77,7 @@ class DaskEngine:
     def __enter__(self) -> Self:
         if self.client is None:
             if self.address is None:
-                with dask.config.set({f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in MALLOC.items()}):
-                    cluster = LocalCluster(
-                        n_workers=self.workers or 1, threads_per_worker=1, processes=True, dashboard_address=LOCAL_PORT
-                    )
+                cluster = local_cluster(self.workers or 1)
                 self._owned.append(cluster)
                 self.client = Client(cluster)
             else:
