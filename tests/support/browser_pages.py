@@ -1,7 +1,7 @@
 """Helpers of the explorer's browser tests: Debian's headless Chromium driven by Playwright, the
-test server's variants, the fixtures each browser test module imports (one server and one
-browser per module, a fresh page per test), and reading the page (the board as text, the
-focused cell, a ply). Screenshots go to benchmarks/output/ (git-ignored)."""
+test server's variants, the fixtures each browser test module imports (one server, one browser
+and one page per module, navigated afresh for each test), and reading the page (the board as
+text, the focused cell, a ply). Screenshots go to benchmarks/output/ (git-ignored)."""
 
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ def open_page(browser: Any, **options: Any) -> Iterator[Any]:
 
 
 # The fixtures, named so that a module imports them without its tests' arguments shadowing them:
-# ``from browser_support import base_url_fixture, browser_fixture, page_fixture``.
+# ``from support.browser_pages import base_url_fixture, browser_fixture, page_fixture``.
 @pytest.fixture(scope="module", name="db_4x4_or_none")
 def db_4x4_fixture(request: Any) -> Path | None:
     return built_4x4(request)
@@ -101,8 +101,28 @@ def browser_fixture() -> Iterator[Any]:
         yield browser
 
 
+@pytest.fixture(scope="module", name="shared_page")
+def shared_page_fixture(browser: Any) -> Iterator[Any]:
+    """One desktop page for a module's tests. A fresh context per test cost Chromium more than
+    the tests' own work: the three browser modules took 78-81 s of Chromium's CPU that way,
+    and 41-44 s with one page each."""
+    with open_page(browser) as page:
+        yield page
+
+
 @pytest.fixture(name="page")
-def page_fixture(browser: Any) -> Iterator[Any]:
+def page_fixture(shared_page: Any) -> Iterator[Any]:
+    """The module's page, on ``about:blank`` with no console error recorded: navigating away
+    ends the previous test's document, its timers and its focus. A test that changes the
+    context itself (permissions, a fake clock, an event listener) takes ``own_page``."""
+    shared_page.goto("about:blank")
+    shared_page.console_errors.clear()
+    yield shared_page
+
+
+@pytest.fixture(name="own_page")
+def own_page_fixture(browser: Any) -> Iterator[Any]:
+    """A page in a context of its own, closed after the test."""
     with open_page(browser) as page:
         yield page
 

@@ -17,7 +17,9 @@ from support.browser_pages import (  # noqa: F401 - the *_fixture names are fixt
     cell,
     db_4x4_fixture,
     focused_cell,
+    own_page_fixture,
     page_fixture,
+    shared_page_fixture,
     wait_for_ply,
 )
 
@@ -120,7 +122,8 @@ def test_keyboard_plays_a_move(page, base_url):
     assert board_text(page) == "....X...."
 
 
-def test_the_shared_url_round_trips(page, browser, base_url):
+def test_the_shared_url_round_trips(own_page, browser, base_url):
+    page = own_page  # its context gets clipboard permissions
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     page.goto(base_url + "/?variant=3x3")
     wait_for_ply(page, 0)
@@ -317,7 +320,8 @@ def test_the_hint_line_follows_the_position(page, base_url):
     assert hint_is_current(page)
 
 
-def test_notices_go_away_after_a_few_seconds_or_at_the_next_action(page, base_url):
+def test_notices_go_away_after_a_few_seconds_or_at_the_next_action(own_page, base_url):
+    page = own_page  # its context gets clipboard permissions and a fake clock
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     page.clock.install()
     page.goto(base_url + "/?variant=3x3&moves=0")
@@ -336,7 +340,8 @@ def test_notices_go_away_after_a_few_seconds_or_at_the_next_action(page, base_ur
     assert hint_is_current(page)
 
 
-def test_the_api_docs_render_offline(page, base_url):
+def test_the_api_docs_render_offline(own_page, base_url):
+    page = own_page  # it gets a listener of every request
     requested = []
     page.on("request", lambda request: requested.append(request.url))
     page.goto(base_url + "/docs")

@@ -16,7 +16,9 @@ from support.browser_pages import (  # noqa: F401 - the *_fixture names are fixt
     db_4x4_fixture,
     focused_cell,
     open_page,
+    own_page_fixture,
     page_fixture,
+    shared_page_fixture,
     wait_for_ply,
 )
 
