@@ -20,9 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.damage import set_number
 
+from ttt_solver.audit.moves_check import compare_moves
 from ttt_solver.audit.report import Report
 from ttt_solver.audit.retrograde import chunks, plies, prove_arrays, prove_chunk
-from ttt_solver.audit.verify import compare_moves, verify_source
+from ttt_solver.audit.verify import verify_source
 from ttt_solver.cli import cli
 from ttt_solver.errors import DatabaseError
 from ttt_solver.game import codec, rules

@@ -7,7 +7,8 @@ from the lowest bit up: value + 1 (2 bits), remoteness (5), wins (5), draws (5),
 orbit (4), then the best-moves mask (one bit per cell, :data:`BEST_SHIFT` up). For 25 cells that
 is 51 bits (within a signed 64-bit integer): a row takes about 17 bytes on disk, instead of 50 with the columns written out.
 
-Pure Python but :func:`pack_data`: the command line's lookups unpack rows with this module.
+Pure Python but the array forms (:func:`pack_data`, :func:`well_formed`, :func:`unpack_rows`):
+the command line's lookups unpack rows with this module, one at a time (:func:`unpack_data`).
 """
 
 from __future__ import annotations
@@ -69,13 +70,34 @@ def data_limit(cells: int) -> int:
 
 def pack_data(solved: Solved) -> np.ndarray:
     """int64 ``data`` of each position."""
-    # Imported here, not at the top: numpy stays off the command-line lookup path, which reads rows through this module.
-    import numpy as np
+    import numpy as np  # here, not at the top: numpy stays off the command-line lookup path
 
     data = solved.best.astype(np.int64) << BEST_SHIFT
     for name, (shift, _bits, added) in DATA_FIELDS.items():
         data |= (getattr(solved, name).astype(np.int64) + added) << shift
     return data
+
+
+def well_formed(data: np.ndarray) -> np.ndarray:
+    """Which of int64 ``data`` are a packing of numbers in range (the reader has already
+    refused any at :func:`data_limit` or above): the array form of :func:`unpack_data`'s test."""
+    fine: np.ndarray = (data >= 0) & ((data & 3) != 3)
+    return fine
+
+
+def unpack_rows(code: np.ndarray, data: np.ndarray) -> Solved:
+    """The rows of ``code`` from their well-formed int64 ``data`` (the inverse of
+    :func:`pack_data`; the preferred moves, which ``data`` does not hold, are zero)."""
+    import numpy as np
+
+    from ..solver.passes import Solved
+
+    fields = {name: ((data >> shift) & ((1 << bits) - 1)) - added for name, (shift, bits, added) in DATA_FIELDS.items()}
+    return Solved(
+        code, fields["value"].astype(np.int8), fields["remoteness"].astype(np.int8),
+        (data >> BEST_SHIFT).astype(np.uint32), np.zeros(len(code), dtype=np.uint32), fields["orbit"].astype(np.int8),
+        fields["wins"].astype(np.uint8), fields["draws"].astype(np.uint8), fields["losses"].astype(np.uint8),
+    )  # fmt: skip
 
 
 def unpack_data(data: int) -> tuple[int, int, int, int, int, int, int] | None:
