@@ -1,7 +1,9 @@
 """How a big variant's rows could be stored: one SQLite file written by one process, against
 ``--shards`` files of consecutive code ranges written side by side by as many processes (the
 layout a distributed build could write without a serial step), each through the builder's own
-writer (:class:`ttt_solver.store.writer.FileWriter`). Then point lookups of random stored codes
+writer (:class:`ttt_solver.store.writer.FileWriter`); then those shards joined into one file,
+as a build could finish (``INSERT INTO positions SELECT * FROM`` each attached shard: SQLite
+copies the records whole, without decoding them). Then point lookups of random stored codes
 in each layout (a shard found by its first code). Prints the walls, the CPU and the ratios,
 measured in the same run.
 
@@ -63,6 +65,23 @@ def write(path: str, variant: str, arrays: str, start: int, stop: int) -> float:
     return time.process_time() - began
 
 
+def join(shards: list[str], path: str) -> float:
+    """The shards' rows, in order, copied into a new file with the same table; this process's
+    CPU time."""
+    began = time.process_time()
+    with sqlite3.connect(shards[0]) as first:
+        table = first.execute("SELECT sql FROM sqlite_master WHERE name = 'positions'").fetchone()[0]
+    joined = sqlite3.connect(path)
+    joined.execute(table)
+    for shard in shards:
+        joined.execute("ATTACH DATABASE ? AS shard", (shard,))
+        joined.execute("INSERT INTO main.positions SELECT * FROM shard.positions")
+        joined.commit()
+        joined.execute("DETACH DATABASE shard")
+    joined.close()
+    return time.process_time() - began
+
+
 def lookups(paths: list[str], firsts: list[int], codes: list[int]) -> float:
     """Median microseconds a lookup of one code, its shard found by bisecting ``firsts``."""
     connections = [sqlite3.connect(f"file:{path}?mode=ro", uri=True) for path in paths]
@@ -113,12 +132,27 @@ def main() -> None:
         sizes = os.path.getsize(one), sum(os.path.getsize(path) for path in shards)
         print(f"bytes: one file {sizes[0] / 1e6:,.1f} MB, the shards {sizes[1] / 1e6:,.1f} MB")
 
+        joined = os.path.join(folder, "joined.sqlite")
+        began = time.perf_counter()
+        join_cpu = join(shards, joined)
+        join_wall = time.perf_counter() - began
+        with sqlite3.connect(joined) as check:
+            count, first, last = check.execute("SELECT count(*), min(code), max(code) FROM positions").fetchone()
+        assert (count, first, last) == (total, int(codes[0]), int(codes[-1])), (count, first, last)
+        print(
+            f"the shards joined into one file: {join_wall:.1f} s wall, {join_cpu:.1f} s CPU;"
+            f" written and joined {shard_wall + join_wall:.1f} s",
+            flush=True,
+        )
+        os.remove(joined)
+
         sample = random.Random(1).sample(codes.tolist(), min(args.lookups, total))
         firsts = [int(codes[cut]) for cut in cuts[:-1]]
         one_us = lookups([one], [int(codes[0])], sample)
         shard_us = lookups(shards, firsts, sample)
         print(f"a lookup (median of 5 rounds of {len(sample):,}): one file {one_us:.1f} us, shards {shard_us:.1f} us")
         print(f"ratios, shards / one file: write wall {shard_wall / one_wall:.2f}, lookup {shard_us / one_us:.2f}")
+        print(f"ratio, shards written and joined / one file: write wall {(shard_wall + join_wall) / one_wall:.2f}")
 
 
 if __name__ == "__main__":
