@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 _VALUE = {1: "win", 0: "draw", -1: "loss"}
 _LETTER = {1: "W", 0: "D", -1: "L"}
+_GROUPS = [(side, value) for side in ("X", "O") for value in (1, 0)]  # accuracy's columns: side, value
 MAX_GAMES = 10_000_000  # sampled games a run may ask for (minutes at most)
 
 
@@ -274,41 +275,9 @@ def _describe_tournament(result: Tournament, seed: str | None) -> str:
         )
         for i, agent in enumerate(agents)
     ]
-    accuracy_rows, blunder_rows = [], []
-    groups = [(side, value) for side in ("X", "O") for value in (1, 0)]
-    for score in result.accuracy:
-        by_group = {(g.side, g.value): g for g in score.groups}
-        accuracy_rows.append(
-            (
-                score.agent,
-                _percent(score.keep),
-                *(_percent(by_group[key].keep) if key in by_group else None for key in groups),
-                score.blundering,
-                "policy" if score.samples is None else f"{score.samples} sampled move(s) a position",
-            )
-        )
-        for blunder in score.blunders[:3]:
-            moves = " ".join(f"{cell}:{_LETTER[value]} {100 * p:.0f}%" for cell, p, value in blunder.moves)
-            blunder_rows.append(
-                (
-                    score.agent,
-                    blunder.board,
-                    rules.to_move(blunder.board),
-                    _VALUE[blunder.value],
-                    _percent(blunder.keep),
-                    _TwoDecimals(blunder.drop),
-                    moves,
-                )
-            )
     counts = {(g.side, g.value): g.positions for g in result.accuracy[0].groups} if result.accuracy else {}
-    group_columns = [f"{side} {_VALUE[value]} ({counts.get((side, value), 0)}) %" for side, value in groups]
-    positions = result.accuracy[0].positions if result.accuracy else 0
-    sampled = bool(result.accuracy) and result.accuracy[0].positions_sampled
-    over = (
-        (f"{positions:,} unfinished positions drawn uniformly at random" + (f" ({seed})" if seed is not None else ""))
-        if sampled
-        else f"the {positions:,} unfinished positions"
-    )
+    group_columns = [f"{side} {_VALUE[value]} ({counts.get((side, value), 0)}) %" for side, value in _GROUPS]
+    blunder_rows = _blunder_rows(result)
     return "\n".join(
         [
             f"Round robin of {len(agents)} agents ({how}; every pair plays both seats equally)",
@@ -319,10 +288,10 @@ def _describe_tournament(result: Tournament, seed: str | None) -> str:
             "",
             table(["agent", *numbers], matrix),
             "",
-            f"Accuracy: moves keeping the game-theoretic value over {over}",
+            f"Accuracy: moves keeping the game-theoretic value over {_accuracy_over(result, seed)}",
             "(by the agent's side and the position's value; every move keeps a lost position)",
             "",
-            table(["agent", "all %", *group_columns, "blundering positions", "measured"], accuracy_rows),
+            table(["agent", "all %", *group_columns, "blundering positions", "measured"], _accuracy_rows(result)),
             "",
             "Worst blunders (expected value thrown away; moves that drop it: cell:result probability)",
             "",
@@ -331,6 +300,51 @@ def _describe_tournament(result: Tournament, seed: str | None) -> str:
             else "none",
         ]
     )
+
+
+def _accuracy_over(result: Tournament, seed: str | None) -> str:
+    """The positions accuracy was measured over, in words."""
+    positions = result.accuracy[0].positions if result.accuracy else 0
+    if not (result.accuracy and result.accuracy[0].positions_sampled):
+        return f"the {positions:,} unfinished positions"
+    return f"{positions:,} unfinished positions drawn uniformly at random" + (f" ({seed})" if seed is not None else "")
+
+
+def _accuracy_rows(result: Tournament) -> list[tuple[Any, ...]]:
+    """Each agent's share of moves keeping the value: in all, and in each group of :data:`_GROUPS`."""
+    rows: list[tuple[Any, ...]] = []
+    for score in result.accuracy:
+        by_group = {(g.side, g.value): g for g in score.groups}
+        rows.append(
+            (
+                score.agent,
+                _percent(score.keep),
+                *(_percent(by_group[key].keep) if key in by_group else None for key in _GROUPS),
+                score.blundering,
+                "policy" if score.samples is None else f"{score.samples} sampled move(s) a position",
+            )
+        )
+    return rows
+
+
+def _blunder_rows(result: Tournament) -> list[tuple[Any, ...]]:
+    """Each agent's three worst blunders, with the moves that drop the value."""
+    rows: list[tuple[Any, ...]] = []
+    for score in result.accuracy:
+        for blunder in score.blunders[:3]:
+            moves = " ".join(f"{cell}:{_LETTER[value]} {100 * p:.0f}%" for cell, p, value in blunder.moves)
+            rows.append(
+                (
+                    score.agent,
+                    blunder.board,
+                    rules.to_move(blunder.board),
+                    _VALUE[blunder.value],
+                    _percent(blunder.keep),
+                    _TwoDecimals(blunder.drop),
+                    moves,
+                )
+            )
+    return rows
 
 
 def _score(shares: tuple[float, float, float]) -> float:
