@@ -103,30 +103,15 @@ def create_app(
     app.add_middleware(Rewrite)
     if cors_origins:
         app.add_middleware(JsonCors, origins=cors_origins)
-    listing: dict[tuple[tuple[str, str, int], ...], tuple[bytes, str]] = {}
+    _meta_routes(app, registry)
+    _position_routes(app, registry, time_limit)
+    _mount_page(app)
+    return app
 
-    def variants_listing() -> tuple[bytes, str]:
-        """The body and ETag of the variant list, for the copies served now."""
-        listed = registry.listed()
-        key = tuple((one.name, one.status, one.served.serial if one.served else 0) for one in listed)
-        if key not in listing:
-            listing.clear()
-            body = _dumps({"variants": [one.describe() for one in listed]})
-            tags = [one.served.etag.strip('"')[:12] if one.served else f"{one.name}-{one.status}" for one in listed]
-            listing[key] = body, '"' + "-".join(tags).replace(" ", "_") + '"'
-        return listing[key]
 
-    async def current(name: str) -> data.Served:
-        """The variant's current copy; one being opened is waited for up to ``LOAD_WAIT`` seconds
-        (a small database opens in less), then answered "loading" (see :mod:`.watch`)."""
-        deadline = time.monotonic() + LOAD_WAIT
-        while True:
-            try:
-                return registry.get(name)
-            except Loading:
-                if time.monotonic() >= deadline:
-                    raise
-                await asyncio.sleep(0.02)
+def _meta_routes(app: FastAPI, registry: Registry) -> None:
+    """``/health`` and the list of variants served."""
+    listing = _Listing(registry)
 
     @app.get("/health", response_model=HealthOut, tags=["meta"])
     async def health() -> Response:
@@ -138,11 +123,15 @@ def create_app(
         """The variants served, with their database's meta table and statistics; a variant
         whose database is not opened yet has ``status`` "not loaded" or "loading" and null
         meta and stats (asking for one of its positions opens it)."""
-        body, etag = variants_listing()
+        body, etag = listing.current()
         headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
         if _not_modified(request, etag):
             return Response(status_code=304, headers=headers)
         return Response(body, media_type=_JSON, headers=headers)
+
+
+def _position_routes(app: FastAPI, registry: Registry, time_limit: float) -> None:
+    """One position, and a batch of them (``time_limit``: seconds a batch may take)."""
 
     @app.get(
         f"{API}/{{variant}}",
@@ -161,7 +150,7 @@ def create_app(
         ] = None,
     ) -> Response:
         """One position: exactly the fields of ``ttt-lookup analyze --json``. Give ``board`` or ``moves``."""
-        one = await current(variant)
+        one = await _current(registry, variant)
         asked = parsed_board(request.scope) or data.question(one, board, moves)
         headers = {"ETag": one.etag, "Cache-Control": CACHE_CONTROL}
         if _not_modified(request, one.etag):
@@ -177,12 +166,40 @@ def create_app(
     async def batch(variant: str, body: BatchIn) -> Response:
         """Value, remoteness and one best move of up to 10,000 boards, in the order given
         (``best_move`` is null on a finished board)."""
-        one = await current(variant)
+        one = await _current(registry, variant)
         found = data.batch(one, body.boards, time.monotonic() + time_limit)
         return Response(_batch_json(found), media_type=_JSON)
 
-    _mount_page(app)
-    return app
+
+async def _current(registry: Registry, name: str) -> data.Served:
+    """The variant's current copy; one being opened is waited for up to ``LOAD_WAIT`` seconds
+    (a small database opens in less), then answered "loading" (see :mod:`.watch`)."""
+    deadline = time.monotonic() + LOAD_WAIT
+    while True:
+        try:
+            return registry.get(name)
+        except Loading:
+            if time.monotonic() >= deadline:
+                raise
+            await asyncio.sleep(0.02)
+
+
+class _Listing:
+    """The body and ETag of the variant list, made again only when the copies served change."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+        self.made: dict[tuple[tuple[str, str, int], ...], tuple[bytes, str]] = {}
+
+    def current(self) -> tuple[bytes, str]:
+        listed = self.registry.listed()
+        key = tuple((one.name, one.status, one.served.serial if one.served else 0) for one in listed)
+        if key not in self.made:
+            self.made.clear()
+            body = _dumps({"variants": [one.describe() for one in listed]})
+            tags = [one.served.etag.strip('"')[:12] if one.served else f"{one.name}-{one.status}" for one in listed]
+            self.made[key] = body, '"' + "-".join(tags).replace(" ", "_") + '"'
+        return self.made[key]
 
 
 def _batch_json(found: dict[str, Any]) -> bytes:
