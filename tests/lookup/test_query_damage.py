@@ -164,3 +164,20 @@ def test_a_cache_folder_that_cannot_be_written_only_costs_time(db_4x4, tmp_path,
         assert (result.exit_code, result.stderr) == (0, ""), result.stderr
         assert result.stdout.splitlines()[1] == "0,X,1,0,1,0,0,1"
     assert blocked.read_text() == ""
+
+
+def test_a_small_files_passed_check_is_remembered_and_a_write_to_it_checked_again(db_path, tmp_path, monkeypatch):
+    """The check of a small file is remembered as a big one's is, per state of the file: a
+    write in place (the same inode, new change times) is checked again before any answer."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    copy = tmp_path / "copy.sqlite"
+    shutil.copyfile(db_path, copy)
+    assert run(copy, "ply_counts").exit_code == 0
+    remembered = sorted(path.name for path in cache.rglob("checked-*.json"))
+    assert len(remembered) == 1 and f"-{copy.stat().st_ino}-" in remembered[0]
+    with closing(sqlite3.connect(copy)) as conn, conn:
+        conn.execute(f"UPDATE positions SET {set_number('value', '1 - value')} WHERE code = {FIRST_PLY_3}")
+    result = run(copy, "ply_counts")
+    assert_refused_with_the_rebuild_command(result)
+    assert "value not what the children imply" in result.stderr

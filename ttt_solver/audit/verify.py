@@ -84,26 +84,26 @@ def verify_source(
 def check_stored(source: Audited) -> Report:
     """What a named query checks before it answers: everything :func:`verify_source` checks
     but the proof against the rules, which is made only where an in-memory load makes it too
-    (up to :data:`~ttt_solver.audit.SMALL_ROWS` rows: 3x3 in milliseconds). So a query
-    answers only from tables equal to the digest-checked packed arrays that ``Oracle.load()``
-    accepts. A bigger SQLite file (4x4: 2 s; 20 cells: minutes) is checked once per state of
-    the file (its inode, size and change times: any write changes them), the passed check
-    remembered in the cache folder (:mod:`ttt_solver.store.cache_folder`). Call it inside
-    ``source.reader.snapshot()``, with the query, so that both read the same state of a server
-    database."""
+    (up to :data:`~ttt_solver.audit.SMALL_ROWS` rows: 3x3 in milliseconds, 3x4k3 in half a
+    second). So a query answers only from tables equal to the digest-checked packed arrays that
+    ``Oracle.load()`` accepts. A SQLite file (4x4: 2 s; 20 cells: minutes) is checked once per
+    state of the file (its inode, size and change times: any write changes them), the passed
+    check remembered in the cache folder (:mod:`ttt_solver.store.cache_folder`); a server
+    database at every query. Call it inside ``source.reader.snapshot()``, with the query, so
+    that both read the same state of a server database."""
 
     report = Report(source.variant.name, source.location, source.rebuild_hint())
-    count = number_in(source.meta.get("positions")) or 0
+    prove = (number_in(source.meta.get("positions")) or 0) <= SMALL_ROWS
     file = source.reader.target.file
-    if file is None or count <= SMALL_ROWS:
-        return _verify(source, default_memory(), None, report, prove=count <= SMALL_ROWS)
+    if file is None:
+        return _verify(source, default_memory(), None, report, prove=prove)
     state = os.stat(file)
     name = f"checked-{state.st_dev}-{state.st_ino}-{state.st_size}-{state.st_mtime_ns}-{state.st_ctime_ns}.json"
     folder = content_folder(source.variant.name, source.meta.get("digest", ""))
-    if cached(folder, name, lambda: {"ok": _verify(source, default_memory(), None, report, prove=False).ok})["ok"]:
+    if cached(folder, name, lambda: {"ok": _verify(source, default_memory(), None, report, prove=prove).ok})["ok"]:
         return report  # passed now, or before on this very file
     if not report.found:  # failed before: say what fails now
-        _verify(source, default_memory(), None, report, prove=False)
+        _verify(source, default_memory(), None, report, prove=prove)
     return report
 
 
