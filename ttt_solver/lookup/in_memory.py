@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 
 from ..audit import SMALL_ROWS
 from ..game.array_rules import decode_texts
-from ..game.symmetry import images
+from ..game.symmetry import images, inverse
 from ..store.arrays import Arrays
-from .proof import resolve
+from .proof import answer, resolve
 from .rows import DatabaseRows
 from .tables import BatchTables
 
@@ -81,10 +81,14 @@ class InMemory:
 
 def every_position(arrays: Arrays, location: str, hint: str) -> dict[str, Position]:
     """Every real board of a table whose arrays are checked (and proved), and its answer."""
-    fetch = by_code(arrays)
+    fetch, variant = by_code(arrays), arrays.variant
+    # The canonical answer once per row, seen from each of its images: image = apply(s, text)
+    # holds the canonical cell c at inverse(s)[c].
+    to_real = [inverse(perm) for perm in variant.symmetries]
     found: dict[str, Position] = {}
-    for text in decode_texts(arrays.code, arrays.variant):
-        for image in images(text, arrays.variant):
+    for code, text in zip(arrays.code.tolist(), decode_texts(arrays.code, variant), strict=True):
+        canonical = answer(code, variant, fetch, (location, lambda: hint), prove=False)
+        for image, perm in zip(images(text, variant), to_real, strict=True):
             if image not in found:
-                found[image] = resolve(image, arrays.variant, fetch, location, lambda: hint, prove=False)
+                found[image] = canonical.seen_as(image, perm)
     return found

@@ -3,7 +3,7 @@
 A solved table proves itself locally: a finished position's row follows from the rules, and
 every other row's value, remoteness, best moves and move counts follow from its children's
 rows (:func:`ttt_solver.game.values.outcome`). :func:`resolve` builds the answer for one real board
-from its canonical row and its children's rows, and with ``prove`` it also checks the row and
+from its canonical row and its children's rows (:func:`answer`, seen from the real board), and with ``prove`` it also checks the row and
 each child's row against the rows below them, so that a lookup never shows a number the
 table contradicts. A contradiction is a :class:`DatabaseError` naming the board.
 """
@@ -17,7 +17,7 @@ from typing import NamedTuple
 from ..errors import DatabaseError
 from ..game import codec, rules
 from ..game.values import Outcome, move_result, outcome, rank
-from ..game.variant import Variant
+from ..game.variant import Permutation, Variant
 from ..store.row_data import Row
 from .position import Move, Position
 
@@ -57,6 +57,25 @@ def contradiction(row: Row, expected: Outcome) -> str | None:
     return None
 
 
+class Answer(NamedTuple):
+    """The answer for a canonical position, in its own cell numbering."""
+
+    row: Row
+    moves: tuple[tuple[int, int, int], ...]  # (cell, value, remoteness) of each move, ascending by cell
+
+    def seen_as(self, text: str, perm: Permutation) -> Position:
+        """The answer for the real board ``text``, whose canonical cell ``c`` is its cell
+        ``perm[c]``: the moves ranked (value, then remoteness, then the real cell)."""
+        moves = sorted(
+            (Move(perm[cell], value, remoteness) for cell, value, remoteness in self.moves),
+            key=lambda m: (*rank(m.value, m.remoteness), m.cell),
+        )
+        row = self.row
+        best = tuple(sorted(perm[cell] for cell in row.best))
+        preferred = tuple(sorted(m.cell for m in moves if (m.value, m.remoteness) == (row.value, row.remoteness)))
+        return Position(text, row.value, row.remoteness, tuple(moves), best, preferred)
+
+
 def resolve(
     text: str,
     variant: Variant,
@@ -70,6 +89,15 @@ def resolve(
     and, with ``children``, each child's row (the moves it shows) against the rows below them.
     ``hint()`` says how to rebuild the database (called only for an error message)."""
     code, perm = codec.canonical(text, variant)
+    return answer(code, variant, fetch, (location, hint), prove, children).seen_as(text, perm)
+
+
+def answer(
+    code: int, variant: Variant, fetch: Fetch, where: tuple[str, Callable[[], str]], prove: bool, children: bool = True
+) -> Answer:
+    """The answer for the canonical position ``code`` (as :func:`resolve`; ``where``: the
+    database's location and how to rebuild it)."""
+    location, hint = where
     here = node(code, variant)
     wanted = {code, *(child for _cell, child in here.children)}
     if prove and children:
@@ -79,7 +107,6 @@ def resolve(
     if missing:
         board = codec.decode(missing[0], variant.cells)
         raise DatabaseError(f"database {location!r} has no row for board {board!r}: it is incomplete; {hint()}")
-    row = rows[code]
     if prove:
         for checked in (code, *dict.fromkeys(child for _cell, child in here.children if children)):
             below = node(checked, variant)
@@ -88,10 +115,4 @@ def resolve(
                 raise DatabaseError(
                     f"database {location!r} contradicts itself at board {below.board!r}: it stores {wrong}; {hint()}"
                 )
-    moves = sorted(
-        (Move(perm[cell], *move_result(*rows[child][:2])) for cell, child in here.children),
-        key=lambda m: (*rank(m.value, m.remoteness), m.cell),
-    )
-    best = tuple(sorted(perm[cell] for cell in row.best))
-    preferred = tuple(sorted(m.cell for m in moves if (m.value, m.remoteness) == (row.value, row.remoteness)))
-    return Position(text, row.value, row.remoteness, tuple(moves), best, preferred)
+    return Answer(rows[code], tuple((cell, *move_result(*rows[child][:2])) for cell, child in here.children))
