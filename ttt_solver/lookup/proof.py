@@ -2,10 +2,11 @@
 
 A solved table proves itself locally: a finished position's row follows from the rules, and
 every other row's value, remoteness, best moves and move counts follow from its children's
-rows (:func:`ttt_solver.game.values.outcome`). :func:`resolve` builds the answer for one real board
-from its canonical row and its children's rows (:func:`answer`, seen from the real board), and with ``prove`` it also checks the row and
-each child's row against the rows below them, so that a lookup never shows a number the
-table contradicts. A contradiction is a :class:`DatabaseError` naming the board.
+rows (:func:`ttt_solver.game.values.outcome`). :func:`resolve` builds the answer for one real
+board from its canonical row and its children's rows (:func:`answer`, seen from the real
+board), and with ``prove`` it also checks the row and each child's row against the rows below
+them, so that a lookup never shows a number the table contradicts. A contradiction is a
+:class:`DatabaseError` naming the board.
 """
 
 from __future__ import annotations
