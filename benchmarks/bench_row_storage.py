@@ -26,6 +26,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import closing
 
 import numpy as np
 
@@ -69,7 +70,7 @@ def join(shards: list[str], path: str) -> float:
     """The shards' rows, in order, copied into a new file with the same table; this process's
     CPU time."""
     began = time.process_time()
-    with sqlite3.connect(shards[0]) as first:
+    with closing(sqlite3.connect(shards[0])) as first:
         table = first.execute("SELECT sql FROM sqlite_master WHERE name = 'positions'").fetchone()[0]
     joined = sqlite3.connect(path)
     joined.execute(table)
@@ -136,7 +137,7 @@ def main() -> None:
         began = time.perf_counter()
         join_cpu = join(shards, joined)
         join_wall = time.perf_counter() - began
-        with sqlite3.connect(joined) as check:
+        with closing(sqlite3.connect(joined)) as check:
             count, first, last = check.execute("SELECT count(*), min(code), max(code) FROM positions").fetchone()
         assert (count, first, last) == (total, int(codes[0]), int(codes[-1])), (count, first, last)
         print(
