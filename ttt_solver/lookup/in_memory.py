@@ -87,7 +87,7 @@ def every_position(arrays: Arrays, location: str, hint: str) -> dict[str, Positi
     to_real = [inverse(perm) for perm in variant.symmetries]
     found: dict[str, Position] = {}
     for code, text in zip(arrays.code.tolist(), decode_texts(arrays.code, variant), strict=True):
-        canonical = answer(code, variant, fetch, (location, lambda: hint), prove=False)
+        canonical = answer(code, variant, fetch, location, lambda: hint, prove=False)
         for image, perm in zip(images(text, variant), to_real, strict=True):
             if image not in found:
                 found[image] = canonical.seen_as(image, perm)

@@ -90,15 +90,19 @@ def resolve(
     and, with ``children``, each child's row (the moves it shows) against the rows below them.
     ``hint()`` says how to rebuild the database (called only for an error message)."""
     code, perm = codec.canonical(text, variant)
-    return answer(code, variant, fetch, (location, hint), prove, children).seen_as(text, perm)
+    return answer(code, variant, fetch, location, hint, prove, children).seen_as(text, perm)
 
 
 def answer(
-    code: int, variant: Variant, fetch: Fetch, where: tuple[str, Callable[[], str]], prove: bool, children: bool = True
+    code: int,
+    variant: Variant,
+    fetch: Fetch,
+    location: str,
+    hint: Callable[[], str],
+    prove: bool,
+    children: bool = True,
 ) -> Answer:
-    """The answer for the canonical position ``code`` (as :func:`resolve`; ``where``: the
-    database's location and how to rebuild it)."""
-    location, hint = where
+    """The answer for the canonical position ``code``, in its own cell numbering (as :func:`resolve`)."""
     here = node(code, variant)
     wanted = {code, *(child for _cell, child in here.children)}
     if prove and children:
