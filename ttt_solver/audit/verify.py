@@ -19,6 +19,7 @@ before it answers.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import re
 import shutil
@@ -32,7 +33,7 @@ from sqlalchemy import MetaData, create_engine
 
 from ..errors import shown
 from ..solver.solve import Steps, default_memory
-from ..store import META_KEYS, number_in
+from ..store import META_KEYS, SHARDS_KEY, number_in
 from ..store.cache_folder import cached, content_folder
 from ..store.row_data import data_limit, unpack_rows, well_formed
 from ..store.schema import add_generated, define
@@ -101,8 +102,13 @@ def check_stored(source: Audited) -> Report:
 
     if file is None:
         return check()
-    state = os.stat(file)
-    name = f"checked-{state.st_dev}-{state.st_ino}-{state.st_size}-{state.st_mtime_ns}-{state.st_ctime_ns}.json"
+    states = [os.stat(path) for path in source.reader.files]  # the file, then its shards
+    name = "checked-" + "-".join(
+        f"{state.st_dev}-{state.st_ino}-{state.st_size}-{state.st_mtime_ns}-{state.st_ctime_ns}" for state in states
+    )
+    if len(name) > 200:  # a database of shards: a name the file system takes
+        name = "checked-" + hashlib.sha256(name.encode()).hexdigest()
+    name += ".json"
     folder = content_folder(source.variant.name, source.meta.get("digest", ""))
     if cached(folder, name, lambda: {"ok": check().ok})["ok"]:
         return report  # passed now, or before on this very file
@@ -127,6 +133,12 @@ def _verify(
         problem is None, f"SQLite's integrity check{'' if whole else ' of all but positions'}: {problem or 'ok'}"
     )
     _check_meta(meta, report)
+    if reader.shards:
+        problems = reader.shard_problems()
+        for problem in problems:
+            report.failed(problem)
+        if not problems:
+            report.passed(f"each of the {len(reader.shards)} shards holds the rows of its code range")
     tables = reader.tables()
     for name in ("positions", "packed"):
         if name not in tables:
@@ -225,7 +237,7 @@ def _check_meta(meta: dict[str, str], report: Report) -> None:
         if key not in meta:
             report.failed(f"meta has no {key!r}")
     for key in meta:
-        if key not in META_KEYS:
+        if key not in META_KEYS and key != SHARDS_KEY:
             report.failed(f"meta holds {shown(key)}, a key ttt-solver never writes")
     for key in ("positions", "legal_positions", "moves"):
         if key in meta and not (meta[key].isascii() and meta[key].isdigit()):

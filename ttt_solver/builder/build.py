@@ -50,6 +50,7 @@ from ..store.content import digest, move_count, move_rows, packed_arrays, packed
 from ..store.paths import data_folder, database_file
 from ..store.reader import Reader
 from ..store.row_data import pack_data
+from ..store.shards import Shard
 from ..store.writer import (
     FileWriter,
     check_target,
@@ -64,6 +65,7 @@ from ..system.memory import machine_memory, memory_is_an_error, size_text
 from ..version import __version__
 from .disk import check_room, failure
 from .plan import check_machine
+from .shard_write import shard_count, write_sharded
 
 if TYPE_CHECKING:
     from ..solver.scratch import Scratch
@@ -114,6 +116,7 @@ def build(
     memory: int | None = None,
     steps: Steps | None = None,
     engine: Engine | None = None,
+    shards: int | None = None,
 ) -> BuildReport:
     """Solve ``variant`` and write it to ``target`` (default: the variant's default database, :func:`~ttt_solver.store.paths.database_file`).
 
@@ -127,12 +130,16 @@ def build(
     what solves the tiers (:class:`ttt_solver.solver.engine_dask.DaskEngine`, entered), with
     ``memory`` the budget of each of its workers; without one, this process solves them, and a
     variant this machine cannot hold alone is refused (MachineTooSmallError) before anything
-    is written.
+    is written. ``shards``: the files the engine's workers write the rows into, side by side
+    (:mod:`.shard_write`; default: one per worker for more than 16 cells, at most 10).
     """
 
     started = time.perf_counter()
     where = Target.parse(target if target is not None else database_file(variant))
     check_target(where, force)
+    shards = shard_count(variant, engine, where.file is not None and tables is None, shards)
+    if shards > 1 and store_moves:
+        raise ValueError("a database of shards stores no moves table")
     if tables is not None and tables.variant != variant:
         raise ValueError(f"tables of {tables.variant} given to build {variant}")
     if engine is None and tables is None:
@@ -159,8 +166,9 @@ def build(
             solved = merge_scratch(scratch, memory, steps)
         else:
             solved = tables.solved
+        sharding = (shards, engine) if shards > 1 and engine is not None else None
         report = _write(where, variant, solved, scratch, force, store_moves, progress, _rows_step(steps, writing),
-                        memory)  # fmt: skip
+                        memory, sharding)  # fmt: skip
         scratch.remove()
     return BuildReport(*report, time.perf_counter() - started)
 
@@ -235,9 +243,12 @@ def _write(
     progress: Progress | None,
     written: Callable[[int, int], None] | None,
     memory: int | None = None,
+    sharding: tuple[int, Engine] | None = None,
 ) -> tuple[str, str, int, int, int, dict[str, int], str]:
 
     total = len(solved)
+    if sharding is not None:
+        store_moves = False
     if store_moves and variant.cells > MOVES_CELLS:
         raise ValueError(f"a moves table of {variant.name} would hold billions of rows: it is never stored")
     if store_moves is None:
@@ -268,10 +279,16 @@ def _write(
                          None if written is None else lambda rows: written(rows, total))  # fmt: skip
         else:
             file = scratch.file("database.sqlite")
-            _write_file(scratch, variant, solved, move_blocks, arrays, meta, written)
+            placed: list[Shard] = []
+            if sharding is None:
+                _write_file(scratch, variant, solved, move_blocks, arrays, meta, written)
+            else:
+                assert where.file is not None
+                name = destination(Path(where.file)).name
+                placed = write_sharded(scratch, solved, *sharding, meta, name, written)
             if scratch.resumed:
                 _prove(scratch, file, memory, progress)
-            install(file, where)
+            install(file, where, placed)
     return str(where), variant.name, legal, total, moves, outcomes, meta["digest"]
 
 

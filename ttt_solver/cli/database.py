@@ -80,6 +80,11 @@ memory_option = click.option(
 @memory_option
 @click.option("--plan", "plan_only", is_flag=True, help="Print the build's plan (tiers, CPU, memory, disk) and stop.")
 @engine_options("Solve the tiers")
+@click.option(
+    "--shards",
+    type=click.IntRange(1, 10),
+    help="With --engine: the files the workers write the rows into, side by side (default: one a worker, over 16 cells).",
+)
 @output_options("json")
 def build(
     variant: Variant,
@@ -91,6 +96,7 @@ def build(
     engine: str | None,
     workers: int | None,
     address: str | None,
+    shards: int | None,
     fmt: str,
 ) -> None:
     """Solve a variant exhaustively and write its database (all or nothing).
@@ -111,6 +117,8 @@ def build(
     from ..builder.plan import check_machine, make_plan
 
     check_engine_options(engine, workers, address)
+    if shards is not None and engine is None:
+        raise CLIError("--shards needs --engine")
     if plan_only:
         click.echo("\n".join(make_plan(variant, target_folder(db, variant)).lines()))
         return
@@ -121,12 +129,12 @@ def build(
 
         with _engine(engine, workers, address) as running:
             if quiet:
-                report = build_database(db, variant, force=force, memory=memory, engine=running)
+                report = build_database(db, variant, force=force, memory=memory, engine=running, shards=shards)
             else:
                 with bars() as shown:
                     report = build_database(
                         db, variant, force=force, progress=progress_lines(quiet), steps=shown.step, memory=memory,
-                        engine=running,
+                        engine=running, shards=shards,
                     )  # fmt: skip
     except MachineTooSmallError as error:
         click.echo("\n".join(error.plan.lines()))

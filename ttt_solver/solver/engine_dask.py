@@ -128,6 +128,10 @@ class DaskEngine:
                 done(futures[future])
         return [results[index] for index in range(len(calls))]
 
+    def slots(self) -> int:
+        assert self.client is not None, "DaskEngine used outside its with block"
+        return int(sum(self.client.nthreads().values()))
+
     def _solve_tier(
         self, scratch: Scratch, ply: int, memory: int, below: str | None, steps: Steps | None, total: int
     ) -> None:
@@ -137,7 +141,7 @@ class DaskEngine:
         run = os.path.join(part, f"run-{uuid.uuid4().hex}")
         os.makedirs(run)
         starts = list(range(0, size, chunk))
-        bounds = range_bounds(size, memory, min(len(starts), sum(self.client.nthreads().values())))
+        bounds = range_bounds(size, memory, min(len(starts), self.slots()))
         calls = [(name, ply, start, min(size, start + chunk), below, bounds, run) for start in starts]
 
         def done(index: int) -> None:

@@ -300,13 +300,13 @@ def read_record(path: str) -> dict[str, Any] | None:
 
 
 @contextmanager
-def locked(path: str) -> Iterator[bool]:
-    """Hold the scratch folder's lock (waiting for another build that holds it); yields
-    whether it had to wait."""
+def locked(path: str, name: str = "lock") -> Iterator[bool]:
+    """Hold the scratch folder's lock (waiting for another build that holds it), or the lock
+    file ``name`` in the folder ``path``; yields whether it had to wait."""
     waited = False
     while True:
         os.makedirs(path, exist_ok=True)
-        handle = os.open(os.path.join(path, "lock"), os.O_RDWR | os.O_CREAT, 0o666)
+        handle = os.open(os.path.join(path, name), os.O_RDWR | os.O_CREAT, 0o666)
         try:
             # Imported here, not at the top: fcntl exists on POSIX only.
             import fcntl

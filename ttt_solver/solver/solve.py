@@ -58,7 +58,11 @@ class Engine(Protocol):
 
     def run(self, function: Callable[..., T], calls: Calls, name: str, done: Done | None = None) -> list[T]:
         """``function(*call)`` for each call as the engine's tasks (the whole-table proof's
-        chunks); the results in the calls' order."""
+        chunks, the shards of a database); the results in the calls' order."""
+        ...  # fmt: skip
+
+    def slots(self) -> int:
+        """How many tasks the engine runs at once (its workers' threads)."""
         ...  # fmt: skip
 
 
@@ -257,8 +261,16 @@ def merge_scratch(scratch: Scratch, memory: int, steps: Steps | None = None) -> 
     if written < total:
         block = max(MIN_CHUNK, memory // (4 * BYTES_PER_BOARD))
         _merge(parts, folder, written, sums, block, steps, total)
+    return merged_rows(folder, total)
+
+
+def merged_rows(folder: str, total: int, start: int = 0, stop: int | None = None) -> Solved:
+    """Rows ``start`` to ``stop`` (default: the last) of the ``total`` rows :func:`merge_scratch`
+    wrote into ``folder``, memory-mapped read-only."""
+    stop = total if stop is None else stop
     return Solved(
-        *(np.memmap(os.path.join(folder, f"{name}.bin"), dtype=dtype, mode="r", shape=(total,)) if total else
+        *(np.memmap(os.path.join(folder, f"{name}.bin"), dtype=dtype, mode="r", shape=(stop - start,),
+                    offset=start * np.dtype(dtype).itemsize) if stop > start else
           np.zeros(0, dtype=dtype) for name, dtype in COLUMNS)
     )  # fmt: skip
 

@@ -16,11 +16,22 @@ META_KEYS = (
     "generator", "generator_version", "schema_version", "solver_version", "variant",
     "positions", "legal_positions", "moves", "moves_stored", "digest", "built_at",
 )  # fmt: skip
+# The meta key of a database of shards only (:mod:`.shards`): how many.
+SHARDS_KEY = "shards"
 # Our tables, in the order a server's locks are taken (by the rebuild's swap and by a reader's
 # snapshot): the same order everywhere, so that neither waits for the other while holding a lock.
 TABLE_NAMES = ("positions", "moves", "packed", "meta")
 
-__all__ = ["GENERATOR", "META_KEYS", "MOVE_COLUMNS", "SCHEMA_VERSION", "TABLE_NAMES", "Target", "number_in"]
+__all__ = [
+    "GENERATOR",
+    "META_KEYS",
+    "MOVE_COLUMNS",
+    "SCHEMA_VERSION",
+    "SHARDS_KEY",
+    "TABLE_NAMES",
+    "Target",
+    "number_in",
+]
 
 
 def number_in(text: str | None) -> int | None:

@@ -19,9 +19,10 @@ from typing import Any, Self
 
 from ..errors import DatabaseError, TTTError, shown
 from ..game.variant import Variant
-from . import GENERATOR, SCHEMA_VERSION, number_in
+from . import GENERATOR, SCHEMA_VERSION, SHARDS_KEY, number_in
 from .database_server import live_tables, missing_driver, server_error, unreachable
 from .hints import build_hint, rebuild_hint
+from .shards import Shard, ShardError, attach, read_shards
 from .sqlite_file import SQLITE_ERRORS, folder_of, sqlite_message, sqlite_uri
 from .target import Target, file_kind
 
@@ -38,6 +39,15 @@ def _variant_named(text: bytes, otherwise: str) -> str:
         return otherwise
 
 
+def _identity(path: str | None) -> tuple[int, int] | None:
+    """Which file is at ``path`` (device and inode), if any."""
+    try:
+        found = os.stat(path) if path is not None else None
+    except OSError:
+        return None
+    return None if found is None else (found.st_dev, found.st_ino)
+
+
 class Connection:
     """An open, checked database of one variant (opening checks its meta table); :class:`~.reader.Reader`
     adds the queries of its tables."""
@@ -52,15 +62,28 @@ class Connection:
         self._conn: Any = None
         self._held: tuple[int, Any] | None = None  # (thread, server connection) of a snapshot
         self.meta: dict[str, str] = {}  # read and checked below: then the database is known to be ours
-        self._open()
-        try:
-            self.meta = self._checked_meta()
-        except BaseException:
-            self.close()
-            raise
+        self.shards: list[Shard] = []  # a database of shards' (:mod:`.shards`)
+        self.files: list[str] = []  # the files read: the database file, then its shards
+        for attempt in range(2):
+            opened = self._open()
+            try:
+                self.meta = self._checked_meta()
+                if SHARDS_KEY in self.meta:
+                    self._attach_shards()
+                break
+            except DatabaseError:
+                self.close()
+                # A rebuild that renamed a new database in after this one was opened, and then
+                # removed the old one's shards: open the new one.
+                if attempt or opened is None or opened == _identity(self.target.file):
+                    raise
+            except BaseException:
+                self.close()
+                raise
 
     # -- connection -----------------------------------------------------------------------
-    def _open(self) -> None:
+    def _open(self) -> tuple[int, int] | None:
+        """Open the connection; the identity of the file opened (None for a server)."""
         path = self.target.file
         if path is None:
             from sqlalchemy import create_engine
@@ -72,7 +95,8 @@ class Connection:
                 raise DatabaseError(f"cannot read {self.target.spec!r}: {missing_driver(error)}") from None
             except (SQLAlchemyError, ValueError) as error:
                 raise DatabaseError(f"cannot read {self.target.spec!r}: {str(error).splitlines()[0]}") from None
-            return
+            return None
+        opened = _identity(path)
         try:
             kind = file_kind(path)
         except OSError as error:  # a name too long, a loop of links, a folder this user may not enter
@@ -104,6 +128,23 @@ class Connection:
                     f" {rebuild_hint(self.target.spec, self.variant_name)}"
                 ) from None
             raise self._unreadable(why) from None
+        self.files = [path]
+        return opened
+
+    def _attach_shards(self) -> None:
+        """Attach the shards a database of shards names (:func:`.shards.attach`); a shard that is
+        missing or damaged makes the database damaged."""
+        count = number_in(self.meta[SHARDS_KEY])
+        try:
+            if self._conn is None or count is None:
+                raise ShardError(f"its meta table says shards {shown(self.meta[SHARDS_KEY])}")
+            self.shards = read_shards(self._conn, count)
+            assert self.target.file is not None
+            self.files += attach(self._conn, self.target.file, self.shards, self.variant_name)
+        except ShardError as error:
+            raise self._damaged(str(error)) from None
+        except SQLITE_ERRORS as error:
+            raise self._damaged(f"its shards cannot be read: {sqlite_message(error)}") from None
 
     def _run(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> tuple[list[str], list[Row]]:
         if self._conn is None and self._engine is None:

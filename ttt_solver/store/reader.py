@@ -99,8 +99,12 @@ class Reader(Connection):
         """How SQLite says the ``positions`` table is made (None on a server)."""
         if self._conn is None:
             return None
-        found = self._query("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'positions'")
-        return str(found[0][0]) if found else ""
+        schemas = [f"shard{shard.index}" for shard in self.shards] or ["main"]
+        made = set()
+        for schema in schemas:
+            found = self._query(f"SELECT sql FROM {schema}.sqlite_master WHERE type = 'table' AND name = 'positions'")
+            made.add(str(found[0][0]) if found else "")
+        return made.pop() if len(made) == 1 else "the shards' positions tables differ"
 
     def move_blocks(self, rows: int) -> Iterator[list[Row]]:
         """Every row of ``moves`` by code then cell, in :data:`MOVE_COLUMNS` order, ``rows`` at
@@ -131,6 +135,8 @@ class Reader(Connection):
                 return live_tables(held[1])
             return self._server_tables()
         names = {str(name).lower() for (name,) in self._query("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if self.shards:  # the view over the shards, each checked to hold a meta table when attached
+            names.add("positions")
         return [name for name in TABLE_NAMES if name in names]
 
     def integrity_problem(self, whole: bool = True) -> str | None:
@@ -138,19 +144,35 @@ class Reader(Connection):
         against its table): its first complaint, or None; None on a server, which keeps its own
         pages. The check computes every generated column of every row (about 5 us a row: 6 s
         for the 1.2 million rows of 4x4), so unless ``whole`` the ``positions`` table is left
-        out, and the other tables are checked one by one (then pages in no table go unseen)."""
+        out, and the other tables are checked one by one (then pages in no table go unseen). The
+        shards of a database of shards are checked with it."""
         if self._conn is None:
             return None
         if whole:
             statements = ["PRAGMA integrity_check(1)"]
         else:
             statements = [f"PRAGMA integrity_check({name})" for name in self.tables() if name != "positions"]
+            statements += [f"PRAGMA shard{shard.index}.integrity_check(meta)" for shard in self.shards]
         for statement in statements:
             found = self._query(statement)
             first = str(found[0][0]) if found and found[0] else "no answer"
             if first != "ok":
                 return first.replace("\n", " ")
         return None
+
+    def shard_problems(self) -> list[str]:
+        """What is wrong with the rows of a database of shards (none for one file): a shard whose
+        row count is not the one the shards table records, or that holds a code outside its
+        range (below its first code, or at or above the next shard's)."""
+        problems = []
+        for shard, after in zip(self.shards, [*(s.first_code for s in self.shards[1:]), None]):
+            table = f"shard{shard.index}.positions"
+            count, low, high = self._query(f"SELECT count(*), min(code), max(code) FROM {table}")[0]
+            if count != shard.rows:
+                problems.append(f"shard {shard.index} holds {count:,} rows, not {shard.rows:,}")
+            if count and (low < shard.first_code or (after is not None and high >= after)):
+                problems.append(f"shard {shard.index} holds codes outside its range")
+        return problems
 
     def has_moves(self) -> bool:
         """Whether the ``moves`` table holds any row."""

@@ -166,6 +166,20 @@ def define(metadata: MetaData, cells: int, suffix: str = "", stored: bool = Fals
     return Tables(meta, moves, packed, positions)
 
 
+def define_shards(metadata: MetaData) -> Table:
+    """The ``shards`` table of a database of shards' main file (:mod:`ttt_solver.store.shards`)."""
+    return Table(
+        "shards",
+        metadata,
+        Column("shard", Integer, autoincrement=False, comment="0, 1, ... in code order"),
+        Column("file", Text, nullable=False, comment="relative to the main file's folder"),
+        Column("build", Text, nullable=False, comment="the build it belongs to, as its meta table says"),
+        Column("first_code", BigInteger().with_variant(Integer(), "sqlite"), nullable=False),
+        Column("rows", BigInteger().with_variant(Integer(), "sqlite"), nullable=False),
+        PrimaryKeyConstraint("shard", name="shards_pkey"),
+    )
+
+
 def add_generated(conn: Any, cells: int) -> None:
     """Add the generated columns to a SQLite ``positions`` table made without them. SQLite
     computes every generated column of a row as it inserts it, virtual ones too (14 times the

@@ -16,9 +16,10 @@ have no secondary index to maintain while they fill.
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import closing, contextmanager
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,7 @@ from . import GENERATOR, MOVE_COLUMNS, TABLE_NAMES, schema
 from .content import PACKED, digest_stream, unpack_pieces
 from .database_server import live_tables, missing_driver, server_error
 from .schema import add_generated
+from .shards import Shard, shard_folder
 from .sqlite_file import SQLITE_ERRORS, sqlite_message, sqlite_uri
 from .target import Target, file_kind
 
@@ -180,12 +182,28 @@ def _copy_columns(conn: Connection, table: Table, names: tuple[str, ...], blocks
 
 class FileWriter:
     """A SQLite database being written, resumable: each block of position rows is committed
-    on its own, and :meth:`positions` skips the rows a stopped build already wrote."""
+    on its own, and :meth:`positions` skips the rows a stopped build already wrote.
 
-    def __init__(self, path: str, variant: Variant) -> None:
+    ``part``: the file of a database of shards it is (:mod:`.shards`): ``"main"`` (every table
+    but ``positions``, and ``shards``), or ``"shard"`` (``positions`` and ``meta``); None: the
+    whole database."""
+
+    def __init__(self, path: str, variant: Variant, part: str | None = None) -> None:
         self.path = path
         self.cells = variant.cells
         self.tables = schema.define(MetaData(), variant.cells, generated=False)
+        self.part = part
+        self.shards = schema.define_shards(self.tables.meta.metadata) if part == "main" else None
+        made: list[Table] = {
+            None: list(self.tables),
+            "main": [
+                self.tables.meta,
+                self.tables.moves,
+                self.tables.packed,
+                *([self.shards] if self.shards is not None else []),
+            ],
+            "shard": [self.tables.positions, self.tables.meta],
+        }[part]
         # The connection is opened here, not from a URL: a file name may hold "?", "#" or "%".
         self.engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(path))
 
@@ -200,7 +218,7 @@ class FileWriter:
             dbapi_connection.execute("PRAGMA synchronous = FULL")
 
         with self.engine.begin() as conn:
-            self.tables.positions.metadata.create_all(conn)
+            self.tables.positions.metadata.create_all(conn, tables=made)
 
     def written(self) -> int | None:
         """The largest code written so far (None: no row yet)."""
@@ -220,7 +238,8 @@ class FileWriter:
         stop), and no meta yet: its digest is read back from the file (:meth:`packed_digest`)."""
 
         with self.engine.begin() as conn:
-            add_generated(conn, self.cells)
+            if self.shards is None:
+                add_generated(conn, self.cells)
             for table in (self.tables.meta, self.tables.packed, self.tables.moves):
                 conn.execute(table.delete())
             _insert_columns(conn, self.tables.moves, MOVE_COLUMNS, moves)
@@ -244,9 +263,22 @@ class FileWriter:
             columns = {name: (rows * np.dtype(dtype).itemsize, parts(conn, name)) for name, dtype in PACKED}
             return digest_stream(variant_name, columns)
 
-    def meta(self, meta: Mapping[str, str]) -> None:
-        """The meta table, last: a file without it is no finished database."""
+    def meta(self, meta: Mapping[str, str], shards: Sequence[Shard] = ()) -> None:
+        """The meta table, last: a file without it is no finished database (nor shard); with
+        the ``shards`` table of a main file in the same transaction. A shard's generated columns
+        are added here too."""
         with self.engine.begin() as conn:
+            if self.shards is not None:
+                conn.execute(self.shards.delete())
+                conn.execute(
+                    self.shards.insert(),
+                    [
+                        {"shard": s.index, "file": s.file, "build": s.build, "first_code": s.first_code, "rows": s.rows}
+                        for s in shards
+                    ],
+                )
+            elif self.part == "shard":
+                add_generated(conn, self.cells)
             conn.execute(self.tables.meta.delete())
             conn.execute(self.tables.meta.insert(), [{"key": k, "value": v} for k, v in sorted(meta.items())])
 
@@ -287,22 +319,59 @@ def remove_database(path: str) -> None:
     _remove_journals(Path(path))
 
 
-def install(built: str, target: Target) -> None:
+def install(built: str, target: Target, shards: Sequence[Shard] = ()) -> None:
     """Put the finished file ``built`` in the place of the target: synced to disk first, so
-    that a crash leaves the old database or the new one, never a mixture."""
+    that a crash leaves the old database or the new one, never a mixture. The ``shards`` of a
+    database of shards (their files beside ``built``, as its shards table names them) go into
+    place first, under names no other build uses, and the shards of the database replaced are
+    removed last (:func:`remove_stale_shards`)."""
     assert target.file is not None
     path = destination(Path(target.file))
     try:
-        handle = os.open(built, os.O_RDONLY)
-        try:
-            os.fsync(handle)  # the content reaches the disk before the name does
-        finally:
-            os.close(handle)
         path.parent.mkdir(parents=True, exist_ok=True)
+        for shard in shards:
+            placed = path.parent / shard.file
+            placed.parent.mkdir(exist_ok=True)
+            _sync_file(os.path.join(os.path.dirname(built), shard.file))
+            os.replace(os.path.join(os.path.dirname(built), shard.file), placed)
+        if shards:
+            _sync_file(str(path.parent / os.path.dirname(shards[0].file)))  # the shards' names
+        _sync_file(built)  # the content reaches the disk before the name does
         _remove_journals(path)
         os.replace(built, path)
     except OSError as error:
         raise _cannot_build(path, error) from None
+    remove_stale_shards(path, {os.path.basename(shard.file) for shard in shards})
+
+
+def _sync_file(path: str) -> None:
+    handle = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
+
+
+_SHARD_NAME = re.compile(r"[0-9a-f]{16}-[0-9]+\.sqlite(-journal)?")
+
+
+def remove_stale_shards(path: Path, keep: Collection[str]) -> None:
+    """Remove from the shards folder of the database file ``path`` every shard file that is not
+    one of ``keep`` (the names its own shards table lists): the shards of the databases it
+    replaced, or of a build killed while it put them in place. Other files are left alone, and
+    the folder goes once it is empty. A file that cannot be removed is left for the next build
+    (the database is installed: this is tidying)."""
+    folder = shard_folder(str(path))
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if name not in keep and _SHARD_NAME.fullmatch(name):
+            with suppress(OSError):
+                os.unlink(os.path.join(folder, name))
+    with suppress(OSError):
+        os.rmdir(folder)  # only if empty
 
 
 def write_server(

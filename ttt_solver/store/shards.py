@@ -1,0 +1,108 @@
+"""A database of shards: its ``positions`` rows in several SQLite files, one range of codes
+each, written side by side by a distributed build's workers (one SQLite file is built by one
+writer at about 0.5 us a row, however many workers solved it: ``docs/engine.md``).
+
+The database is still one file to name (``--db X``): the main file, which holds ``meta`` (its
+key ``shards`` says how many), ``packed``, an empty ``moves`` and the ``shards`` table, one row
+per shard: its file (relative to the main file's folder: ``X.shards/BUILD-K.sqlite``, made by
+:func:`shard_file`), the build it belongs to, its first code and its rows. Shard ``K`` holds the
+rows whose code is at least its first code and below the next shard's, in a ``positions`` table
+of the same schema, and a ``meta`` table naming the variant, the build and ``K``.
+
+A reader attaches every shard read-only and joins their tables in a temporary view named
+``positions`` (:func:`attach`): every query of ``positions``, named or not, reads the shards
+as one table, and SQLite merges them in code order for an ``ORDER BY code``. SQLite attaches
+at most :data:`MOST_SHARDS` files to a connection. Standard library only: a command-line
+lookup opens a database of shards as it opens one file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from dataclasses import dataclass
+
+from .sqlite_file import sqlite_uri
+
+MOST_SHARDS = 10  # SQLite's default SQLITE_MAX_ATTACHED: the most files a connection attaches
+SHARD_META = ("generator", "variant", "build", "shard")  # the keys of a shard's meta table
+_FILE = re.compile(r"[^/\\]+\.shards/([0-9a-f]{16})-([0-9]+)\.sqlite")
+
+
+class ShardError(Exception):
+    """A shard that is missing or not the one its main file names (the message says which)."""
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One row of the ``shards`` table."""
+
+    index: int
+    file: str  # relative to the main file's folder
+    build: str
+    first_code: int
+    rows: int
+
+
+def shard_file(main_name: str, build: str, index: int) -> str:
+    """Where shard ``index`` of build ``build`` of the database file named ``main_name`` lies,
+    relative to the main file's folder."""
+    return f"{main_name}.shards/{build}-{index}.sqlite"
+
+
+def shard_folder(main: str) -> str:
+    """The folder of the shards a build of the database file ``main`` writes."""
+    return f"{main}.shards"
+
+
+def read_shards(conn: sqlite3.Connection, count: int) -> list[Shard]:
+    """The ``shards`` table of an open main file, checked to list ``count`` shards numbered
+    from 0, each in a file of the name a build gives it, first codes ascending (ShardError)."""
+    try:
+        rows = conn.execute("SELECT shard, file, build, first_code, rows FROM main.shards ORDER BY shard").fetchall()
+    except sqlite3.Error as error:
+        raise ShardError(f"its shards table cannot be read ({error})") from None
+    shards: list[Shard] = []
+    for index, row in enumerate(rows):
+        shard = Shard(*row)
+        named = _FILE.fullmatch(shard.file) if isinstance(shard.file, str) else None
+        if not (
+            named
+            and shard.index == index
+            and named.group(1) == shard.build
+            and int(named.group(2)) == index
+            and all(isinstance(n, int) and n >= 0 for n in (shard.first_code, shard.rows))
+            and (not shards or shard.first_code > shards[-1].first_code)
+        ):
+            raise ShardError(f"its shards table is damaged at row {index}")
+        shards.append(shard)
+    if len(shards) != count or not 1 < count <= MOST_SHARDS:
+        raise ShardError(f"its shards table lists {len(shards)} shards, its meta table {count}")
+    return shards
+
+
+def attach(conn: sqlite3.Connection, main: str, shards: list[Shard], variant_name: str) -> list[str]:
+    """Attach each shard of the database whose main file is ``main`` to ``conn`` read-only, as
+    ``shard0``, ``shard1``..., each checked to be the shard its row names (its meta table), and
+    make the temporary view ``positions`` over them; the shards' paths (ShardError if one is
+    missing or not that shard)."""
+    folder = os.path.dirname(os.path.realpath(main))
+    paths = []
+    for shard in shards:
+        path = os.path.join(folder, shard.file)
+        if not os.path.isfile(path):
+            raise ShardError(f"its shard {shard.file!r} is missing (a database of shards is moved with its folder)")
+        schema = f"shard{shard.index}"
+        conn.execute(f"ATTACH DATABASE ? AS {schema}", (sqlite_uri(path),))
+        try:
+            meta = dict(conn.execute(f"SELECT key, value FROM {schema}.meta").fetchall())
+        except sqlite3.Error as error:
+            raise ShardError(f"its shard {shard.file!r} cannot be read ({error})") from None
+        expected = {"generator": "ttt-solver", "variant": variant_name, "build": shard.build, "shard": str(shard.index)}
+        if meta != expected:
+            raise ShardError(f"{shard.file!r} is not its shard {shard.index} (its meta table says {meta})")
+        paths.append(path)
+    joined = " UNION ALL ".join(f"SELECT * FROM shard{shard.index}.positions" for shard in shards)
+    conn.execute(f"CREATE TEMP VIEW positions AS {joined}")
+    return paths
