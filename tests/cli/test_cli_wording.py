@@ -51,6 +51,7 @@ BAD_VALUES = {
     "--param": ("min_losing", "invalid --param 'min_losing': expected KEY=VALUE"),
     "--engine": ("ray", "invalid --engine 'ray': expected dask"),
     "--workers": ("0", "invalid --workers '0': expected a whole number from 1 to 1,024"),
+    "--shards": ("11", "invalid --shards '11': expected a whole number from 1 to 10"),
     "--address": ("10.0.0.1", "invalid --address '10.0.0.1': expected [scheme://]host:port"),
 }
 ANY_TEXT = {"--host"}  # any text parses; the server reports an address it cannot bind

@@ -18,6 +18,7 @@ from ..lookup.rows import DatabaseRows
 from ..store import Target
 from ..store.paths import data_folder, database_file
 from ..store.reader import Reader
+from ..store.shards import MOST_SHARDS
 from ..system.memory import machine_memory
 from .options import CLIError, CLIFailure, F, database_options, existing_database, target_options
 from .output import echo_json, output_options
@@ -82,7 +83,7 @@ memory_option = click.option(
 @engine_options("Solve the tiers")
 @click.option(
     "--shards",
-    type=click.IntRange(1, 10),
+    type=Whole(1, MOST_SHARDS),
     help="With --engine: the files the workers write the rows into, side by side (default: one a worker, over 16 cells).",
 )
 @output_options("json")

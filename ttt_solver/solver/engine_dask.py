@@ -26,10 +26,12 @@ This module imports Dask: it is imported only when a build asks for it (``--engi
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
 import uuid
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Self, TypeVar
 
 import dask
@@ -105,11 +107,30 @@ class DaskEngine:
         assert self.client is not None, "DaskEngine used outside its with block"
         variant = scratch.variant
         found = tiers(variant)
-        for ply in unsolved(scratch, found, note, steps, lowest):
-            below = results_file(scratch, found, ply + 1, task_boards(memory)) if ply < variant.cells else None
-            self._solve_tier(scratch, ply, memory, below, steps, int(found.sizes.sum()))
-            if note:
-                note(tier_solved(variant, ply, scratch.check_tiers()[ply]["rows"]))
+        # A tier's rows are appended into its files and the tier recorded in a thread of the
+        # driver while the workers solve the next tier from its result bytes (joined first).
+        joined: tuple[int, str] | None = None  # the last tier solved and the file of its result bytes
+        for stale in glob.glob(scratch.file("results-*.bin")):  # a stopped run's
+            os.unlink(stale)
+        with ThreadPoolExecutor(1) as recorder:
+            recording: Future[None] | None = None
+            for ply in unsolved(scratch, found, note, steps, lowest):
+                if joined is not None and joined[0] == ply + 1:
+                    below: str | None = joined[1]
+                else:
+                    if recording is not None:
+                        recording.result()
+                    below = results_file(scratch, found, ply + 1, task_boards(memory)) if ply < variant.cells else None
+                record, results = self._solve_tier(scratch, ply, memory, below, steps, int(found.sizes.sum()))
+                if recording is not None:
+                    recording.result()  # tier ply + 1 recorded
+                    if below is not None:
+                        os.unlink(below)  # its other name is in the recorded tier, or removed with it
+                recording, joined = recorder.submit(_recorded, record, note, variant, ply, scratch), (ply, results)
+            if recording is not None:
+                recording.result()
+        if joined is not None:
+            os.unlink(joined[1])
 
     def run(self, function: Callable[..., T], calls: Calls, name: str, done: Done | None = None) -> list[T]:
         """``function(*call)`` for each call, each a task (its arguments small: names, ranges,
@@ -134,7 +155,11 @@ class DaskEngine:
 
     def _solve_tier(
         self, scratch: Scratch, ply: int, memory: int, below: str | None, steps: Steps | None, total: int
-    ) -> None:
+    ) -> tuple[Callable[[], None], str]:
+        """Solve tier ``ply`` and join its result bytes into a file outside its folder (the next
+        tier's tasks read them there, whatever happens to the folder meanwhile); what appends its
+        rows into its files and records it (a hard link of that file as its ``results.bin``), and
+        that file."""
         assert self.client is not None
         name, size, chunk = scratch.variant.name, tiers(scratch.variant).size(ply), task_boards(memory)
         part = scratch.part(ply)
@@ -156,13 +181,25 @@ class DaskEngine:
             for r in range(len(ranges))
         ]  # fmt: skip
         self.run(gather_range, gathers, f"{name}-{ply}-ranges")
-        sink = TierSink(part)
-        for start, (rows, _group) in zip(starts, solved):
-            sink.append(_read_partition(_partition_file(run, start), rows))
-        results = join_ranges(ranges, os.path.join(part, "results.bin"))
-        shutil.rmtree(run)
-        sync(part)
-        scratch.finish(ply, sink, results)
+        joined = scratch.file(f"results-{ply:02d}-{os.path.basename(run)}.bin")
+        results = join_ranges(ranges, joined)
+
+        def record() -> None:
+            sink = TierSink(part)
+            for start, (rows, _group) in zip(starts, solved):
+                sink.append(_read_partition(_partition_file(run, start), rows))
+            os.link(joined, os.path.join(part, "results.bin"))
+            shutil.rmtree(run)
+            sync(part)
+            scratch.finish(ply, sink, results)
+
+        return record, joined
+
+
+def _recorded(record: Callable[[], None], note: Note | None, variant: Variant, ply: int, scratch: Scratch) -> None:
+    record()
+    if note:
+        note(tier_solved(variant, ply, scratch.check_tiers()[ply]["rows"]))
 
 
 def solve_partition(
