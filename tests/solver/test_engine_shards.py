@@ -5,6 +5,7 @@ while writing shards goes on from them, and a rebuild leaves no stale shard behi
 
 from __future__ import annotations
 
+import re
 import shutil
 import sqlite3
 import time
@@ -63,7 +64,8 @@ def test_the_shards_hold_the_rows_and_digest_of_the_single_process_build(sharded
     assert rows(sharded) == rows(single)
     with Reader(Target.parse(str(sharded)), None) as a, Reader(Target.parse(str(single)), None) as b:
         assert a.meta["digest"] == b.meta["digest"] and a.meta["shards"] == "3"
-        assert [shard.rows for shard in a.shards] == [9425, 9425, 9425]
+        assert sum(shard.rows for shard in a.shards) == 28275
+        assert all(abs(shard.rows - 28275 / 3) < 600 for shard in a.shards), a.shards  # cut where about a third passed
     assert [path.parent.name for path in shard_paths(sharded)] == [f"{NAME}.sqlite.shards"] * 3
     assert sorted(p.name for p in sharded.parent.iterdir()) == [f"{NAME}.sqlite", f"{NAME}.sqlite.shards"]
 
@@ -106,7 +108,7 @@ def test_a_missing_or_wrong_shard_is_a_damaged_database_with_the_rebuild_command
 @pytest.mark.parametrize(
     ("sql", "said"),
     [
-        ("DELETE FROM positions WHERE code = (SELECT max(code) FROM positions)", "shard 1 holds 9,424 rows, not 9,425"),
+        ("DELETE FROM positions WHERE code = (SELECT max(code) FROM positions)", r"shard 1 holds [\d,]+ rows, not [\d,]+"),
         ("UPDATE positions SET code = 1 WHERE code = (SELECT max(code) FROM positions)", "shard 1 holds codes outside"),
         ("UPDATE positions SET data = data + 1 WHERE code = (SELECT min(code) FROM positions)", "contradictions"),
     ],
@@ -118,7 +120,7 @@ def test_verify_finds_a_damaged_shard(sharded, tmp_path, sql, said):
         db.execute(sql)
     result = CliRunner().invoke(cli, ["verify", "--variant", NAME, "--db", str(path)])
     assert result.exit_code == 1, result.output
-    assert said in result.output
+    assert re.search(said, result.output), result.output
 
 
 class Stop(Exception):

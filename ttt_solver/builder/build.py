@@ -50,7 +50,6 @@ from ..store.content import digest, move_count, move_rows, packed_arrays, packed
 from ..store.paths import data_folder, database_file
 from ..store.reader import Reader
 from ..store.row_data import pack_data
-from ..store.shards import Shard
 from ..store.writer import (
     FileWriter,
     check_target,
@@ -163,12 +162,15 @@ def build(
                 solve_scratch(scratch, memory, progress, steps)
             else:
                 engine.solve(scratch, memory, progress, steps)
-            solved = merge_scratch(scratch, memory, steps)
+            solved = merge_scratch(scratch, memory, steps) if shards == 1 else None
         else:
             solved = tables.solved
-        sharding = (shards, engine) if shards > 1 and engine is not None else None
-        report = _write(where, variant, solved, scratch, force, store_moves, progress, _rows_step(steps, writing),
-                        memory, sharding)  # fmt: skip
+        if solved is None:
+            assert engine is not None
+            report = _write_shards(where, scratch, shards, engine, memory, progress, _rows_step(steps, writing))
+        else:
+            report = _write(where, variant, solved, scratch, force, store_moves, progress,
+                            _rows_step(steps, writing), memory)  # fmt: skip
         scratch.remove()
     return BuildReport(*report, time.perf_counter() - started)
 
@@ -243,32 +245,18 @@ def _write(
     progress: Progress | None,
     written: Callable[[int, int], None] | None,
     memory: int | None = None,
-    sharding: tuple[int, Engine] | None = None,
 ) -> tuple[str, str, int, int, int, dict[str, int], str]:
 
     total = len(solved)
-    if sharding is not None:
-        store_moves = False
     if store_moves and variant.cells > MOVES_CELLS:
         raise ValueError(f"a moves table of {variant.name} would hold billions of rows: it is never stored")
     if store_moves is None:
         store_moves = variant.cells <= MOVES_CELLS and move_count(solved, variant) <= MOVES_STORED_LIMIT
     moves = move_count(solved, variant) if store_moves else 0
     arrays = packed_arrays(solved)
-    outcomes = _outcomes(solved)
+    outcomes = _outcomes([solved])
     legal = sum(outcomes.values())
-    meta = {
-        "generator": GENERATOR,
-        "generator_version": __version__,
-        "schema_version": SCHEMA_VERSION,
-        "solver_version": SOLVER_VERSION,
-        "variant": variant.name,
-        "positions": str(total),
-        "legal_positions": str(legal),
-        "moves": str(moves),
-        "moves_stored": "1" if store_moves else "0",
-        "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
-    }
+    meta = _meta(variant, total, legal, moves, store_moves)
     if progress:
         progress(f"{variant}: writing {total:,} positions to {where}")
     move_blocks = move_rows(solved, variant) if store_moves else iter(())
@@ -279,17 +267,55 @@ def _write(
                          None if written is None else lambda rows: written(rows, total))  # fmt: skip
         else:
             file = scratch.file("database.sqlite")
-            placed: list[Shard] = []
-            if sharding is None:
-                _write_file(scratch, variant, solved, move_blocks, arrays, meta, written)
-            else:
-                assert where.file is not None
-                name = destination(Path(where.file)).name
-                placed = write_sharded(scratch, solved, *sharding, meta, name, written)
+            _write_file(scratch, variant, solved, move_blocks, arrays, meta, written)
             if scratch.resumed:
                 _prove(scratch, file, memory, progress)
-            install(file, where, placed)
+            install(file, where)
     return str(where), variant.name, legal, total, moves, outcomes, meta["digest"]
+
+
+def _write_shards(
+    where: Target,
+    scratch: Scratch,
+    count: int,
+    engine: Engine,
+    memory: int,
+    progress: Progress | None,
+    written: Callable[[int, int], None] | None,
+) -> tuple[str, str, int, int, int, dict[str, int], str]:
+    """_write for a database of ``count`` shards, merged and written by the engine's tasks from
+    the solved tiers (:mod:`.shard_write`): it stores no moves."""
+    assert where.file is not None
+    variant = scratch.variant
+    parts = [scratch.rows(ply) for ply in range(variant.cells + 1)]
+    total = sum(len(part) for part in parts)
+    outcomes = _outcomes(parts)
+    legal = sum(outcomes.values())
+    meta = _meta(variant, total, legal, 0, False)
+    if progress:
+        progress(f"{variant}: writing {total:,} positions to {where} in {count} shards")
+    shards = write_sharded(scratch, count, engine, memory, meta, destination(Path(where.file)).name, written)
+    if scratch.resumed:
+        _prove(scratch, scratch.file("database.sqlite"), memory, progress)
+    install(scratch.file("database.sqlite"), where, shards)
+    return str(where), variant.name, legal, total, 0, outcomes, meta["digest"]
+
+
+def _meta(variant: Variant, total: int, legal: int, moves: int, stored: bool) -> dict[str, str]:
+    """The meta table of a database of ``total`` rows (``legal`` positions) and ``moves`` moves
+    (``stored`` in its moves table or not), but its digest."""
+    return {
+        "generator": GENERATOR,
+        "generator_version": __version__,
+        "schema_version": SCHEMA_VERSION,
+        "solver_version": SOLVER_VERSION,
+        "variant": variant.name,
+        "positions": str(total),
+        "legal_positions": str(legal),
+        "moves": str(moves),
+        "moves_stored": "1" if stored else "0",
+        "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
 
 
 def _write_file(
@@ -357,16 +383,18 @@ def _prove(scratch: Scratch, file: str, memory: int | None, progress: Progress |
     scratch.say(f"proved the resumed database whole in {time.perf_counter() - started:.1f} s")
 
 
-def _outcomes(solved: Solved) -> dict[str, int]:
-    """Legal boards by value for the side to move (each canonical row weighted by its orbit),
-    the columns read a piece at a time (a memory-mapped one from its file)."""
+def _outcomes(parts: list[Solved]) -> dict[str, int]:
+    """Legal boards by value for the side to move (each canonical row weighted by its orbit)
+    over the rows of ``parts``, the columns read a piece at a time (a memory-mapped one from its
+    file)."""
 
     counts = {1: 0, 0: 0, -1: 0}
-    for start in range(0, len(solved.code), 1 << 22):
-        value = read_slice(solved.value, start, start + (1 << 22))
-        orbit = read_slice(solved.orbit, start, start + (1 << 22)).astype(np.int64)
-        for key in counts:
-            counts[key] += int(orbit[value == key].sum())
+    for solved in parts:
+        for start in range(0, len(solved.code), 1 << 22):
+            value = read_slice(solved.value, start, start + (1 << 22))
+            orbit = read_slice(solved.orbit, start, start + (1 << 22)).astype(np.int64)
+            for key in counts:
+                counts[key] += int(orbit[value == key].sum())
     return {"win": counts[1], "draw": counts[0], "loss": counts[-1]}
 
 

@@ -1,7 +1,13 @@
-"""Write a database of shards (:mod:`ttt_solver.store.shards`) on a distributed engine: the
-merged rows cut into consecutive ranges, each written into a shard file of its own by one of
-the engine's tasks, side by side, while the driver writes the main file (the packed arrays and
-their digest) beside them.
+"""Write a database of shards (:mod:`ttt_solver.store.shards`) on a distributed engine: the code
+range cut into consecutive ranges of about as many rows, each merged from the solved tiers and
+written into a shard file of its own by one of the engine's tasks, side by side.
+
+A task merges its range of every tier into code order (files of its own in the scratch folder,
+:func:`ttt_solver.solver.solve.merged_blocks`), writes those rows, then the packed arrays of
+them (parts numbered after the shards before it), and checks that the parts it stored unpack to
+the rows it merged. The driver then hashes the merged rows, range after range, into the content
+digest (the digest of the packed arrays the shards hold), and writes the main file: its meta
+and shards tables.
 
 Every file has one writer, as in the rest of the build. A shard file sits in the scratch folder
 where its shards table names it (``X.shards/BUILD-K.sqlite`` beside ``database.sqlite``), so the
@@ -9,28 +15,31 @@ finished database can be read there (a resumed build proves it whole before it i
 and :func:`ttt_solver.store.writer.install` moves the shards into place before the main file.
 A stopped build keeps its shards: the same build goes on in each from its last block of rows,
 once those rows are checked against the merged ones (a shard that does not match is written
-again, and said). The plan of the shards (their build's name and how many) is kept in the
-scratch folder; a build with another number of shards starts them over.
+again, and said). The plan of the shards (their build's name, how many, and the rows) is kept
+in the scratch folder; a build with another number of shards starts them over.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import secrets
 import shutil
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from ..errors import BuildError
 from ..game.variant import Variant
-from ..solver.passes import Solved
-from ..solver.scratch import locked, read_range, read_slice, write_json
-from ..solver.solve import merged_rows
+from ..solver.passes import COLUMNS, Solved
+from ..solver.scratch import locked, read_range, read_slice, synced_file, tier_rows, write_json
+from ..solver.solve import BYTES_PER_BOARD, MIN_CHUNK, merge_cuts, merged_blocks, merged_rows, rows_below
 from ..store import GENERATOR
-from ..store.content import packed_arrays, packed_parts, position_blocks
+from ..store.content import PACKED, PART_ROWS, digest_stream, packed_arrays, packed_parts, position_blocks
 from ..store.row_data import pack_data
 from ..store.shards import MOST_SHARDS, Shard, shard_file
 from ..store.writer import FileWriter, remove_database, rows_written
@@ -41,6 +50,7 @@ if TYPE_CHECKING:
 
 Written = Callable[[int, int], None]  # (position rows just written, all position rows)
 _BUILD = re.compile(r"[0-9a-f]{16}")  # a build's name: secrets.token_hex(8)
+_READ = 1 << 24  # bytes of a merged column hashed at a time
 
 
 def shard_count(variant: Variant, engine: Engine | None, file_target: bool, asked: int | None) -> int:
@@ -58,41 +68,49 @@ def shard_count(variant: Variant, engine: Engine | None, file_target: bool, aske
 
 def write_sharded(
     scratch: Scratch,
-    solved: Solved,
     count: int,
     engine: Engine,
+    memory: int,
     meta: dict[str, str],
     main_name: str,
     written: Written | None,
 ) -> list[Shard]:
-    """Write the database of ``count`` shards into ``scratch``: its main file
-    ``database.sqlite`` and its shards beside it, where the main file's shards table names them
-    for a database file named ``main_name``. ``solved``: the merged rows (memory-mapped from
-    ``scratch/merged``). Sets ``meta['digest']`` and ``meta['shards']``; the shards."""
-    variant, total = scratch.variant, len(solved)
+    """Write the database of ``count`` shards of the solved tiers in ``scratch`` into it: its
+    main file ``database.sqlite`` and its shards beside it, where the main file's shards table
+    names them for a database file named ``main_name``. ``memory``: a worker's budget (the
+    rows a task merges at a time). Sets ``meta['digest']`` and ``meta['shards']``; the shards."""
+    variant = scratch.variant
+    plies = range(variant.cells + 1)
+    parts = [scratch.rows(ply) for ply in plies]
+    total = sum(len(part) for part in parts)
     if total < count:
         raise BuildError(f"{variant} has {total:,} rows: too few for {count} shards")
-    build = _plan(scratch, total, count, main_name)
-    bounds = [total * k // count for k in range(count + 1)]
+    # Blocks small enough to cut the rows into shards of nearly as many rows each.
+    block = max(MIN_CHUNK, min(memory // (4 * BYTES_PER_BOARD), total // (64 * count)))
+    cuts = merge_cuts(parts, block)
+    firsts = [0, *(_cut_near(parts, cuts, total * k // count) for k in range(1, count))]
+    if len(set(firsts)) < count:
+        raise BuildError(f"{variant}'s rows cannot be cut into {count} shards: give fewer")
+    below = [rows_below(parts, first) for first in firsts] + [total]
+    build = _plan(scratch, below, main_name)
     main = scratch.file("database.sqlite")
-    remove_database(main)  # the main file is written again whole: minutes at most
-    folder = os.path.dirname(main)
-    calls = [
-        (variant.name, scratch.file("merged"), total, bounds[k], bounds[k + 1],
-         os.path.join(folder, shard_file(main_name, build, k)), build, k)
-        for k in range(count)
-    ]  # fmt: skip
+    remove_database(main)  # the main file is written again whole: moments
+    tiers_at = [scratch.tier_files(ply) for ply in plies]
+    calls, first_part = [], 0
+    for k in range(count):
+        last = firsts[k + 1] if k + 1 < count else None
+        bounds = [firsts[k], *(cut for cut in cuts if firsts[k] < cut and (last is None or cut < last)), last]
+        path = os.path.join(scratch.path, shard_file(main_name, build, k))
+        calls.append((variant.name, tiers_at, bounds, _merged(scratch, k), path, build, k, first_part))
+        first_part += max(1, math.ceil((below[k + 1] - below[k]) / PART_ROWS))
     if written:
         written(0, total)
 
     def done(index: int) -> None:
         if written:
-            written(bounds[index + 1] - bounds[index], total)
+            written(below[index + 1] - below[index], total)
 
-    with ThreadPoolExecutor(1) as pool:
-        digest = pool.submit(_write_main, main, variant, solved)
-        resumed = engine.run(write_shard, calls, f"{variant.name}-shards", done)
-        meta["digest"] = digest.result()
+    resumed = engine.run(write_shard, calls, f"{variant.name}-shards", done)
     for index, (rows, why) in enumerate(resumed):
         name = shard_file(main_name, build, index)
         if why is not None:
@@ -100,25 +118,44 @@ def write_sharded(
         elif rows:
             scratch.resumed = True
             scratch.say(f"resumed {name} in {scratch.path} after its first {rows:,} rows")
-    shards = [
-        Shard(k, shard_file(main_name, build, k), build, int(read_slice(solved.code, bounds[k], bounds[k] + 1)[0]),
-              bounds[k + 1] - bounds[k])
-        for k in range(count)
-    ]  # fmt: skip
+    meta["digest"] = _digest(variant.name, [_merged(scratch, k) for k in range(count)], total)
     meta["shards"] = str(count)
+    shards = [
+        Shard(k, shard_file(main_name, build, k), build, firsts[k], below[k + 1] - below[k]) for k in range(count)
+    ]
     writer = FileWriter(main, variant, "main")
     try:
+        writer.rest(iter(()), iter(()))
         writer.meta(meta, shards)
     finally:
         writer.close()
     return shards
 
 
-def _plan(scratch: Scratch, total: int, count: int, main_name: str) -> str:
+def _cut_near(parts: list[Solved], cuts: list[int], rows: int) -> int:
+    """The cut with about ``rows`` rows below it (the first above, by bisection: each count is
+    a search in every tier's codes)."""
+    low, high = 0, len(cuts) - 1
+    if high < 0:
+        return 0
+    while low < high:
+        middle = (low + high) // 2
+        if rows_below(parts, cuts[middle]) < rows:
+            low = middle + 1
+        else:
+            high = middle
+    return cuts[low]
+
+
+def _merged(scratch: Scratch, index: int) -> str:
+    return scratch.file(f"merged-{index}")
+
+
+def _plan(scratch: Scratch, below: list[int], main_name: str) -> str:
     """The name of the build the shards in ``scratch`` belong to: the one recorded for the same
-    rows and number of shards, else a new one (the old shards removed)."""
+    shards (their rows) of the same file, else a new one (the old shards removed)."""
     record_path = scratch.file("shards.json")
-    wanted = {"total": total, "count": count, "file": main_name}
+    wanted = {"below": below, "file": main_name}
     try:
         with open(record_path) as file:
             record = json.load(file)
@@ -133,31 +170,60 @@ def _plan(scratch: Scratch, total: int, count: int, main_name: str) -> str:
     return build
 
 
-def _write_main(path: str, variant: Variant, solved: Solved) -> str:
-    """The main file but its meta and shards tables: the packed arrays (an empty moves table);
-    their digest as read back from the file."""
-    writer = FileWriter(path, variant, "main")
-    try:
-        writer.rest(iter(()), packed_parts(packed_arrays(solved), read_slice))
-        return writer.packed_digest(variant.name, len(solved))
-    finally:
-        writer.close()
+def _digest(variant_name: str, folders: list[str], total: int) -> str:
+    """The content digest of the rows merged into ``folders``, range after range."""
+
+    def pieces(name: str) -> Iterator[bytes]:
+        for folder in folders:
+            with open(os.path.join(folder, f"{name}.bin"), "rb") as file:
+                while piece := file.read(_READ):
+                    yield piece
+
+    return digest_stream(
+        variant_name, {name: (total * np.dtype(dtype).itemsize, pieces(name)) for name, dtype in PACKED}
+    )
 
 
 def write_shard(
-    name: str, merged: str, total: int, start: int, stop: int, path: str, build: str, index: int
+    name: str,
+    tiers_at: list[tuple[str, int]],
+    bounds: list[int | None],
+    merged: str,
+    path: str,
+    build: str,
+    index: int,
+    first_part: int,
 ) -> tuple[int, str | None]:
-    """A task: write rows ``start`` to ``stop`` of the ``total`` merged rows in ``merged`` into
-    the shard file ``path`` (shard ``index`` of build ``build`` of variant ``name``), going on
-    after the rows a stopped build wrote there if they match; the rows found written, and why a
-    file found could not be written on (None: it could, or there was none). A task of a stopped
-    build that still writes the same shard holds its lock: this one waits for it, then goes on
-    after the rows it wrote."""
-    with locked(os.path.dirname(path), os.path.basename(path) + ".lock"):  # a task a stopped build left running
-        return _write_shard(Variant.parse(name), merged_rows(merged, total, start, stop), path, build, index)
+    """A task: merge the rows of the finished tiers at ``tiers_at`` (folder and rows of each)
+    with codes from ``bounds[0]`` to ``bounds[-1]`` into the folder ``merged``, a block between
+    two bounds at a time, then write them into the shard file ``path`` (shard ``index`` of build
+    ``build`` of variant ``name``), going on after the rows a stopped build wrote there if they
+    match, and their packed arrays, parts numbered from ``first_part``. The rows found written,
+    and why a file found could not be written on (None: it could, or there was none). A task of
+    a stopped build that still writes the same shard holds its lock: this one waits for it."""
+    with locked(os.path.dirname(path), os.path.basename(path) + ".lock"):
+        variant = Variant.parse(name)
+        rows = _merge_range([tier_rows(*at) for at in tiers_at], bounds, merged)
+        return _write_shard(variant, rows, path, build, index, first_part)
 
 
-def _write_shard(variant: Variant, rows: Solved, path: str, build: str, index: int) -> tuple[int, str | None]:
+def _merge_range(parts: list[Solved], bounds: list[int | None], folder: str) -> Solved:
+    """The tiers' rows between the bounds, merged into files in ``folder``, memory-mapped."""
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    total = 0
+    with ExitStack() as stack:
+        files = [stack.enter_context(synced_file(os.path.join(folder, f"{name}.bin"))) for name, _dtype in COLUMNS]
+        for block in merged_blocks(parts, bounds):
+            for file, column, (_name, dtype) in zip(files, block, COLUMNS):
+                column.astype(dtype, copy=False).tofile(file)
+            total += len(block)
+    return merged_rows(folder, total)
+
+
+def _write_shard(
+    variant: Variant, rows: Solved, path: str, build: str, index: int, first_part: int
+) -> tuple[int, str | None]:
     first, why = 0, None
     if os.path.exists(path):
 
@@ -171,7 +237,24 @@ def _write_shard(variant: Variant, rows: Solved, path: str, build: str, index: i
     writer = FileWriter(path, variant, "shard")
     try:
         writer.positions(position_blocks(rows, first, read_slice))
+        arrays = packed_arrays(rows)
+        writer.rest(iter(()), packed_parts(arrays, read_slice, first_part))
+        for name, dtype in PACKED:  # the parts stored unpack to the rows merged
+            if not _same(writer.packed_bytes(name), arrays[name], dtype):
+                raise BuildError(f"shard {index} at {path!r} holds packed arrays that do not unpack to its rows")
         writer.meta({"generator": GENERATOR, "variant": variant.name, "build": build, "shard": str(index)})
     finally:
         writer.close()
     return first, why
+
+
+def _same(pieces: Iterator[bytes], column: np.ndarray, dtype: str) -> bool:
+    """Whether the bytes of ``pieces``, one after another, are those of ``column`` (a piece of
+    the column read at a time)."""
+    size, at = np.dtype(dtype).itemsize, 0
+    for piece in pieces:
+        count = len(piece) // size
+        if read_slice(column, at, at + count).astype(dtype, copy=False).tobytes() != piece:
+            return False
+        at += count
+    return at == len(column)

@@ -96,9 +96,11 @@ class Scratch:
 
     def rows(self, ply: int) -> Solved:
         """The canonical positions of a finished tier, memory-mapped."""
-        count = self.check_tiers()[ply]["rows"]
-        folder = self._tier(ply)
-        return Solved(*(_column(os.path.join(folder, f"{name}.bin"), dtype, count) for name, dtype in COLUMNS))
+        return tier_rows(*self.tier_files(ply))
+
+    def tier_files(self, ply: int) -> tuple[str, int]:
+        """The folder of a finished tier's files and its rows (:func:`tier_rows` opens them)."""
+        return self._tier(ply), self.check_tiers()[ply]["rows"]
 
     def results(self, ply: int) -> np.ndarray | None:
         """The result bytes of a finished tier (read whole: the passes gather from it at
@@ -238,6 +240,11 @@ def first_at_least(code: np.ndarray, value: int) -> int:
                 high = middle
         raw = os.pread(file.fileno(), (high - low) * code.itemsize, code.offset + low * code.itemsize)
     return low + int(np.searchsorted(np.frombuffer(raw, dtype=code.dtype), value))
+
+
+def tier_rows(folder: str, count: int) -> Solved:
+    """The ``count`` rows of the finished tier in ``folder``, memory-mapped."""
+    return Solved(*(_column(os.path.join(folder, f"{name}.bin"), dtype, count) for name, dtype in COLUMNS))
 
 
 def _column(path: str, dtype: str, count: int) -> np.ndarray:

@@ -14,6 +14,7 @@ Values are +1 win, 0 draw, -1 loss for the side to move (see :mod:`ttt_solver.ga
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -313,16 +314,6 @@ def _merge(
 ) -> None:
     """Append the positions after the first ``written`` (in code order) to the merged files,
     recording after each block the rows merged and the files' lengths and checksums."""
-    # The tiers hold disjoint codes, so a block of the code range is its tiers' slices,
-    # concatenated and sorted. Cut the range where about ``block`` rows have passed, counted
-    # from every ``step``-th code of each tier (read from its files: strided reads through
-    # a memory map would map most of its pages).
-    step = max(1, block // 4)
-    samples = [_samples(part.code, step) for part in parts]
-    grid = np.unique(np.concatenate(samples))
-    below = np.zeros(len(grid), dtype=np.int64)  # about the rows with a code below each grid point
-    for sample in samples:
-        below += np.searchsorted(sample, grid) * step
     low: int | None = None
     files = []
     for name, dtype in COLUMNS:
@@ -334,17 +325,9 @@ def _merge(
         low = int(code[0]) + 1
         if steps:
             steps("merging", written, total)
-    bounds: list[int | None] = []
-    passed = written
-    for value, count in zip(grid.tolist(), below.tolist()):
-        if count - passed >= block and (low is None or value > low):
-            bounds.append(value)
-            passed = count
-    bounds.append(None)
+    cuts = [cut for cut in merge_cuts(parts, block) if low is None or cut > low]
     try:
-        for high in bounds:
-            merged = Solved.concatenate([_between(part, low, high) for part in parts])
-            merged = merged.take(np.argsort(merged.code, kind="stable"))
+        for merged in merged_blocks(parts, [low, *cuts, None]):
             for handle, running, column, (_name, dtype) in zip(files, sums, merged, COLUMNS):
                 raw = column.astype(dtype, copy=False).tobytes()
                 handle.write(raw)
@@ -357,11 +340,43 @@ def _merge(
             write_json(os.path.join(folder, "rows.json"), {"rows": written, "total": total, "files": entries})
             if steps:
                 steps("merging", len(merged), total)
-            low = high
     finally:
         for handle in files:
             handle.close()
     sync(folder)
+
+
+def merge_cuts(parts: list[Solved], block: int) -> list[int]:
+    """Codes that cut the code range of the tiers ``parts`` into blocks of about ``block`` rows,
+    ascending. The tiers hold disjoint codes, so a block of the code range is its tiers' slices,
+    concatenated and sorted (:func:`merged_blocks`). The rows are counted from every
+    ``step``-th code of each tier (read from its files: strided reads through a memory map would
+    map most of its pages)."""
+    step = max(1, block // 4)
+    samples = [_samples(part.code, step) for part in parts]
+    grid = np.unique(np.concatenate(samples))
+    below = np.zeros(len(grid), dtype=np.int64)  # about the rows with a code below each grid point
+    for sample in samples:
+        below += np.searchsorted(sample, grid) * step
+    cuts, passed = [], 0
+    for value, count in zip(grid.tolist(), below.tolist()):
+        if count - passed >= block:
+            cuts.append(value)
+            passed = count
+    return cuts
+
+
+def merged_blocks(parts: list[Solved], bounds: Sequence[int | None]) -> Iterator[Solved]:
+    """The rows of the tiers ``parts`` in code order, a block between each two ``bounds`` at a
+    time (codes from the first to below the second; None: no bound)."""
+    for low, high in itertools.pairwise(bounds):
+        merged = Solved.concatenate([_between(part, low, high) for part in parts])
+        yield merged.take(np.argsort(merged.code, kind="stable"))
+
+
+def rows_below(parts: list[Solved], code: int) -> int:
+    """How many rows of the tiers ``parts`` have a code below ``code``."""
+    return sum(first_at_least(part.code, code) for part in parts)
 
 
 def _samples(code: np.ndarray, step: int) -> np.ndarray:

@@ -103,13 +103,16 @@ def _rows(array: Any, start: int, stop: int) -> np.ndarray:
     return array[start:stop]  # type: ignore[no-any-return]
 
 
-def packed_parts(arrays: Mapping[str, Any], read: Read = _rows) -> Iterator[tuple[str, int, str, bytes]]:
+def packed_parts(
+    arrays: Mapping[str, Any], read: Read = _rows, first_part: int = 0
+) -> Iterator[tuple[str, int, str, bytes]]:
     """``(name, part, dtype, blob)`` rows of the ``packed`` table, a part at a time, each made
     from pieces of :data:`PIECE_ROWS` rows read by ``read`` (a memory-mapped array's rows read
-    from its file keep its pages out of the process's memory)."""
+    from its file keep its pages out of the process's memory), numbered from ``first_part`` (a
+    shard's parts follow the shards before it: :mod:`.shards`)."""
     for name, dtype in PACKED:
         array = arrays[name]
-        for part, start in enumerate(range(0, max(len(array), 1), PART_ROWS)):
+        for part, start in enumerate(range(0, max(len(array), 1), PART_ROWS), first_part):
             stop = min(len(array), start + PART_ROWS)
             pieces = (read(array, at, min(stop, at + PIECE_ROWS)) for at in range(start, stop, PIECE_ROWS))
             yield name, part, dtype, pack_pieces(name, dtype, pieces)

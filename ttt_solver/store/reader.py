@@ -15,6 +15,7 @@ from ..errors import DatabaseError, shown
 from . import MOVE_COLUMNS, TABLE_NAMES
 from .connection import Connection, Row
 from .database_server import live_tables
+from .shards import SHARD_TABLES
 from .target import Target
 
 _IN_CHUNK = 500  # codes per "WHERE code IN (...)"
@@ -135,8 +136,8 @@ class Reader(Connection):
                 return live_tables(held[1])
             return self._server_tables()
         names = {str(name).lower() for (name,) in self._query("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if self.shards:  # the view over the shards, each checked to hold a meta table when attached
-            names.add("positions")
+        if self.shards:  # the views over the shards (each checked to hold a meta table when attached)
+            names.update(SHARD_TABLES)
         return [name for name in TABLE_NAMES if name in names]
 
     def integrity_problem(self, whole: bool = True) -> str | None:
@@ -151,8 +152,12 @@ class Reader(Connection):
         if whole:
             statements = ["PRAGMA integrity_check(1)"]
         else:
-            statements = [f"PRAGMA integrity_check({name})" for name in self.tables() if name != "positions"]
-            statements += [f"PRAGMA shard{shard.index}.integrity_check(meta)" for shard in self.shards]
+            held = [name for name in self.tables() if name not in (SHARD_TABLES if self.shards else ("positions",))]
+            statements = [f"PRAGMA main.integrity_check({name})" for name in held]
+            for shard in self.shards:
+                statements += [f"PRAGMA shard{shard.index}.integrity_check({name})" for name in ("packed", "meta")]
+            if self.shards:
+                statements.append("PRAGMA main.integrity_check(shards)")
         for statement in statements:
             found = self._query(statement)
             first = str(found[0][0]) if found and found[0] else "no answer"

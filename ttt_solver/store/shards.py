@@ -3,15 +3,17 @@ each, written side by side by a distributed build's workers (one SQLite file is 
 writer at about 0.5 us a row, however many workers solved it: ``docs/engine.md``).
 
 The database is still one file to name (``--db X``): the main file, which holds ``meta`` (its
-key ``shards`` says how many), ``packed``, an empty ``moves`` and the ``shards`` table, one row
-per shard: its file (relative to the main file's folder: ``X.shards/BUILD-K.sqlite``, made by
+key ``shards`` says how many), an empty ``moves`` and the ``shards`` table, one row per shard:
+its file (relative to the main file's folder: ``X.shards/BUILD-K.sqlite``, made by
 :func:`shard_file`), the build it belongs to, its first code and its rows. Shard ``K`` holds the
 rows whose code is at least its first code and below the next shard's, in a ``positions`` table
-of the same schema, and a ``meta`` table naming the variant, the build and ``K``.
+of the same schema; the parts of the packed arrays made of those rows, numbered after the parts
+of the shards before it, in a ``packed`` table; and a ``meta`` table naming the variant, the
+build and ``K``.
 
-A reader attaches every shard read-only and joins their tables in a temporary view named
-``positions`` (:func:`attach`): every query of ``positions``, named or not, reads the shards
-as one table, and SQLite merges them in code order for an ``ORDER BY code``. SQLite attaches
+A reader attaches every shard read-only and joins their tables in temporary views named
+``positions`` and ``packed`` (:func:`attach`): every query of them, named or not, reads the
+shards as one table, and SQLite merges them in key order for an ``ORDER BY``. SQLite attaches
 at most :data:`MOST_SHARDS` files to a connection. Standard library only: a command-line
 lookup opens a database of shards as it opens one file.
 """
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 from .sqlite_file import sqlite_uri
 
 MOST_SHARDS = 10  # SQLite's default SQLITE_MAX_ATTACHED: the most files a connection attaches
-SHARD_META = ("generator", "variant", "build", "shard")  # the keys of a shard's meta table
+SHARD_TABLES = ("positions", "packed")  # a shard's tables, read through views of these names
 _FILE = re.compile(r"[^/\\]+\.shards/([0-9a-f]{16})-([0-9]+)\.sqlite")
 
 
@@ -103,6 +105,7 @@ def attach(conn: sqlite3.Connection, main: str, shards: list[Shard], variant_nam
         if meta != expected:
             raise ShardError(f"{shard.file!r} is not its shard {shard.index} (its meta table says {meta})")
         paths.append(path)
-    joined = " UNION ALL ".join(f"SELECT * FROM shard{shard.index}.positions" for shard in shards)
-    conn.execute(f"CREATE TEMP VIEW positions AS {joined}")
+    for table in SHARD_TABLES:
+        joined = " UNION ALL ".join(f"SELECT * FROM shard{shard.index}.{table}" for shard in shards)
+        conn.execute(f"CREATE TEMP VIEW {table} AS {joined}")
     return paths

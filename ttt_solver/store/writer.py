@@ -184,26 +184,21 @@ class FileWriter:
     """A SQLite database being written, resumable: each block of position rows is committed
     on its own, and :meth:`positions` skips the rows a stopped build already wrote.
 
-    ``part``: the file of a database of shards it is (:mod:`.shards`): ``"main"`` (every table
-    but ``positions``, and ``shards``), or ``"shard"`` (``positions`` and ``meta``); None: the
-    whole database."""
+    ``part``: the file of a database of shards it is (:mod:`.shards`): ``"main"`` (``meta``,
+    an empty ``moves`` and ``shards``), or ``"shard"`` (``positions``, ``packed`` and ``meta``);
+    None: the whole database."""
 
     def __init__(self, path: str, variant: Variant, part: str | None = None) -> None:
         self.path = path
         self.cells = variant.cells
         self.tables = schema.define(MetaData(), variant.cells, generated=False)
-        self.part = part
         self.shards = schema.define_shards(self.tables.meta.metadata) if part == "main" else None
         made: list[Table] = {
             None: list(self.tables),
-            "main": [
-                self.tables.meta,
-                self.tables.moves,
-                self.tables.packed,
-                *([self.shards] if self.shards is not None else []),
-            ],
-            "shard": [self.tables.positions, self.tables.meta],
+            "main": [self.tables.meta, self.tables.moves, *([self.shards] if self.shards is not None else [])],
+            "shard": [self.tables.positions, self.tables.packed, self.tables.meta],
         }[part]
+        self.made = {table.name for table in made}
         # The connection is opened here, not from a URL: a file name may hold "?", "#" or "%".
         self.engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(path))
 
@@ -238,35 +233,32 @@ class FileWriter:
         stop), and no meta yet: its digest is read back from the file (:meth:`packed_digest`)."""
 
         with self.engine.begin() as conn:
-            if self.shards is None:
+            if "positions" in self.made:
                 add_generated(conn, self.cells)
             for table in (self.tables.meta, self.tables.packed, self.tables.moves):
-                conn.execute(table.delete())
-            _insert_columns(conn, self.tables.moves, MOVE_COLUMNS, moves)
-            _insert_packed(conn, self.tables, packed)
+                if table.name in self.made:
+                    conn.execute(table.delete())
+            if "moves" in self.made:
+                _insert_columns(conn, self.tables.moves, MOVE_COLUMNS, moves)
+            if "packed" in self.made:
+                _insert_packed(conn, self.tables, packed)
 
     def packed_digest(self, variant_name: str, rows: int) -> str:
         """The content digest of the packed arrays as the file holds them (read back, part by
         part), for ``rows`` rows; ValueError if they do not add up."""
 
-        def parts(conn: Connection, name: str) -> Iterator[bytes]:
-            """One part's blob in memory at a time (4x5k4's codes are 11 parts)."""
-            count = conn.exec_driver_sql("SELECT count(*) FROM packed WHERE name = ?", (name,)).scalar() or 0
-            for part in range(count):
-                query = "SELECT data FROM packed WHERE name = ? AND part = ?"
-                blob = conn.exec_driver_sql(query, (name, part)).scalar()
-                if blob is None:
-                    raise ValueError(f"the packed array {name!r} has no part {part}")
-                yield from unpack_pieces(name, blob)
-
         with self.engine.connect() as conn:
-            columns = {name: (rows * np.dtype(dtype).itemsize, parts(conn, name)) for name, dtype in PACKED}
+            columns = {name: (rows * np.dtype(dtype).itemsize, _stored(conn, name)) for name, dtype in PACKED}
             return digest_stream(variant_name, columns)
+
+    def packed_bytes(self, name: str) -> Iterator[bytes]:
+        """The packed array ``name`` as the file holds it, read back a piece at a time."""
+        with self.engine.connect() as conn:
+            yield from _stored(conn, name)
 
     def meta(self, meta: Mapping[str, str], shards: Sequence[Shard] = ()) -> None:
         """The meta table, last: a file without it is no finished database (nor shard); with
-        the ``shards`` table of a main file in the same transaction. A shard's generated columns
-        are added here too."""
+        the ``shards`` table of a main file in the same transaction."""
         with self.engine.begin() as conn:
             if self.shards is not None:
                 conn.execute(self.shards.delete())
@@ -277,13 +269,25 @@ class FileWriter:
                         for s in shards
                     ],
                 )
-            elif self.part == "shard":
-                add_generated(conn, self.cells)
             conn.execute(self.tables.meta.delete())
             conn.execute(self.tables.meta.insert(), [{"key": k, "value": v} for k, v in sorted(meta.items())])
 
     def close(self) -> None:
         self.engine.dispose()
+
+
+def _stored(conn: Connection, name: str) -> Iterator[bytes]:
+    """The packed array ``name`` as stored in the open file, its parts in order (one blob in
+    memory at a time: 4x5k4's codes are 11 parts), unpacked a piece at a time; ValueError if
+    its parts are not numbered one after another."""
+    numbers = [row[0] for row in conn.exec_driver_sql("SELECT part FROM packed WHERE name = ? ORDER BY part", (name,))]
+    if numbers and numbers != list(range(numbers[0], numbers[0] + len(numbers))):
+        raise ValueError(f"the parts of the packed array {name!r} are not numbered one after another")
+    for part in numbers:
+        blob = conn.exec_driver_sql("SELECT data FROM packed WHERE name = ? AND part = ?", (name, part)).scalar()
+        if not isinstance(blob, bytes):
+            raise ValueError(f"part {part} of the packed array {name!r} is not a blob")  # noqa: TRY004 (damage)
+        yield from unpack_pieces(name, blob)
 
 
 def rows_written(path: str, expected: Callable[[int, int], tuple[Any, Any]]) -> tuple[int, str | None]:
