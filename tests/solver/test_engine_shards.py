@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from support import extra_markers as extras
+from support import write_spy
 
 from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
@@ -108,7 +109,10 @@ def test_a_missing_or_wrong_shard_is_a_damaged_database_with_the_rebuild_command
 @pytest.mark.parametrize(
     ("sql", "said"),
     [
-        ("DELETE FROM positions WHERE code = (SELECT max(code) FROM positions)", r"shard 1 holds [\d,]+ rows, not [\d,]+"),
+        (
+            "DELETE FROM positions WHERE code = (SELECT max(code) FROM positions)",
+            r"shard 1 holds [\d,]+ rows, not [\d,]+",
+        ),
         ("UPDATE positions SET code = 1 WHERE code = (SELECT max(code) FROM positions)", "shard 1 holds codes outside"),
         ("UPDATE positions SET data = data + 1 WHERE code = (SELECT min(code) FROM positions)", "contradictions"),
     ],
@@ -173,3 +177,18 @@ def test_shards_need_an_engine_a_file_and_rows_enough(dask_client, tmp_path):
     with pytest.raises(BuildError, match="too few for 10 shards"), DaskEngine(client=dask_client) as engine:
         build(tmp_path / "x.sqlite", Variant.parse("1x3"), engine=engine, shards=10)
     assert not (tmp_path / "x.sqlite").exists()
+
+
+def test_every_file_a_sharded_build_writes_has_one_writer_that_syncs_it(dask_client, variant_db, tmp_path):
+    """As for the tiers (test_engine_dask): each merged range is written by its shard's task and
+    synced before the driver hashes it. SQLite writes its files itself (synced at each commit,
+    ``synchronous = FULL``), unseen by the spy; a task's lock file holds no data."""
+    target = tmp_path / f"{NAME}.sqlite"
+    with write_spy.spying(dask_client, str(tmp_path)) as writes:
+        build_sharded(dask_client, target)
+    assert writes.shared() == {}
+    written = {(path, task) for path, task in writes.by_tasks() if not path.endswith(".lock")}
+    merged = {path for path, _task in written if "/merged-" in path}
+    assert len(merged) == 2 * 9  # each shard's range: a file per column
+    assert written <= writes.synced, sorted(written - writes.synced)[:3]
+    assert rows(target) == rows(variant_db(NAME))
