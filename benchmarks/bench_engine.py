@@ -8,13 +8,17 @@ CPU time: this process's (the driver's) plus, for the Dask build, each worker's,
 workers before and after. On a machine shared with other work the walls say little: the
 load average is printed beside them.
 
-    python benchmarks/bench_engine.py 4x5k4 --workers 2
+    python benchmarks/bench_engine.py 4x5k4 --workers 2 [--rounds 3]
+
+With ``--rounds N`` the pair is built N times, one after the other, and the median ratio
+printed: the speed of a shared machine drifts between runs minutes apart.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import tempfile
 import time
 
@@ -29,8 +33,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("variant", nargs="?", default="4x5k4")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=1, help="pairs of builds, one process then Dask (default 1)")
     args = parser.parse_args()
     variant = Variant.parse(args.variant)
+    ratios = []
+    for round_ in range(1, args.rounds + 1):
+        if args.rounds > 1:
+            print(f"round {round_}:")
+        ratios.append(one_round(variant, args.workers))
+    if args.rounds > 1:
+        print(f"wall ratios: {', '.join(f'{r:.2f}' for r in ratios)}; median {statistics.median(ratios):.2f}")
+
+
+def one_round(variant: Variant, workers: int) -> float:
+    """Build ``variant`` in this process, then on a local cluster of ``workers``; the ratio of
+    the walls (the digests checked equal)."""
     with tempfile.TemporaryDirectory(prefix="bench-engine-") as folder:
         print(f"load average before: {os.getloadavg()[0]:.1f}", flush=True)
         wall, cpu = time.perf_counter(), time.process_time()
@@ -41,7 +58,7 @@ def main() -> None:
             flush=True,
         )
         with (
-            local_cluster(args.workers) as cluster,  # the cluster `--engine dask` starts (its allocator settings)
+            local_cluster(workers) as cluster,  # the cluster `--engine dask` starts (its allocator settings)
             Client(cluster) as client,
             DaskEngine(client=client) as engine,
         ):
@@ -52,12 +69,13 @@ def main() -> None:
             after = client.run(time.process_time)
         workers_cpu = sum(after[worker] - before[worker] for worker in after)
         print(
-            f"dask, {args.workers} workers: {dask_wall:.1f} s wall, {driver_cpu:.1f} s CPU in the driver"
+            f"dask, {workers} workers: {dask_wall:.1f} s wall, {driver_cpu:.1f} s CPU in the driver"
             f" + {workers_cpu:.1f} s in the workers; load {os.getloadavg()[0]:.1f}"
         )
-        print(f"wall ratio dask / single: {dask_wall / single_wall:.2f}")
+        print(f"wall ratio dask / single: {dask_wall / single_wall:.2f}", flush=True)
         assert distributed.digest == single.digest, "the two builds differ"
         print(f"same digest: {single.digest}")
+    return dask_wall / single_wall
 
 
 if __name__ == "__main__":
