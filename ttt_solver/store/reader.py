@@ -6,6 +6,7 @@ the queries of ttt-solver's tables; it only reads.
 
 from __future__ import annotations
 
+import bisect
 import os
 import threading
 from collections.abc import Collection, Iterator
@@ -34,12 +35,24 @@ class Reader(Connection):
     # -- rows -------------------------------------------------------------------------------
     def rows(self, codes: Collection[int]) -> dict[int, Any]:
         """``{code: data}`` for the codes that have a row (``data`` as stored: the caller
-        unpacks and checks it, :func:`ttt_solver.store.content.unpack_data`)."""
+        unpacks and checks it, :func:`ttt_solver.store.content.unpack_data`); in a database of
+        shards, each asked of its shard."""
         found: dict[int, Any] = {}
-        wanted = list(codes)
+        if self.shards:  # each code asked of the one shard whose range holds it, not of the view
+            firsts = [shard.first_code for shard in self.shards]
+            by_shard: dict[int, list[int]] = {}
+            for code in codes:
+                by_shard.setdefault(max(0, bisect.bisect_right(firsts, code) - 1), []).append(code)
+            for index, wanted in by_shard.items():
+                found.update(self._rows_of(f"shard{index}.positions", wanted))
+            return found
+        return self._rows_of("positions", list(codes))
+
+    def _rows_of(self, table: str, wanted: list[int]) -> dict[int, Any]:
+        found: dict[int, Any] = {}
         for start in range(0, len(wanted), _IN_CHUNK):
             chunk = wanted[start : start + _IN_CHUNK]
-            sql = f"SELECT code, data FROM positions WHERE code IN ({', '.join('?' * len(chunk))})"
+            sql = f"SELECT code, data FROM {table} WHERE code IN ({', '.join('?' * len(chunk))})"
             for code, data in self._query(sql, chunk):
                 found[code] = data
         return found
