@@ -115,17 +115,20 @@ class DaskEngine:
         with ThreadPoolExecutor(1) as recorder:
             recording: Future[None] | None = None
             for ply in unsolved(scratch, found, note, steps, lowest):
-                if joined is not None and joined[0] == ply + 1:
+                if joined is not None and joined[0] == ply + 1:  # the tier above, solved just now
                     below: str | None = joined[1]
                 else:
                     if recording is not None:
                         recording.result()
+                    if joined is not None:
+                        os.unlink(joined[1])
+                        joined = None
                     below = results_file(scratch, found, ply + 1, task_boards(memory)) if ply < variant.cells else None
                 record, results = self._solve_tier(scratch, ply, memory, below, steps, int(found.sizes.sum()))
                 if recording is not None:
-                    recording.result()  # tier ply + 1 recorded
-                    if below is not None:
-                        os.unlink(below)  # its other name is in the recorded tier, or removed with it
+                    recording.result()  # the tier above recorded
+                if joined is not None:
+                    os.unlink(joined[1])  # its other name is the recorded tier's results.bin
                 recording, joined = recorder.submit(_recorded, record, note, variant, ply, scratch), (ply, results)
             if recording is not None:
                 recording.result()

@@ -65,6 +65,7 @@ class Connection:
         self.shards: list[Shard] = []  # a database of shards' (:mod:`.shards`)
         self.files: list[str] = []  # the files read: the database file, then its shards
         for attempt in range(2):
+            self.shards = []
             opened = self._open()
             try:
                 self.meta = self._checked_meta()

@@ -37,8 +37,8 @@ class Reader(Connection):
         """``{code: data}`` for the codes that have a row (``data`` as stored: the caller
         unpacks and checks it, :func:`ttt_solver.store.content.unpack_data`); in a database of
         shards, each asked of its shard."""
-        found: dict[int, Any] = {}
         if self.shards:  # each code asked of the one shard whose range holds it, not of the view
+            found: dict[int, Any] = {}
             firsts = [shard.first_code for shard in self.shards]
             by_shard: dict[int, list[int]] = {}
             for code in codes:
