@@ -192,3 +192,19 @@ def test_every_file_a_sharded_build_writes_has_one_writer_that_syncs_it(dask_cli
     assert len(merged) == 2 * 9  # each shard's range: a file per column
     assert written <= writes.synced, sorted(written - writes.synced)[:3]
     assert rows(target) == rows(variant_db(NAME))
+
+
+def test_the_server_answers_from_the_shards_as_from_one_file(sharded, variant_db):
+    extras.need("web", "fastapi")
+    from fastapi.testclient import TestClient
+
+    from ttt_solver.web.app import create_app
+    from ttt_solver.web.data import open_variant
+
+    answers = []
+    for path in (variant_db(NAME), sharded):
+        with TestClient(create_app({NAME: open_variant(path)})) as client:
+            answers.append(
+                [client.get(f"/api/v1/{NAME}", params={"moves": moves}).json() for moves in ("", "0,5", "0,5,6")]
+            )
+    assert answers[0] == answers[1] and answers[0][1]["value"] in (-1, 0, 1)
