@@ -4,8 +4,8 @@ written into a shard file of its own by one of the engine's tasks, side by side.
 
 A task merges its range of every tier into code order (files of its own in the scratch folder,
 :func:`ttt_solver.solver.solve.merged_blocks`), writes those rows, then the packed arrays of
-them (parts numbered after the shards before it), and checks that the parts it stored unpack to
-the rows it merged. The driver then hashes the merged rows, range after range, into the content
+them (parts numbered after the shards before it), and checks that the parts read back from the
+file are the parts it packed (their hashes). The driver then hashes the merged rows, range after range, into the content
 digest (the digest of the packed arrays the shards hold), and writes the main file: its meta
 and shards tables.
 
@@ -21,6 +21,7 @@ in the scratch folder; a build with another number of shards starts them over.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -237,24 +238,18 @@ def _write_shard(
     writer = FileWriter(path, variant, "shard")
     try:
         writer.positions(position_blocks(rows, first, read_slice))
-        arrays = packed_arrays(rows)
-        writer.rest(iter(()), packed_parts(arrays, read_slice, first_part))
-        for name, dtype in PACKED:  # the parts stored unpack to the rows merged
-            if not _same(writer.packed_bytes(name), arrays[name], dtype):
-                raise BuildError(f"shard {index} at {path!r} holds packed arrays that do not unpack to its rows")
+        made: dict[tuple[str, int], bytes] = {}  # the hash of each part as packed from the rows
+        writer.rest(iter(()), _hashed(packed_parts(packed_arrays(rows), read_slice, first_part), made))
+        if writer.packed_hashes() != made:  # the parts stored are the parts packed (read back)
+            raise BuildError(f"shard {index} at {path!r} holds packed arrays other than those packed from its rows")
         writer.meta({"generator": GENERATOR, "variant": variant.name, "build": build, "shard": str(index)})
     finally:
         writer.close()
     return first, why
 
 
-def _same(pieces: Iterator[bytes], column: np.ndarray, dtype: str) -> bool:
-    """Whether the bytes of ``pieces``, one after another, are those of ``column`` (a piece of
-    the column read at a time)."""
-    size, at = np.dtype(dtype).itemsize, 0
-    for piece in pieces:
-        count = len(piece) // size
-        if read_slice(column, at, at + count).astype(dtype, copy=False).tobytes() != piece:
-            return False
-        at += count
-    return at == len(column)
+def _hashed(parts: Iterator[tuple[str, int, str, bytes]], made: dict[tuple[str, int], bytes]) -> Iterator[Any]:
+    """``parts`` as they come, each blob's SHA-256 noted in ``made`` by (name, part)."""
+    for name, part, dtype, blob in parts:
+        made[name, part] = hashlib.sha256(blob).digest()
+        yield name, part, dtype, blob

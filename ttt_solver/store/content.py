@@ -166,7 +166,7 @@ def unpack_pieces(name: str, blob: bytes, rows: int = PIECE_ROWS) -> Iterator[by
             data, fed = view[fed : fed + FEED_BYTES], fed + FEED_BYTES
         piece = decompressor.decompress(data, rows * size)
         data = decompressor.unconsumed_tail
-        if not piece and not data and fed >= len(blob):
+        if not piece and not data and fed >= len(blob) and not decompressor.eof:
             raise zlib.error("the blob is cut short")
         raw = left + piece
         whole = len(raw) - len(raw) % size

@@ -20,6 +20,7 @@ import re
 import sqlite3
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager, suppress
+from hashlib import sha256
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -251,10 +252,14 @@ class FileWriter:
             columns = {name: (rows * np.dtype(dtype).itemsize, _stored(conn, name)) for name, dtype in PACKED}
             return digest_stream(variant_name, columns)
 
-    def packed_bytes(self, name: str) -> Iterator[bytes]:
-        """The packed array ``name`` as the file holds it, read back a piece at a time."""
+    def packed_hashes(self) -> dict[tuple[str, int], bytes]:
+        """The SHA-256 of each part of the packed arrays as the file holds it, by (name, part)
+        (one blob in memory at a time)."""
         with self.engine.connect() as conn:
-            yield from _stored(conn, name)
+            keys = conn.exec_driver_sql("SELECT name, part FROM packed ORDER BY name, part").all()
+            query = "SELECT data FROM packed WHERE name = ? AND part = ?"
+            return {(name, part): sha256(conn.exec_driver_sql(query, (name, part)).scalar() or b"").digest()
+                    for name, part in keys}  # fmt: skip
 
     def meta(self, meta: Mapping[str, str], shards: Sequence[Shard] = ()) -> None:
         """The meta table, last: a file without it is no finished database (nor shard); with

@@ -1,0 +1,53 @@
+"""The packing of an array into a blob of the ``packed`` table, and its unpacking: the unpacking
+inverts the packing whatever the pieces it was packed from and whatever the pieces it is read
+back in. A shard's task relies on it: it checks that the blobs it stored are the blobs it
+packed, not that they unpack to its rows (``ttt_solver.builder.shard_write``)."""
+
+from __future__ import annotations
+
+import itertools
+import zlib
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ttt_solver.store.content import PACKED, pack_pieces, unpack_pieces
+
+DTYPES = dict(PACKED)
+
+
+@st.composite
+def arrays(draw: st.DrawFn) -> tuple[str, np.ndarray]:
+    name = draw(st.sampled_from(sorted(DTYPES)))
+    dtype = np.dtype(DTYPES[name])
+    count = draw(st.integers(0, 300))
+    if name == "code":  # ascending canonical codes, up to 3**25: stored as differences
+        steps = draw(st.lists(st.integers(1, 3**20), min_size=count, max_size=count))
+        values = np.cumsum(np.array(steps, dtype=np.int64)) + draw(st.integers(0, 3**20))
+    else:
+        info = np.iinfo(dtype)
+        values = np.array(draw(st.lists(st.integers(int(info.min), int(info.max)), min_size=count, max_size=count)))
+    return name, values.astype(dtype)
+
+
+@settings(max_examples=200, deadline=None)
+@given(arrays(), st.lists(st.integers(1, 64), max_size=8), st.integers(1, 97))
+def test_unpacking_inverts_the_packing_whatever_the_pieces(array, cuts, rows):
+    name, values = array
+    bounds = sorted({0, len(values), *(min(cut, len(values)) for cut in np.cumsum(cuts).tolist())})
+    pieces = [values[low:high] for low, high in itertools.pairwise(bounds)]
+    blob = pack_pieces(name, DTYPES[name], pieces)
+    unpacked = b"".join(unpack_pieces(name, blob, rows))
+    assert unpacked == values.tobytes()
+    assert all(len(piece) <= rows * values.itemsize for piece in unpack_pieces(name, blob, rows))
+
+
+@settings(max_examples=100, deadline=None)
+@given(arrays(), st.integers(1, 8))
+def test_a_blob_cut_short_is_an_error_not_a_shorter_array(array, cut):
+    name, values = array
+    blob = pack_pieces(name, DTYPES[name], [values])
+    with pytest.raises((zlib.error, ValueError)):
+        b"".join(unpack_pieces(name, blob[: max(0, len(blob) - cut)]))
