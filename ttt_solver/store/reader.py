@@ -6,7 +6,6 @@ the queries of ttt-solver's tables; it only reads.
 
 from __future__ import annotations
 
-import bisect
 import os
 import threading
 from collections.abc import Collection, Iterator
@@ -41,8 +40,8 @@ class Reader(Connection):
             found: dict[int, Any] = {}
             firsts = [shard.first_code for shard in self.shards]
             by_shard: dict[int, list[int]] = {}
-            for code in codes:
-                by_shard.setdefault(max(0, bisect.bisect_right(firsts, code) - 1), []).append(code)
+            for code in codes:  # its shard: the last whose first code is at most the code (at most 10)
+                by_shard.setdefault(max(0, sum(first <= code for first in firsts) - 1), []).append(code)
             for index, wanted in by_shard.items():
                 found.update(self._rows_of(f"shard{index}.positions", wanted))
             return found
@@ -113,7 +112,7 @@ class Reader(Connection):
         """How SQLite says the ``positions`` table is made (None on a server)."""
         if self._conn is None:
             return None
-        schemas = [f"shard{shard.index}" for shard in self.shards] or ["main"]
+        schemas = [f"shard{shard.number}" for shard in self.shards] or ["main"]
         made = set()
         for schema in schemas:
             found = self._query(f"SELECT sql FROM {schema}.sqlite_master WHERE type = 'table' AND name = 'positions'")
@@ -168,7 +167,7 @@ class Reader(Connection):
             held = [name for name in self.tables() if name not in (SHARD_TABLES if self.shards else ("positions",))]
             statements = [f"PRAGMA main.integrity_check({name})" for name in held]
             for shard in self.shards:
-                statements += [f"PRAGMA shard{shard.index}.integrity_check({name})" for name in ("packed", "meta")]
+                statements += [f"PRAGMA shard{shard.number}.integrity_check({name})" for name in ("packed", "meta")]
             if self.shards:
                 statements.append("PRAGMA main.integrity_check(shards)")
         for statement in statements:
@@ -184,12 +183,12 @@ class Reader(Connection):
         range (below its first code, or at or above the next shard's)."""
         problems = []
         for shard, after in zip(self.shards, [*(s.first_code for s in self.shards[1:]), None]):
-            table = f"shard{shard.index}.positions"
+            table = f"shard{shard.number}.positions"
             count, low, high = self._query(f"SELECT count(*), min(code), max(code) FROM {table}")[0]
             if count != shard.rows:
-                problems.append(f"shard {shard.index} holds {count:,} rows, not {shard.rows:,}")
+                problems.append(f"shard {shard.number} holds {count:,} rows, not {shard.rows:,}")
             if count and (low < shard.first_code or (after is not None and high >= after)):
-                problems.append(f"shard {shard.index} holds codes outside its range")
+                problems.append(f"shard {shard.number} holds codes outside its range")
         return problems
 
     def has_moves(self) -> bool:

@@ -23,24 +23,23 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .sqlite_file import sqlite_uri
 
 MOST_SHARDS = 10  # SQLite's default SQLITE_MAX_ATTACHED: the most files a connection attaches
 SHARD_TABLES = ("positions", "packed")  # a shard's tables, read through views of these names
-_FILE = re.compile(r"[^/\\]+\.shards/([0-9a-f]{16})-([0-9]+)\.sqlite")
+_FILE = r"[^/\\]+\.shards/([0-9a-f]{16})-([0-9]+)\.sqlite"  # how a build names a shard's file
 
 
 class ShardError(Exception):
     """A shard that is missing or not the one its main file names (the message says which)."""
 
 
-@dataclass(frozen=True)
-class Shard:
+class Shard(NamedTuple):
     """One row of the ``shards`` table."""
 
-    index: int
+    number: int  # 0, 1, ... in code order
     file: str  # relative to the main file's folder
     build: str
     first_code: int
@@ -68,10 +67,10 @@ def read_shards(conn: sqlite3.Connection, count: int) -> list[Shard]:
     shards: list[Shard] = []
     for index, row in enumerate(rows):
         shard = Shard(*row)
-        named = _FILE.fullmatch(shard.file) if isinstance(shard.file, str) else None
+        named = re.fullmatch(_FILE, shard.file) if isinstance(shard.file, str) else None
         if not (
             named
-            and shard.index == index
+            and shard.number == index
             and named.group(1) == shard.build
             and int(named.group(2)) == index
             and all(isinstance(n, int) and n >= 0 for n in (shard.first_code, shard.rows))
@@ -95,17 +94,22 @@ def attach(conn: sqlite3.Connection, main: str, shards: list[Shard], variant_nam
         path = os.path.join(folder, shard.file)
         if not os.path.isfile(path):
             raise ShardError(f"its shard {shard.file!r} is missing (a database of shards is moved with its folder)")
-        schema = f"shard{shard.index}"
+        schema = f"shard{shard.number}"
         conn.execute(f"ATTACH DATABASE ? AS {schema}", (sqlite_uri(path),))
         try:
             meta = dict(conn.execute(f"SELECT key, value FROM {schema}.meta").fetchall())
         except sqlite3.Error as error:
             raise ShardError(f"its shard {shard.file!r} cannot be read ({error})") from None
-        expected = {"generator": "ttt-solver", "variant": variant_name, "build": shard.build, "shard": str(shard.index)}
+        expected = {
+            "generator": "ttt-solver",
+            "variant": variant_name,
+            "build": shard.build,
+            "shard": str(shard.number),
+        }
         if meta != expected:
-            raise ShardError(f"{shard.file!r} is not its shard {shard.index} (its meta table says {meta})")
+            raise ShardError(f"{shard.file!r} is not its shard {shard.number} (its meta table says {meta})")
         paths.append(path)
     for table in SHARD_TABLES:
-        joined = " UNION ALL ".join(f"SELECT * FROM shard{shard.index}.{table}" for shard in shards)
+        joined = " UNION ALL ".join(f"SELECT * FROM shard{shard.number}.{table}" for shard in shards)
         conn.execute(f"CREATE TEMP VIEW {table} AS {joined}")
     return paths

@@ -270,7 +270,13 @@ class FileWriter:
                 conn.execute(
                     self.shards.insert(),
                     [
-                        {"shard": s.index, "file": s.file, "build": s.build, "first_code": s.first_code, "rows": s.rows}
+                        {
+                            "shard": s.number,
+                            "file": s.file,
+                            "build": s.build,
+                            "first_code": s.first_code,
+                            "rows": s.rows,
+                        }
                         for s in shards
                     ],
                 )
