@@ -81,14 +81,12 @@ def write_sharded(
     names them for a database file named ``main_name``. ``memory``: a worker's budget (the
     rows a task merges at a time). Sets ``meta['digest']`` and ``meta['shards']``; the shards."""
     variant = scratch.variant
-    plies = range(variant.cells + 1)
-    parts = [scratch.rows(ply) for ply in plies]
+    parts = [scratch.rows(ply) for ply in range(variant.cells + 1)]
     total = sum(len(part) for part in parts)
     if total < count:
         raise BuildError(f"{variant} has {total:,} rows: too few for {count} shards")
     # Blocks small enough to cut the rows into shards of nearly as many rows each.
-    block = max(MIN_CHUNK, min(memory // (4 * BYTES_PER_BOARD), total // (64 * count)))
-    cuts = merge_cuts(parts, block)
+    cuts = merge_cuts(parts, max(MIN_CHUNK, min(memory // (4 * BYTES_PER_BOARD), total // (64 * count))))
     firsts = [0, *(_cut_near(parts, cuts, total * k // count) for k in range(1, count))]
     if len(set(firsts)) < count:
         raise BuildError(f"{variant}'s rows cannot be cut into {count} shards: give fewer")
@@ -96,14 +94,7 @@ def write_sharded(
     build = _plan(scratch, below, main_name)
     main = scratch.file("database.sqlite")
     remove_database(main)  # the main file is written again whole: moments
-    tiers_at = [scratch.tier_files(ply) for ply in plies]
-    calls, first_part = [], 0
-    for k in range(count):
-        last = firsts[k + 1] if k + 1 < count else None
-        bounds = [firsts[k], *(cut for cut in cuts if firsts[k] < cut and (last is None or cut < last)), last]
-        path = os.path.join(scratch.path, shard_file(main_name, build, k))
-        calls.append((variant.name, tiers_at, bounds, _merged(scratch, k), path, build, k, first_part))
-        first_part += max(1, math.ceil((below[k + 1] - below[k]) / PART_ROWS))
+    calls = _calls(scratch, cuts, firsts, below, main_name, build)
     if written:
         written(0, total)
 
@@ -131,6 +122,22 @@ def write_sharded(
     finally:
         writer.close()
     return shards
+
+
+def _calls(
+    scratch: Scratch, cuts: list[int], firsts: list[int], below: list[int], main_name: str, build: str
+) -> list[tuple[Any, ...]]:
+    """The arguments of each shard's task (:func:`write_shard`): shard ``k`` holds the codes from
+    ``firsts[k]`` on, the ``below[k + 1] - below[k]`` rows merged between the ``cuts`` in them."""
+    tiers_at = [scratch.tier_files(ply) for ply in range(scratch.variant.cells + 1)]
+    calls, first_part = [], 0
+    for k, first in enumerate(firsts):
+        last = firsts[k + 1] if k + 1 < len(firsts) else None
+        bounds = [first, *(cut for cut in cuts if first < cut and (last is None or cut < last)), last]
+        path = os.path.join(scratch.path, shard_file(main_name, build, k))
+        calls.append((scratch.variant.name, tiers_at, bounds, _merged(scratch, k), path, build, k, first_part))
+        first_part += max(1, math.ceil((below[k + 1] - below[k]) / PART_ROWS))
+    return calls
 
 
 def _cut_near(parts: list[Solved], cuts: list[int], rows: int) -> int:
