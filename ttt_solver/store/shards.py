@@ -25,6 +25,7 @@ import re
 import sqlite3
 from typing import NamedTuple
 
+from . import GENERATOR
 from .sqlite_file import sqlite_uri
 
 MOST_SHARDS = 10  # SQLite's default SQLITE_MAX_ATTACHED: the most files a connection attaches
@@ -86,8 +87,8 @@ def read_shards(conn: sqlite3.Connection, count: int) -> list[Shard]:
 def attach(conn: sqlite3.Connection, main: str, shards: list[Shard], variant_name: str) -> list[str]:
     """Attach each shard of the database whose main file is ``main`` to ``conn`` read-only, as
     ``shard0``, ``shard1``..., each checked to be the shard its row names (its meta table), and
-    make the temporary view ``positions`` over them; the shards' paths (ShardError if one is
-    missing or not that shard)."""
+    make the temporary views :data:`SHARD_TABLES` over them; the shards' paths (ShardError if
+    one is missing or not that shard)."""
     folder = os.path.dirname(os.path.realpath(main))
     paths = []
     for shard in shards:
@@ -101,13 +102,13 @@ def attach(conn: sqlite3.Connection, main: str, shards: list[Shard], variant_nam
         except sqlite3.Error as error:
             raise ShardError(f"its shard {shard.file!r} cannot be read ({error})") from None
         expected = {
-            "generator": "ttt-solver",
+            "generator": GENERATOR,
             "variant": variant_name,
             "build": shard.build,
             "shard": str(shard.number),
         }
         if meta != expected:
-            raise ShardError(f"{shard.file!r} is not its shard {shard.number} (its meta table says {meta})")
+            raise ShardError(f"{shard.file!r} is not its shard {shard.number} (its meta table differs)")
         paths.append(path)
     for table in SHARD_TABLES:
         joined = " UNION ALL ".join(f"SELECT * FROM shard{shard.number}.{table}" for shard in shards)
