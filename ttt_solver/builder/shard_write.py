@@ -39,7 +39,7 @@ from ..game.variant import Variant
 from ..solver.passes import COLUMNS, Solved
 from ..solver.scratch import locked, read_range, read_slice, synced_file, tier_rows, write_json
 from ..solver.solve import BYTES_PER_BOARD, MIN_CHUNK, merge_cuts, merged_blocks, merged_rows, rows_below
-from ..store import GENERATOR
+from ..store import GENERATOR, SHARDS_KEY
 from ..store.content import PACKED, PART_ROWS, digest_stream, packed_arrays, packed_parts, position_blocks
 from ..store.row_data import pack_data
 from ..store.shards import MOST_SHARDS, Shard, shard_file
@@ -111,7 +111,7 @@ def write_sharded(
             scratch.resumed = True
             scratch.say(f"resumed {name} in {scratch.path} after its first {rows:,} rows")
     meta["digest"] = _digest(variant.name, [_merged(scratch, k) for k in range(count)], total)
-    meta["shards"] = str(count)
+    meta[SHARDS_KEY] = str(count)
     shards = [
         Shard(k, shard_file(main_name, build, k), build, firsts[k], below[k + 1] - below[k]) for k in range(count)
     ]
