@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import re
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -208,3 +211,28 @@ def test_the_server_answers_from_the_shards_as_from_one_file(sharded, variant_db
                 [client.get(f"/api/v1/{NAME}", params={"moves": moves}).json() for moves in ("", "0,5", "0,5,6")]
             )
     assert answers[0] == answers[1] and answers[0][1]["value"] in (-1, 0, 1)
+
+
+def test_a_build_killed_while_writing_shards_resumes_them(dask_client, variant_db, tmp_path):
+    """The driver killed once a shard's task has opened its file: the task, left running on the
+    cluster, finishes its shard holding the shard's lock; the same command run again waits for
+    it, goes on from the rows it finds (all of them), and proves the database before installing."""
+    target, name = tmp_path / "3x5k4.sqlite", "3x5k4"
+    shards = tmp_path / f".{name}.sqlite.solving" / f"{name}.sqlite.shards"
+    command = [sys.executable, "-m", "ttt_solver", "build", "--variant", name, "--db", str(target), "--engine",
+               "dask", "--address", dask_client.scheduler.address, "--shards", "2"]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while not (shards.is_dir() and any(shards.glob("*.sqlite"))) and process.poll() is None:
+            time.sleep(0.001)
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.wait(60)
+    assert process.returncode == -signal.SIGKILL and not target.exists()
+    result = CliRunner().invoke(cli, command[3:])
+    assert result.exit_code == 0, result.output
+    assert re.search(
+        rf"resumed {name}\.sqlite\.shards/\w+-[01]\.sqlite in .* after its first [\d,]+ rows", result.output
+    )
+    assert "proved the resumed database whole" in result.output
+    assert rows(target) == rows(variant_db(name))
