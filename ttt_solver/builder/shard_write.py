@@ -42,7 +42,7 @@ from ..solver.solve import BYTES_PER_BOARD, MIN_CHUNK, merge_cuts, merged_blocks
 from ..store import GENERATOR, SHARDS_KEY
 from ..store.content import PACKED, PART_ROWS, digest_stream, packed_arrays, packed_parts, position_blocks
 from ..store.row_data import pack_data
-from ..store.shards import MOST_SHARDS, Shard, shard_file
+from ..store.shards import MOST_SHARDS, Shard, shard_file, shard_folder
 from ..store.writer import FileWriter, remove_database, rows_written
 
 if TYPE_CHECKING:
@@ -172,7 +172,7 @@ def _plan(scratch: Scratch, below: list[int], main_name: str) -> str:
     build = record.get("build") if isinstance(record, dict) else None
     if isinstance(build, str) and _BUILD.fullmatch(build) and {key: record.get(key) for key in wanted} == wanted:
         return build
-    shutil.rmtree(os.path.join(scratch.path, f"{main_name}.shards"), ignore_errors=True)
+    shutil.rmtree(os.path.join(scratch.path, shard_folder(main_name)), ignore_errors=True)
     build = secrets.token_hex(8)
     write_json(record_path, {"build": build, **wanted})
     return build

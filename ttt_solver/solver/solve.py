@@ -265,13 +265,10 @@ def merge_scratch(scratch: Scratch, memory: int, steps: Steps | None = None) -> 
     return merged_rows(folder, total)
 
 
-def merged_rows(folder: str, total: int, start: int = 0, stop: int | None = None) -> Solved:
-    """Rows ``start`` to ``stop`` (default: the last) of the ``total`` rows :func:`merge_scratch`
-    wrote into ``folder``, memory-mapped read-only."""
-    stop = total if stop is None else stop
+def merged_rows(folder: str, total: int) -> Solved:
+    """The ``total`` rows :func:`merge_scratch` wrote into ``folder``, memory-mapped read-only."""
     return Solved(
-        *(np.memmap(os.path.join(folder, f"{name}.bin"), dtype=dtype, mode="r", shape=(stop - start,),
-                    offset=start * np.dtype(dtype).itemsize) if stop > start else
+        *(np.memmap(os.path.join(folder, f"{name}.bin"), dtype=dtype, mode="r", shape=(total,)) if total else
           np.zeros(0, dtype=dtype) for name, dtype in COLUMNS)
     )  # fmt: skip
 

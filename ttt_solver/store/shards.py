@@ -50,11 +50,11 @@ class Shard(NamedTuple):
 def shard_file(main_name: str, build: str, index: int) -> str:
     """Where shard ``index`` of build ``build`` of the database file named ``main_name`` lies,
     relative to the main file's folder."""
-    return f"{main_name}.shards/{build}-{index}.sqlite"
+    return f"{shard_folder(main_name)}/{build}-{index}.sqlite"
 
 
 def shard_folder(main: str) -> str:
-    """The folder of the shards a build of the database file ``main`` writes."""
+    """The folder of the shards a build of the database file ``main`` writes (a path or a name)."""
     return f"{main}.shards"
 
 
