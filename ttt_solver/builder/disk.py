@@ -12,6 +12,7 @@ import errno
 import os
 import resource
 import shutil
+from contextlib import suppress
 
 from ..errors import BuildError
 from ..game.variant import Variant
@@ -81,24 +82,28 @@ def _at_size_limit(folder: str) -> bool:
     limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
     if limit == resource.RLIM_INFINITY:
         return False
-    largest = max((entry.stat().st_size for entry in _files(folder)), default=0)
+    largest = max(_sizes(folder), default=0)
     return largest + (1 << 20) >= limit
 
 
 def folder_size(folder: str) -> int:
     """Bytes in the files under ``folder`` (0 if there is none)."""
-    return sum(entry.stat().st_size for entry in _files(folder))
+    return sum(_sizes(folder))
 
 
-def _files(folder: str) -> list[os.DirEntry[str]]:
-    found: list[os.DirEntry[str]] = []
+def _sizes(folder: str) -> list[int]:
+    """The size of each file under ``folder``. A file removed meanwhile is left out: a task that
+    a stopped build left running on a cluster may still be writing there (its SQLite journal
+    comes and goes)."""
+    found: list[int] = []
     try:
         with os.scandir(folder) as entries:
             for entry in entries:
                 if entry.is_dir(follow_symlinks=False):
-                    found += _files(entry.path)
+                    found += _sizes(entry.path)
                 elif entry.is_file(follow_symlinks=False):
-                    found.append(entry)
+                    with suppress(FileNotFoundError):
+                        found.append(entry.stat().st_size)
     except OSError:
         pass
     return found
