@@ -8,9 +8,7 @@ import re
 import signal
 import socket
 import sqlite3
-import subprocess
 import sys
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -18,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 from support import brute_force, write_spy
 from support import extra_markers as extras
+from support.killing import killed_when
 
 from ttt_solver.builder import disk
 from ttt_solver.builder.build import build
@@ -72,14 +71,8 @@ def test_a_killed_build_resumes_from_its_recorded_tiers(dask_client, variant_db,
     scratch = tmp_path / ".3x4k3.sqlite.solving"
     command = [sys.executable, "-m", "ttt_solver", "build", "--variant", "3x4k3", "--db", str(target), "--memory",
                SMALL, "--engine", "dask", "--address", dask_client.scheduler.address]  # fmt: skip
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        while not (scratch / "tier-09").is_dir() and process.poll() is None:  # tiers 12 to 9 recorded
-            time.sleep(0.01)
-        process.send_signal(signal.SIGKILL)
-    finally:
-        process.wait(60)
-    assert process.returncode == -signal.SIGKILL and not target.exists()
+    status = killed_when(command, lambda: (scratch / "tier-09").is_dir())  # tiers 12 to 9 recorded
+    assert status == -signal.SIGKILL and not target.exists()
     result = CliRunner().invoke(cli, command[3:])
     assert result.exit_code == 0, result.output
     resumed = re.search(r"3x4k3: resuming from .*: plies 12 to (\d+) solved", result.output)

@@ -9,7 +9,6 @@ import re
 import shutil
 import signal
 import sqlite3
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -18,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 from support import extra_markers as extras
 from support import write_spy
+from support.killing import killed_when
 
 from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
@@ -221,14 +221,8 @@ def test_a_build_killed_while_writing_shards_resumes_them(dask_client, tmp_path)
     shards = tmp_path / f".{name}.sqlite.solving" / f"{name}.sqlite.shards"
     command = [sys.executable, "-m", "ttt_solver", "build", "--variant", name, "--db", str(target), "--engine",
                "dask", "--address", dask_client.scheduler.address, "--shards", "2"]  # fmt: skip
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        while not (shards.is_dir() and any(shards.glob("*.sqlite"))) and process.poll() is None:
-            time.sleep(0.001)
-        process.send_signal(signal.SIGKILL)
-    finally:
-        process.wait(60)
-    assert process.returncode == -signal.SIGKILL and not target.exists()
+    status = killed_when(command, lambda: shards.is_dir() and any(shards.glob("*.sqlite")), poll=0.001)
+    assert status == -signal.SIGKILL and not target.exists()
     result = CliRunner().invoke(cli, command[3:])
     assert result.exit_code == 0, result.output
     assert re.search(
