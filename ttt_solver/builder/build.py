@@ -136,7 +136,7 @@ def build(
     started = time.perf_counter()
     where = Target.parse(target if target is not None else database_file(variant))
     check_target(where, force)
-    shards = shard_count(variant, engine, where.file is not None and tables is None, shards)
+    shards = shard_count(engine, where.file is not None and tables is None, shards, variant.cells > MOVES_CELLS)
     if shards > 1 and store_moves:
         raise ValueError("a database of shards stores no moves table")
     if tables is not None and tables.variant != variant:

@@ -54,12 +54,13 @@ _BUILD = re.compile(r"[0-9a-f]{16}")  # a build's name: secrets.token_hex(8)
 _READ = 1 << 24  # bytes of a merged column hashed at a time
 
 
-def shard_count(variant: Variant, engine: Engine | None, file_target: bool, asked: int | None) -> int:
+def shard_count(engine: Engine | None, file_target: bool, asked: int | None, moves_too_big: bool) -> int:
     """How many shards a build writes: ``asked``, or by default one per task the engine runs at
-    once (at most :data:`MOST_SHARDS`) for a variant of more than 16 cells written to a file;
-    1 (one file) without an engine. BuildError for a number that cannot be."""
+    once (at most :data:`MOST_SHARDS`) for a variant written to a file whose moves table is
+    never stored (``moves_too_big``: a database of shards stores none); 1 (one file) without an
+    engine. BuildError for a number that cannot be."""
     if asked is None:
-        return min(MOST_SHARDS, engine.slots()) if engine is not None and file_target and variant.cells > 16 else 1
+        return min(MOST_SHARDS, engine.slots()) if engine is not None and file_target and moves_too_big else 1
     if not 1 <= asked <= MOST_SHARDS:
         raise BuildError(f"invalid number of shards {asked}: expected 1 to {MOST_SHARDS} (SQLite attaches at most 10)")
     if asked > 1 and (engine is None or not file_target):
