@@ -204,8 +204,10 @@ def pg_url(pg_cluster: Cluster, request: pytest.FixtureRequest) -> str:
     return pg_cluster.database(f"test_{pg_url.count}")  # type: ignore[attr-defined]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def dask_client() -> Iterator[object]:
+    """A local cluster of 2 workers, started once per test process (each start is seconds of
+    CPU) and shared by the tests of the distributed build and verify."""
     distributed = extras.need("dask", "dask.distributed")
     from ttt_solver.solver.engine_dask import local_cluster  # the cluster `--engine dask` starts
 

@@ -54,7 +54,9 @@ BAD_VALUES = {
     "--shards": ("11", "invalid --shards '11': expected a whole number from 1 to 10"),
     "--address": ("10.0.0.1", "invalid --address '10.0.0.1': expected [scheme://]host:port"),
 }
-ANY_TEXT = {"--host"}  # any text parses; the server reports an address it cannot bind
+# Any text parses: the server reports an address it cannot bind, the build a storage it cannot
+# use (tests/solver/test_storage.py).
+ANY_TEXT = {"--host", "--storage"}
 # What each command needs besides the bad value to get as far as reading it.
 NEEDS = {"analyze": ["X...O...."], "best": ["X...O...."], "compare": ["think1", "random"], "query": ["traps"]}
 

@@ -9,16 +9,19 @@ import pytest
 
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.passes import new_tier, solve_chunk, spread
-from ttt_solver.solver.scratch import synced_file
 from ttt_solver.solver.shuffle import gather_range, join_ranges, range_bounds, write_images
+from ttt_solver.solver.storage import Storage
 from ttt_solver.solver.tiers import tiers
 
 
+# file://: a storage URL, through fsspec (which the [dask] extra brings)
+@pytest.mark.parametrize("url", [False, pytest.param(True, marks=pytest.mark.dask)], ids=["folder", "url"])
 @pytest.mark.parametrize(
     "name, chunk, memory, widest",
     [("3x4k3", 1_000, 1_400, 50), ("3x3-misere", 50, 60, 56), ("4x3k3", 10**6, 10**9, 1)],
 )  # widest: the most ranges of a tier (3x4k3 at 1,400: ranges of 700 boards at most, 34,650 boards in its widest tier)
-def test_the_shuffled_result_bytes_are_spreads(tmp_path, name, chunk, memory, widest):
+def test_the_shuffled_result_bytes_are_spreads(tmp_path, name, chunk, memory, widest, url):
+    storage = Storage(f"file://{tmp_path}" if url else str(tmp_path))
     found = tiers(Variant.parse(name))
     below = None
     ranges_seen = []
@@ -30,16 +33,14 @@ def test_the_shuffled_result_bytes_are_spreads(tmp_path, name, chunk, memory, wi
         for start in starts:
             solved = solve_chunk(found, ply, start, min(size, start + chunk), below)
             spread(found, ply, solved, expected)
-            with synced_file(str(tmp_path / f"{ply}-{start}.bin")) as file:
+            with storage.create(f"{ply}-{start}.bin") as file:
                 file.write(b"rows first")  # a chunk's file holds its rows before its images
                 groups.append(write_images(found, ply, solved, bounds, file))
-        ranges = [str(tmp_path / f"{ply}-range-{first}.bin") for first in bounds[:-1]]
-        for r, path in enumerate(ranges):
-            parts = [
-                (str(tmp_path / f"{ply}-{start}.bin"), group[r], group[r + 1]) for start, group in zip(starts, groups)
-            ]
-            gather_range(parts, bounds[r + 1] - bounds[r], path)
-        joined = join_ranges(ranges, str(tmp_path / f"{ply}-results.bin"))
+        ranges = [f"{ply}-range-{first}.bin" for first in bounds[:-1]]
+        for r, range_name in enumerate(ranges):
+            parts = [(f"{ply}-{start}.bin", group[r], group[r + 1]) for start, group in zip(starts, groups)]
+            gather_range(storage, parts, bounds[r + 1] - bounds[r], range_name)
+        joined = join_ranges(storage, ranges, str(tmp_path / f"{ply}-results.bin"))
         made = np.fromfile(tmp_path / f"{ply}-results.bin", dtype=np.uint8)
         assert np.array_equal(made, expected), (name, ply)
         assert joined[0] == size + 1

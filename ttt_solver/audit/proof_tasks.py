@@ -33,6 +33,7 @@ from ..solver.passes import COLUMNS, Solved
 from ..solver.scratch import synced_file
 from ..solver.shuffle import gather_range, join_ranges, range_bounds, write_images
 from ..solver.solve import default_memory
+from ..solver.storage import Storage
 from ..solver.tiers import tiers
 from .report import Report
 from .retrograde import Findings, chunks, conclude, prove_chunk
@@ -70,11 +71,12 @@ def prove_tier_files(
     total = int(found.sizes.sum())
     tally: dict[str, int] = {}
     below: str | None = None
+    storage = Storage(folder)
     for ply in range(variant.cells, -1, -1):
         cut = chunks(variant, ply, memory)
         bounds = range_bounds(found.size(ply), memory or default_memory(), len(cut))
         calls = [
-            (variant.name, ply, start, stop, folder, counts[ply], below, bounds, _images_file(folder, ply, start))
+            (variant.name, ply, start, stop, folder, counts[ply], below, bounds, _images_file(ply, start))
             for start, stop in cut
         ]
 
@@ -86,17 +88,20 @@ def prove_tier_files(
         for findings, group in engine.run(prove_partition, calls, f"verify-{variant.name}-{ply}", done):
             findings.tell(report, tally)
             groups.append(group)
-        ranges = [os.path.join(folder, f"{ply:02d}-range-{first:015d}.bin") for first in bounds[:-1]]
+        ranges = [f"{ply:02d}-range-{first:015d}.bin" for first in bounds[:-1]]
         gathers = [
-            ([(call[-1], group[r], group[r + 1]) for call, group in zip(calls, groups)],
+            (storage, [(call[-1], group[r], group[r + 1]) for call, group in zip(calls, groups)],
              bounds[r + 1] - bounds[r], ranges[r])
             for r in range(len(ranges))
         ]  # fmt: skip
         engine.run(gather_range, gathers, f"verify-{variant.name}-{ply}-ranges")
         out = os.path.join(folder, f"{ply:02d}-results.bin")
-        join_ranges(ranges, out)
-        for used in [call[-1] for call in calls] + ranges + ([below] if below is not None else []):
-            os.remove(used)  # the chunks' images, the ranges and the tier two below are no longer read
+        join_ranges(storage, ranges, out)
+        # The chunks' images, the ranges and the tier two below are no longer read.
+        for used in [storage.path(call[-1]) for call in calls] + [storage.path(name) for name in ranges]:
+            os.remove(used)
+        if below is not None:
+            os.remove(below)
         below = out
     conclude(report, tally)
 
@@ -107,13 +112,14 @@ def prove_partition(
     """A task: prove ranks ``start`` to ``stop`` of tier ``ply`` of variant ``name`` against
     the tier's ``count`` stored rows in ``folder`` and the result bytes in ``below``; write the
     images of the rows found sound into ``out``, grouped by the ranges of ranks starting at
-    ``bounds`` (:func:`.shuffle.write_images`); what it found, and where each group starts."""
+    ``bounds`` (:func:`.shuffle.write_images`); what it found, and where each group starts.
+    ``out``: a file name in ``folder``."""
     found = tiers(Variant.parse(name))
     below_bytes = np.memmap(below, dtype=np.uint8, mode="r") if below is not None else None
     proof = prove_chunk(found, ply, start, stop, below_bytes, tier_rows(folder, ply, count))
-    with synced_file(out) as file:
+    with synced_file(os.path.join(folder, out)) as file:
         return proof.findings, write_images(found, ply, proof.sound, bounds, file)
 
 
-def _images_file(folder: str, ply: int, start: int) -> str:
-    return os.path.join(folder, f"{ply:02d}-{start:015d}.images.bin")
+def _images_file(ply: int, start: int) -> str:
+    return f"{ply:02d}-{start:015d}.images.bin"

@@ -28,6 +28,7 @@ import os
 import re
 import secrets
 import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
@@ -37,7 +38,7 @@ import numpy as np
 from ..errors import BuildError
 from ..game.variant import Variant
 from ..solver.passes import COLUMNS, Solved
-from ..solver.scratch import locked, read_range, read_slice, synced_file, tier_rows, write_json
+from ..solver.scratch import first_at_least, locked, read_range, read_slice, synced_file, write_json
 from ..solver.solve import BYTES_PER_BOARD, MIN_CHUNK, merge_cuts, merged_blocks, merged_rows, rows_below
 from ..store import GENERATOR, SHARDS_KEY
 from ..store.content import PACKED, PART_ROWS, digest_stream, packed_arrays, packed_parts, position_blocks
@@ -48,6 +49,7 @@ from ..store.writer import FileWriter, remove_database, rows_written
 if TYPE_CHECKING:
     from ..solver.scratch import Scratch
     from ..solver.solve import Engine
+    from ..solver.storage import Storage
 
 Written = Callable[[int, int], None]  # (position rows just written, all position rows)
 _BUILD = re.compile(r"[0-9a-f]{16}")  # a build's name: secrets.token_hex(8)
@@ -92,10 +94,16 @@ def write_sharded(
     if len(set(firsts)) < count:
         raise BuildError(f"{variant}'s rows cannot be cut into {count} shards: give fewer")
     below = [rows_below(parts, first) for first in firsts] + [total]
-    build = _plan(scratch, below, main_name)
+    storage = engine.storage(scratch)
+    build = _plan(scratch, storage, below, main_name)
     main = scratch.file("database.sqlite")
     remove_database(main)  # the main file is written again whole: moments
-    calls = _calls(scratch, cuts, firsts, below, main_name, build)
+    tier_folders = [os.path.basename(scratch.tier_files(ply)[0]) for ply in range(variant.cells + 1)]
+    # The tiers' rows where the tasks read them (in the scratch folder: there already).
+    storage.put_all(
+        [(os.path.join(scratch.path, f, f"{name}.bin"), f"{f}/{name}.bin") for f in tier_folders for name, _ in COLUMNS]
+    )
+    calls = _calls(scratch, storage, tier_folders, parts, cuts, firsts, below, main_name, build)
     if written:
         written(0, total)
 
@@ -106,12 +114,13 @@ def write_sharded(
     resumed = engine.run(write_shard, calls, f"{variant.name}-shards", done)
     for index, (rows, why) in enumerate(resumed):
         name = shard_file(main_name, build, index)
+        storage.get(name, scratch.file(name))
         if why is not None:
             scratch.say(f"{name} in {scratch.path} could not be written on ({why}): wrote it again")
         elif rows:
             scratch.resumed = True
             scratch.say(f"resumed {name} in {scratch.path} after its first {rows:,} rows")
-    meta["digest"] = _digest(variant.name, [_merged(scratch, k) for k in range(count)], total)
+    meta["digest"] = _digest(variant.name, storage, [_merged(k) for k in range(count)], total)
     meta[SHARDS_KEY] = str(count)
     shards = [
         Shard(k, shard_file(main_name, build, k), build, firsts[k], below[k + 1] - below[k]) for k in range(count)
@@ -126,17 +135,30 @@ def write_sharded(
 
 
 def _calls(
-    scratch: Scratch, cuts: list[int], firsts: list[int], below: list[int], main_name: str, build: str
+    scratch: Scratch,
+    storage: Storage,
+    tier_folders: list[str],
+    parts: list[Solved],
+    cuts: list[int],
+    firsts: list[int],
+    below: list[int],
+    main_name: str,
+    build: str,
 ) -> list[tuple[Any, ...]]:
     """The arguments of each shard's task (:func:`write_shard`): shard ``k`` holds the codes from
-    ``firsts[k]`` on, the ``below[k + 1] - below[k]`` rows merged between the ``cuts`` in them."""
-    tiers_at = [scratch.tier_files(ply) for ply in range(scratch.variant.cells + 1)]
+    ``firsts[k]`` on, the ``below[k + 1] - below[k]`` rows merged between the ``cuts`` in them,
+    found in each tier (``parts``, in ``tier_folders`` of ``storage``) between the rows where its
+    first and the next shard's codes start."""
     calls, first_part = [], 0
     for k, first in enumerate(firsts):
         last = firsts[k + 1] if k + 1 < len(firsts) else None
         bounds = [first, *(cut for cut in cuts if first < cut and (last is None or cut < last)), last]
-        path = os.path.join(scratch.path, shard_file(main_name, build, k))
-        calls.append((scratch.variant.name, tiers_at, bounds, _merged(scratch, k), path, build, k, first_part))
+        tiers_at = [
+            (folder, first_at_least(part.code, first), len(part) if last is None else first_at_least(part.code, last))
+            for folder, part in zip(tier_folders, parts)
+        ]
+        shard = shard_file(main_name, build, k)
+        calls.append((storage, scratch.variant.name, tiers_at, bounds, _merged(k), shard, build, k, first_part))
         first_part += max(1, math.ceil((below[k + 1] - below[k]) / PART_ROWS))
     return calls
 
@@ -156,11 +178,11 @@ def _cut_near(parts: list[Solved], cuts: list[int], rows: int) -> int:
     return cuts[low]
 
 
-def _merged(scratch: Scratch, index: int) -> str:
-    return scratch.file(f"merged-{index}")
+def _merged(index: int) -> str:
+    return f"merged-{index}"
 
 
-def _plan(scratch: Scratch, below: list[int], main_name: str) -> str:
+def _plan(scratch: Scratch, storage: Storage, below: list[int], main_name: str) -> str:
     """The name of the build the shards in ``scratch`` belong to: the one recorded for the same
     shards (their rows) of the same file, else a new one (the old shards removed)."""
     record_path = scratch.file("shards.json")
@@ -174,17 +196,18 @@ def _plan(scratch: Scratch, below: list[int], main_name: str) -> str:
     if isinstance(build, str) and _BUILD.fullmatch(build) and {key: record.get(key) for key in wanted} == wanted:
         return build
     shutil.rmtree(os.path.join(scratch.path, shard_folder(main_name)), ignore_errors=True)
+    storage.remove(shard_folder(main_name))
     build = secrets.token_hex(8)
     write_json(record_path, {"build": build, **wanted})
     return build
 
 
-def _digest(variant_name: str, folders: list[str], total: int) -> str:
-    """The content digest of the rows merged into ``folders``, range after range."""
+def _digest(variant_name: str, storage: Storage, folders: list[str], total: int) -> str:
+    """The content digest of the rows merged into ``folders`` of ``storage``, range after range."""
 
     def pieces(name: str) -> Iterator[bytes]:
         for folder in folders:
-            with open(os.path.join(folder, f"{name}.bin"), "rb") as file:
+            with storage.open(f"{folder}/{name}.bin") as file:
                 while piece := file.read(_READ):
                     yield piece
 
@@ -194,26 +217,44 @@ def _digest(variant_name: str, folders: list[str], total: int) -> str:
 
 
 def write_shard(
+    storage: Storage,
     name: str,
-    tiers_at: list[tuple[str, int]],
+    tiers_at: list[tuple[str, int, int]],
     bounds: list[int | None],
     merged: str,
-    path: str,
+    shard: str,
     build: str,
     index: int,
     first_part: int,
 ) -> tuple[int, str | None]:
-    """A task: merge the rows of the finished tiers at ``tiers_at`` (folder and rows of each)
-    with codes from ``bounds[0]`` to ``bounds[-1]`` into the folder ``merged``, a block between
-    two bounds at a time, then write them into the shard file ``path`` (shard ``index`` of build
-    ``build`` of variant ``name``), going on after the rows a stopped build wrote there if they
-    match, and their packed arrays, parts numbered from ``first_part``. The rows found written,
-    and why a file found could not be written on (None: it could, or there was none). A task of
-    a stopped build that still writes the same shard holds its lock: this one waits for it."""
-    with locked(os.path.dirname(path), os.path.basename(path) + ".lock"):
-        variant = Variant.parse(name)
-        rows = _merge_range([tier_rows(*at) for at in tiers_at], bounds, merged)
-        return _write_shard(variant, rows, path, build, index, first_part)
+    """A task: merge the rows of the finished tiers at ``tiers_at`` (the folder of each, and the
+    rows of it from the first to the last one in this shard) with codes from ``bounds[0]`` to
+    ``bounds[-1]`` into the folder ``merged``, a block between two bounds at a time, then write
+    them into the shard file ``shard`` (shard ``index`` of build ``build`` of variant ``name``),
+    going on after the rows a stopped build wrote there if they match, and their packed arrays,
+    parts numbered from ``first_part``: all in ``storage``. The rows found written, and why a
+    file found could not be written on (None: it could, or there was none). A task of a stopped
+    build that still writes the same shard into a folder holds its lock: this one waits for it."""
+    with (
+        storage.working(shard, fetch=True) as path,
+        locked(os.path.dirname(path), os.path.basename(path) + ".lock"),
+        storage.working(merged) as folder,
+        tempfile.TemporaryDirectory(prefix="ttt-shard-") as local,  # a storage URL's tier rows, downloaded
+    ):
+        parts = [_tier_rows(storage, tier, low, high, local) for tier, low, high in tiers_at]
+        rows = _merge_range(parts, bounds, folder)
+        return _write_shard(Variant.parse(name), rows, path, build, index, first_part)
+
+
+def _tier_rows(storage: Storage, folder: str, low: int, high: int, local: str) -> Solved:
+    """Rows ``low`` to ``high`` of the finished tier in ``folder`` of ``storage``, memory-mapped
+    (from their files there, or from ``local`` once downloaded)."""
+    return Solved(
+        *(
+            storage.mapped(f"{folder}/{name}.bin", dtype, low * np.dtype(dtype).itemsize, high - low, local)
+            for name, dtype in COLUMNS
+        )
+    )
 
 
 def _merge_range(parts: list[Solved], bounds: list[int | None], folder: str) -> Solved:

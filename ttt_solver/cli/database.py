@@ -82,6 +82,13 @@ memory_option = click.option(
 @click.option("--plan", "plan_only", is_flag=True, help="Print the build's plan (tiers, CPU, memory, disk) and stop.")
 @engine_options("Solve the tiers")
 @click.option(
+    "--storage",
+    metavar="FOLDER|URL",
+    help="With --engine: where the workers exchange the tiers' files: a folder every worker reaches by the same"
+    " path, or an fsspec URL such as s3://bucket/prefix (the [s3] extra; default: the scratch folder beside the"
+    " target).",
+)
+@click.option(
     "--shards",
     type=Whole(1, MOST_SHARDS),
     help="With --engine: the files the workers write the rows into, side by side (default: one a worker, over 16 cells).",
@@ -97,6 +104,7 @@ def build(
     engine: str | None,
     workers: int | None,
     address: str | None,
+    storage: str | None,
     shards: int | None,
     fmt: str,
 ) -> None:
@@ -118,8 +126,9 @@ def build(
     from ..builder.plan import check_machine, make_plan
 
     check_engine_options(engine, workers, address)
-    if shards is not None and engine is None:
-        raise CLIError("--shards needs --engine")
+    for given, option in ((shards, "--shards"), (storage, "--storage")):
+        if given is not None and engine is None:
+            raise CLIError(f"{option} needs --engine")
     if plan_only:
         click.echo("\n".join(make_plan(variant, target_folder(db, variant)).lines()))
         return
@@ -128,7 +137,7 @@ def build(
             check_machine(variant, target_folder(db, variant))
         from ..builder.build import build as build_database
 
-        with _engine(engine, workers, address) as running:
+        with _engine(engine, workers, address, storage) as running:
             if quiet:
                 report = build_database(db, variant, force=force, memory=memory, engine=running, shards=shards)
             else:
@@ -154,7 +163,9 @@ def check_engine_options(engine: str | None, workers: int | None, address: str |
         raise CLIError("--workers starts a local cluster, --address uses a running one: give one of them")
 
 
-def _engine(name: str | None, workers: int | None, address: str | None) -> AbstractContextManager[Engine | None]:
+def _engine(
+    name: str | None, workers: int | None, address: str | None, storage: str | None = None
+) -> AbstractContextManager[Engine | None]:
     """The engine ``--engine`` names, to enter (nullcontext() without one); one error line if
     its extra is missing."""
     if name is None:
@@ -164,7 +175,7 @@ def _engine(name: str | None, workers: int | None, address: str | None) -> Abstr
     except ImportError:
         hint = install_hint("dask", "'dask[distributed]'")
         raise CLIError(f"--engine dask needs the [dask] extra: {hint}") from None
-    return DaskEngine(workers or os.cpu_count() or 1, address)
+    return DaskEngine(workers or os.cpu_count() or 1, address, storage=storage)
 
 
 def target_folder(db: str | None, variant: Variant) -> str:

@@ -1,13 +1,15 @@
 """The tiers solved on Dask: each chunk's passes are a task on a worker process, the driver
 (this process) only cuts the tiers into chunks and records them.
 
-What a task needs comes by name and path, not through the scheduler: the variant's name (each
-worker builds the tier tables once, :func:`ttt_solver.solver.tiers.tiers`), a range of ranks,
-and paths in the scratch folder, which every worker reaches by the same path (one machine, or
-a folder on a shared file system). Every file there has one writer and is read only after its
-writer synced and closed it, so that a file system shared by several machines is safe too:
+What a task needs comes by name, not through the scheduler: the variant's name (each worker
+builds the tier tables once, :func:`ttt_solver.solver.tiers.tiers`), a range of ranks, and
+names of files in the build's storage (:mod:`ttt_solver.solver.storage`: the scratch folder,
+which every worker reaches by the same path, by default; or ``--storage``, another shared
+folder or an fsspec URL). Every file there has one writer and is read only once its writer has
+made it whole (synced and closed, or uploaded), so that a file system shared by several
+machines is safe too:
 
-- the tier below's ``results.bin`` (written by the driver), memory-mapped read-only: the
+- the tier below's result bytes (joined by the driver), memory-mapped read-only: the
   children's result bytes, gathered by rank (:func:`ttt_solver.solver.passes.solve_chunk`);
 - each solving task writes its rows (a partition of the tier, by rank) and then its positions'
   images, grouped by range of ranks, into a file of its own;
@@ -21,6 +23,9 @@ The driver appends the partitions in rank order into the tier's files and the ra
 of their own inside ``tier-PP.part/``: a task left running by a killed driver writes into a
 folder the next run has removed, never into its files.
 
+``--storage`` is checked before anything is solved: the driver, then every worker, writes,
+reads back and removes a file there (:meth:`.storage.Storage.check`).
+
 This module imports Dask: it is imported only when a build asks for it (``--engine dask``).
 """
 
@@ -28,7 +33,6 @@ from __future__ import annotations
 
 import glob
 import os
-import shutil
 import uuid
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -41,15 +45,17 @@ from dask.distributed import Client, LocalCluster, as_completed
 from ..errors import BuildError
 from ..game.variant import Variant
 from .passes import COLUMNS, Solved, solve_chunk
-from .scratch import Scratch, TierSink, sync, synced_file
+from .scratch import Scratch, TierSink, sync
 from .shuffle import gather_range, join_ranges, range_bounds, write_images
 from .solve import Calls, Done, Note, Steps, results_file, task_boards, tier_solved, unsolved
+from .storage import Storage, build_storage
 from .tiers import tiers
 
 CONNECT_SECONDS = 10  # how long a build waits for the scheduler at --address
 # The local cluster's HTTP server (its dashboard, if bokeh is installed): any free port, on this machine only.
 LOCAL_PORT = "127.0.0.1:0"
 T = TypeVar("T")
+ROW_BYTES = sum(np.dtype(dtype).itemsize for _name, dtype in COLUMNS)  # a solved row's columns
 # Dask starts its workers with MALLOC_TRIM_THRESHOLD_=65536, which also turns off glibc's dynamic
 # mmap threshold: every array of a chunk is then a fresh mapping, page-faulted in and unmapped
 # (a worker took twice the time of one process for the same proof tasks, 3x6k4's verify). These
@@ -70,10 +76,17 @@ class DaskEngine:
     processes (one thread each) that starts with :meth:`__enter__` and stops with
     :meth:`__exit__`. ``client``: a client already connected (kept open on exit)."""
 
-    def __init__(self, workers: int | None = None, address: str | None = None, client: Client | None = None) -> None:
+    def __init__(
+        self,
+        workers: int | None = None,
+        address: str | None = None,
+        client: Client | None = None,
+        storage: str | None = None,
+    ) -> None:
         self.workers = workers
         self.address = address
         self.client = client
+        self.storage_root = storage
         self._owned: list[Any] = []  # what __exit__ closes
 
     def __enter__(self) -> Self:
@@ -92,6 +105,13 @@ class DaskEngine:
                         " for a local cluster"
                     ) from None
             self._owned.insert(0, self.client)
+        if self.storage_root is not None:
+            try:
+                _check_storage(self.storage_root)  # here, then on every worker
+                self.client.run(_check_storage, self.storage_root)
+            except BaseException:
+                self.__exit__()
+                raise
         return self
 
     def __exit__(self, *_exc: object) -> None:
@@ -105,11 +125,12 @@ class DaskEngine:
         """Solve the tiers ``scratch`` lacks down to ply ``lowest`` (0: every tier), each chunk a
         task; ``memory`` is a worker's budget."""
         assert self.client is not None, "DaskEngine used outside its with block"
+        storage = self.storage(scratch)
         variant = scratch.variant
         found = tiers(variant)
         # A tier's rows are appended into its files and the tier recorded in a thread of the
         # driver while the workers solve the next tier from its result bytes (joined first).
-        joined: tuple[int, str] | None = None  # the last tier solved and the file of its result bytes
+        joined: tuple[int, str] | None = None  # the last tier solved and the name of its result bytes
         for stale in glob.glob(scratch.file("results-*.bin")):  # a stopped run's
             os.unlink(stale)
         with ThreadPoolExecutor(1) as recorder:
@@ -121,19 +142,30 @@ class DaskEngine:
                     if recording is not None:
                         recording.result()
                     if joined is not None:
-                        os.unlink(joined[1])
+                        _release(scratch, storage, joined[1])
                         joined = None
-                    below = results_file(scratch, found, ply + 1, task_boards(memory)) if ply < variant.cells else None
-                record, results = self._solve_tier(scratch, ply, memory, below, steps, int(found.sizes.sum()))
+                    below = None
+                    if ply < variant.cells:
+                        below = os.path.relpath(
+                            results_file(scratch, found, ply + 1, task_boards(memory)), scratch.path
+                        )
+                        storage.put(scratch.file(below), below)
+                record, results = self._solve_tier(scratch, storage, ply, memory, below, steps, int(found.sizes.sum()))
                 if recording is not None:
                     recording.result()  # the tier above recorded
+                if below is not None and (joined is None or joined[1] != below):
+                    _release(scratch, storage, below)
                 if joined is not None:
-                    os.unlink(joined[1])  # its other name is the recorded tier's results.bin
+                    _release(scratch, storage, joined[1])
                 recording, joined = recorder.submit(_recorded, record, note, variant, ply, scratch), (ply, results)
             if recording is not None:
                 recording.result()
         if joined is not None:
-            os.unlink(joined[1])
+            _release(scratch, storage, joined[1])
+
+    def storage(self, scratch: Scratch) -> Storage:
+        """Where this engine's tasks exchange the files of the build in ``scratch``."""
+        return build_storage(self.storage_root, scratch.path, scratch.variant.name)
 
     def run(self, function: Callable[..., T], calls: Calls, name: str, done: Done | None = None) -> list[T]:
         """``function(*call)`` for each call, each a task (its arguments small: names, ranges,
@@ -157,42 +189,52 @@ class DaskEngine:
         return int(sum(self.client.nthreads().values()))
 
     def _solve_tier(
-        self, scratch: Scratch, ply: int, memory: int, below: str | None, steps: Steps | None, total: int
+        self,
+        scratch: Scratch,
+        storage: Storage,
+        ply: int,
+        memory: int,
+        below: str | None,
+        steps: Steps | None,
+        total: int,
     ) -> tuple[Callable[[], None], str]:
-        """Solve tier ``ply`` and join its result bytes into a file outside its folder (the next
-        tier's tasks read them there, whatever happens to the folder meanwhile); what appends its
-        rows into its files and records it (a hard link of that file as its ``results.bin``), and
-        that file."""
+        """Solve tier ``ply`` from the result bytes ``below`` in ``storage``, and join its own
+        into a file outside its folder, in the scratch folder and in the storage (the next
+        tier's tasks read them there, whatever happens to the folder meanwhile); what appends
+        its rows into its files and records it (a hard link of that file as its
+        ``results.bin``), and that file's name."""
         assert self.client is not None
         name, size, chunk = scratch.variant.name, tiers(scratch.variant).size(ply), task_boards(memory)
         part = scratch.part(ply)
-        run = os.path.join(part, f"run-{uuid.uuid4().hex}")
-        os.makedirs(run)
+        if storage.root != scratch.path:
+            storage.remove(os.path.basename(part))  # what tasks of a stopped run left
+        run = f"{os.path.basename(part)}/run-{uuid.uuid4().hex}"
         starts = list(range(0, size, chunk))
         bounds = range_bounds(size, memory, min(len(starts), self.slots()))
-        calls = [(name, ply, start, min(size, start + chunk), below, bounds, run) for start in starts]
+        calls = [(storage, name, ply, start, min(size, start + chunk), below, bounds, run) for start in starts]
 
         def done(index: int) -> None:
             if steps:
-                steps("solving", calls[index][3] - calls[index][2], total)
+                steps("solving", calls[index][4] - calls[index][3], total)
 
         solved = self.run(solve_partition, calls, f"{name}-{ply}", done)
-        ranges = [os.path.join(run, f"range-{first:015d}.bin") for first in bounds[:-1]]
+        ranges = [f"{run}/range-{first:015d}.bin" for first in bounds[:-1]]
         gathers = [
-            ([(_partition_file(run, start), group[r], group[r + 1]) for start, (_rows, group) in zip(starts, solved)],
+            (storage, [(_partition_file(run, start), group[r], group[r + 1]) for start, (_rows, group) in zip(starts, solved)],
              bounds[r + 1] - bounds[r], ranges[r])
             for r in range(len(ranges))
         ]  # fmt: skip
         self.run(gather_range, gathers, f"{name}-{ply}-ranges")
-        joined = scratch.file(f"results-{ply:02d}-{os.path.basename(run)}.bin")
-        results = join_ranges(ranges, joined)
+        joined = f"results-{ply:02d}-{os.path.basename(run)}.bin"
+        results = join_ranges(storage, ranges, scratch.file(joined))
+        storage.put(scratch.file(joined), joined)
 
         def record() -> None:
             sink = TierSink(part)
             for start, (rows, _group) in zip(starts, solved):
-                sink.append(_read_partition(_partition_file(run, start), rows))
-            os.link(joined, os.path.join(part, "results.bin"))
-            shutil.rmtree(run)
+                sink.append(_read_partition(storage, _partition_file(run, start), rows))
+            os.link(scratch.file(joined), os.path.join(part, "results.bin"))
+            storage.remove(run)
             sync(part)
             scratch.finish(ply, sink, results)
 
@@ -206,28 +248,47 @@ def _recorded(record: Callable[[], None], note: Note | None, variant: Variant, p
 
 
 def solve_partition(
-    name: str, ply: int, start: int, stop: int, below: str | None, bounds: list[int], folder: str
+    storage: Storage, name: str, ply: int, start: int, stop: int, below: str | None, bounds: list[int], run: str
 ) -> tuple[int, list[int]]:
-    """A task: solve ranks ``start`` to ``stop`` of tier ``ply`` of variant ``name``, and write
-    into one file of ``folder`` (``START.bin``, one sync) its rows, column after column, then
-    the positions' images grouped by the ranges of ranks starting at ``bounds``
-    (:func:`.shuffle.write_images`); the rows' count, and where each group starts."""
+    """A task: solve ranks ``start`` to ``stop`` of tier ``ply`` of variant ``name`` from the
+    result bytes ``below`` of the tier below, and write into one file of the folder ``run``
+    (``START.bin``, whole once it is written) its rows, column after column, then the
+    positions' images grouped by the ranges of ranks starting at ``bounds``
+    (:func:`.shuffle.write_images`), all in ``storage``; the rows' count, and where each
+    group starts."""
     found = tiers(Variant.parse(name))
-    below_bytes = np.memmap(below, dtype=np.uint8, mode="r") if below is not None else None
+    below_bytes = storage.mapped(below, np.uint8) if below is not None else None
     solved = solve_chunk(found, ply, start, stop, below_bytes)
-    with synced_file(_partition_file(folder, start)) as file:
+    with storage.create(_partition_file(run, start)) as file:
         for column, (_name, dtype) in zip(solved, COLUMNS):
             column.astype(dtype, copy=False).tofile(file)
         return len(solved), write_images(found, ply, solved, bounds, file)
 
 
-def _partition_file(folder: str, start: int) -> str:
-    return os.path.join(folder, f"{start:015d}.bin")
+def _check_storage(root: str) -> None:
+    """BuildError if this process cannot write, read and remove a file in the storage at ``root``."""
+    Storage(root).check()
 
 
-def _read_partition(path: str, rows: int) -> Solved:
+def _release(scratch: Scratch, storage: Storage, name: str) -> None:
+    """The result bytes ``name`` are read no more: their copy in the storage is removed (where
+    it is not the scratch folder), and a joined file in the scratch folder (its other name is
+    the recorded tier's ``results.bin``)."""
+    if storage.root != scratch.path:
+        storage.remove(name)
+    if name.startswith("results-"):
+        os.unlink(scratch.file(name))
+
+
+def _partition_file(run: str, start: int) -> str:
+    return f"{run}/{start:015d}.bin"
+
+
+def _read_partition(storage: Storage, name: str, rows: int) -> Solved:
+    """The rows of a partition file, its columns read in one piece (one request at a URL)."""
+    raw = storage.read(name, np.uint8, 0, rows * ROW_BYTES)
     columns, offset = [], 0
     for _name, dtype in COLUMNS:
-        columns.append(np.fromfile(path, dtype=dtype, count=rows, offset=offset))
+        columns.append(raw[offset : offset + rows * np.dtype(dtype).itemsize].view(dtype))
         offset += rows * np.dtype(dtype).itemsize
     return Solved(*columns)

@@ -13,6 +13,8 @@ and closed it:
    writes the range's result bytes into a file of its own (:func:`gather_range`).
 3. The driver appends the range files into the tier's result bytes (:func:`join_ranges`), one
    pass over them that also makes the file's checksum.
+
+The files sit in a :class:`.storage.Storage`: a folder every process reaches, or a URL.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ import numpy as np
 from ..game.values import NO_POSITION
 from . import checksums
 from .passes import Solved, images
-from .scratch import synced_file, write_array
+from .scratch import synced_file
+from .storage import Storage
 from .tiers import Tiers
 
 RANGE_LIMIT = 1 << 32  # boards of a range at most: an image's rank in its range is a uint32
@@ -68,26 +71,27 @@ def write_images(tiers: Tiers, ply: int, solved: Solved, bounds: Sequence[int], 
     return [base + index * IMAGE_BYTES for index in first]
 
 
-def gather_range(parts: Sequence[Part], boards: int, path: str) -> None:
+def gather_range(storage: Storage, parts: Sequence[Part], boards: int, name: str) -> None:
     """A task: the result bytes of a range of ``boards`` ranks, from its group of images in
-    each chunk's file (``parts``), written to a new file at ``path``."""
+    each chunk's file (``parts``), written to a new file ``name``, all in ``storage``."""
     out = np.full(boards, NO_POSITION, dtype=np.uint8)  # no legal board yet
     for images_file, start, stop in parts:
         if stop > start:
-            group = np.fromfile(images_file, dtype=np.uint8, count=stop - start, offset=start)
+            group = storage.read(images_file, np.uint8, start, stop - start)
             split = (stop - start) // IMAGE_BYTES * RANK.itemsize
             out[group[:split].view(RANK)] = group[split:]
-    write_array(path, out)
+    with storage.create(name) as file:
+        out.tofile(file)
 
 
-def join_ranges(paths: Sequence[str], path: str) -> checksums.Entry:
-    """Append the range files at ``paths`` (in rank order) and one more :data:`NO_POSITION`
-    byte (see :func:`.passes.new_tier`) into a new file at ``path``: the tier's result bytes,
-    synced; their checksum entry."""
+def join_ranges(storage: Storage, names: Sequence[str], path: str) -> checksums.Entry:
+    """Append the range files ``names`` of ``storage`` (in rank order) and one more
+    :data:`NO_POSITION` byte (see :func:`.passes.new_tier`) into a new local file at ``path``:
+    the tier's result bytes, synced; their checksum entry."""
     running = checksums.Running()
     with synced_file(path) as out:
-        for range_file in paths:
-            with open(range_file, "rb") as file:
+        for name in names:
+            with storage.open(name) as file:
                 while piece := file.read(checksums.READ):
                     out.write(piece)
                     running.update(piece)

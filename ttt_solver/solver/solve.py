@@ -27,6 +27,7 @@ from ..game.variant import Variant
 from . import checksums
 from .passes import COLUMNS, Solved, new_tier, solve_chunk, spread
 from .scratch import Scratch, first_at_least, read_range, read_record, read_slice, sync, write_array, write_json
+from .storage import Storage
 from .tiers import Tiers, tiers
 
 T = TypeVar("T")
@@ -64,6 +65,10 @@ class Engine(Protocol):
 
     def slots(self) -> int:
         """How many tasks the engine runs at once (its workers' threads)."""
+        ...  # fmt: skip
+
+    def storage(self, scratch: Scratch) -> Storage:
+        """Where the tasks exchange the files of the build in ``scratch`` (:mod:`.storage`)."""
         ...  # fmt: skip
 
 

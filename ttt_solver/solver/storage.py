@@ -1,0 +1,246 @@
+"""Where a distributed engine's tasks and its driver exchange files (``--storage``): a folder
+that every process reaches by the same path (one machine, or a folder a shared file system
+mounts on every machine), or an fsspec URL such as ``s3://bucket/prefix`` (where fsspec's
+package for it is installed: s3fs for ``s3://``, the ``[s3]`` extra).
+
+Files are named by paths relative to the storage's root (``tier-07.part/run-.../0.bin``), and
+each has one writer, which makes it whole before anyone reads it:
+
+- In a folder, a file is written and read where it lies: :meth:`Storage.working` gives its
+  path, :meth:`Storage.mapped` memory-maps it.
+- At a URL, a file is written into a local temporary file and uploaded whole when its writer
+  is done with it. A reader downloads the bytes it needs: a byte range into memory
+  (:meth:`Storage.read`), or into a local file it memory-maps (:meth:`Storage.mapped`). A file
+  every task of a tier reads whole (the tier below's result bytes) is downloaded once per
+  worker process and kept mapped while tasks ask for it.
+
+fsspec is imported only for a URL: a folder needs nothing but the standard library and numpy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import socket
+import tempfile
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from ..errors import BuildError, install_hint
+from .scratch import synced_file
+
+_BLOCK = 1 << 24  # bytes copied at a time
+_kept: dict[tuple[str, str], np.ndarray] = {}  # this process's one whole file downloaded: (root, name) -> its map
+_kept_lock = threading.Lock()
+
+
+class Storage:
+    """The storage at ``root`` (a folder or an fsspec URL). ``removable``: :meth:`clear` may
+    remove the root with everything in it (a build's own prefix in the storage ``--storage``
+    names, not the scratch folder, which the build removes itself)."""
+
+    def __init__(self, root: str, removable: bool = False) -> None:
+        self.root = root.rstrip("/") or "/"
+        self.removable = removable
+        self.is_url = "://" in root
+        self._fs: Any = None
+        self._folders = False  # whether the URL's file system has folders to make (file://)
+        if self.is_url:
+            try:
+                import fsspec  # the engine's extra brings it; a URL's own package (s3fs) is one more
+            except ImportError:
+                raise BuildError(f"storage at a URL ({root!r}) needs fsspec: pip install fsspec") from None
+            try:
+                self._fs = fsspec.core.url_to_fs(self.root)[0]
+                protocols = self._fs.protocol
+                self._folders = "file" in ((protocols,) if isinstance(protocols, str) else protocols)
+            except (ImportError, ValueError) as error:  # the protocol's package missing, or not a URL fsspec reads
+                extra = f" ({install_hint('s3', 's3fs')})" if root.startswith("s3://") else ""
+                raise BuildError(f"cannot use the storage at {root!r}{extra}: {error}") from None
+
+    def __reduce__(self) -> tuple[Any, ...]:  # a task gets the root, and opens its own file system
+        return Storage, (self.root, self.removable)
+
+    def path(self, name: str) -> str:
+        """The path or URL of the file ``name``."""
+        return f"{self.root}/{name}" if self.is_url else os.path.join(self.root, name)
+
+    # -- writing ------------------------------------------------------------------------------
+    @contextmanager
+    def working(self, name: str, fetch: bool = False) -> Iterator[str]:
+        """A local path at which to make the file or folder ``name``: in a folder, its own path
+        (its parent made); at a URL, a temporary path, uploaded (a folder with its files) when
+        the block ends without an error, then removed. ``fetch``: start from what the storage
+        holds at ``name`` (a file), if anything."""
+        if not self.is_url:
+            path = self.path(name)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            yield path
+            return
+        with tempfile.TemporaryDirectory(prefix="ttt-storage-") as local:
+            path = os.path.join(local, os.path.basename(name))
+            if fetch and self._fs.exists(self.path(name)):
+                self._fs.get_file(self.path(name), path)
+            yield path
+            if self._folders:  # an object store has none (and would make a bucket)
+                self._fs.makedirs(self.path(name).rsplit("/", 1)[0], exist_ok=True)
+            if os.path.isdir(path):
+                self._fs.put(path + "/", self.path(name), recursive=True)
+            else:
+                self._fs.put_file(path, self.path(name))
+
+    @contextmanager
+    def create(self, name: str) -> Iterator[BinaryIO]:
+        """A new file ``name`` to write, whole in the storage once the block ends."""
+        with self.working(name) as path:
+            if self.is_url:  # a local file, uploaded whole: nothing to sync here
+                with open(path, "wb") as file:
+                    yield file
+            else:
+                with synced_file(path) as file:
+                    yield file
+
+    def put(self, local: str, name: str) -> None:
+        """Copy the local file ``local`` to ``name`` (nothing to do if it is already there)."""
+        if not self.is_url and os.path.abspath(local) == os.path.abspath(self.path(name)):
+            return
+        with self.create(name) as out, open(local, "rb") as file:
+            shutil.copyfileobj(file, out, _BLOCK)
+
+    def put_all(self, files: Sequence[tuple[str, str]]) -> None:
+        """:meth:`put` of each (local file, name) pair; at a URL side by side, in one call."""
+        if not self.is_url:
+            for local, name in files:
+                self.put(local, name)
+        elif files:
+            if self._folders:
+                for _local, name in files:
+                    self._fs.makedirs(self.path(name).rsplit("/", 1)[0], exist_ok=True)
+            self._fs.put([local for local, _name in files], [self.path(name) for _local, name in files])
+
+    def get(self, name: str, local: str) -> None:
+        """Copy the file ``name`` to the local path ``local``, synced (nothing to do if it is there)."""
+        if not self.is_url and os.path.abspath(local) == os.path.abspath(self.path(name)):
+            return
+        os.makedirs(os.path.dirname(os.path.abspath(local)), exist_ok=True)
+        with self.open(name) as file, synced_file(local) as out:
+            shutil.copyfileobj(file, out, _BLOCK)
+
+    def remove(self, name: str) -> None:
+        """Remove the file or folder ``name``, if it is there."""
+        path = self.path(name)
+        if self.is_url:
+            try:
+                self._fs.rm(path, recursive=True)
+            except FileNotFoundError:
+                pass
+        elif os.path.isdir(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            try:
+                os.remove(path)
+            except FileNotFoundError:
+                pass
+
+    def clear(self) -> None:
+        """Remove the root and everything in it, if it is :attr:`removable`."""
+        if self.removable:
+            self.remove("")
+
+    # -- reading ------------------------------------------------------------------------------
+    def open(self, name: str) -> BinaryIO:
+        """The file ``name``, open to read from its start."""
+        if self.is_url:
+            opened: BinaryIO = self._fs.open(self.path(name), "rb")
+            return opened
+        return open(self.path(name), "rb")
+
+    def read(self, name: str, dtype: Any, offset: int, count: int) -> np.ndarray:
+        """``count`` items of ``dtype`` from byte ``offset`` of the file ``name``, in memory."""
+        size = count * np.dtype(dtype).itemsize
+        if not self.is_url:
+            found = np.fromfile(self.path(name), dtype=dtype, count=count, offset=offset)
+            if len(found) != count:
+                raise self._short(name, offset + size)
+            return found
+        raw = self._fs.cat_file(self.path(name), start=offset, end=offset + size) if size else b""
+        if len(raw) != size:
+            raise self._short(name, offset + size)
+        return np.frombuffer(raw, dtype=dtype)
+
+    def mapped(
+        self, name: str, dtype: Any, offset: int = 0, count: int | None = None, folder: str | None = None
+    ) -> np.ndarray:
+        """``count`` items of ``dtype`` from byte ``offset`` of the file ``name`` (``None``: to
+        its end), memory-mapped read-only. At a URL they are downloaded into a file in the
+        local ``folder``; without one, the whole file is, and kept mapped for the next task of
+        this process that asks for it (only the last file asked for is kept)."""
+        itemsize = np.dtype(dtype).itemsize
+        if not self.is_url:
+            if count == 0:
+                return np.zeros(0, dtype=dtype)
+            if count is not None and os.path.getsize(self.path(name)) < offset + count * itemsize:
+                raise self._short(name, offset + count * itemsize)
+            return np.memmap(
+                self.path(name), dtype=dtype, mode="r", offset=offset, shape=None if count is None else (count,)
+            )
+        if folder is not None:
+            local = os.path.join(folder, name.replace("/", "-") + f"-{offset}")
+            size = (self._fs.size(self.path(name)) - offset) // itemsize if count is None else count
+            if size == 0:
+                return np.zeros(0, dtype=dtype)
+            with self._fs.open(self.path(name), "rb") as file, open(local, "wb") as out:
+                file.seek(offset)
+                left = size * itemsize
+                while left:
+                    piece = file.read(min(left, _BLOCK))
+                    if not piece:
+                        raise self._short(name, offset + size * itemsize)
+                    out.write(piece)
+                    left -= len(piece)
+            return np.memmap(local, dtype=dtype, mode="r", shape=(size,))
+        assert offset == 0 and count is None, "only a whole file is kept"
+        key = (self.root, name)
+        with _kept_lock:
+            if key not in _kept:
+                _kept.clear()  # the file the tasks of the tier before read
+                with tempfile.NamedTemporaryFile(prefix="ttt-storage-") as temporary:
+                    self._fs.get_file(self.path(name), temporary.name)
+                    _kept[key] = np.memmap(temporary.name, dtype=np.uint8, mode="r")  # the map outlives the name
+            return _kept[key].view(dtype)
+
+    def _short(self, name: str, end: int) -> BuildError:
+        return BuildError(f"{self.path(name)} ends before byte {end:,}")
+
+    # -- checking -----------------------------------------------------------------------------
+    def check(self) -> None:
+        """BuildError, in one line, if a file cannot be written to the storage, read back and
+        removed (a missing bucket, no credentials, a read-only folder)."""
+        name = f"probe-{os.getpid()}-{threading.get_ident()}"
+        try:
+            with self.create(name) as file:
+                file.write(b"ttt-solver")
+            found = self.read(name, np.uint8, 0, 10).tobytes()
+            self.remove(name)
+        except BuildError:
+            raise
+        except Exception as error:  # noqa: BLE001 - whatever the file system raises: one line naming it
+            raise BuildError(f"cannot use the storage at {self.root!r}: {type(error).__name__}: {error}") from None
+        if found != b"ttt-solver":
+            raise BuildError(f"cannot use the storage at {self.root!r}: a file written there reads back otherwise")
+
+
+def build_storage(root: str | None, scratch_path: str, variant_name: str) -> Storage:
+    """The storage of the build whose scratch folder is ``scratch_path``: that folder itself
+    without ``root``, else a prefix of its own in ``root`` (the same for every run of the
+    build, so that a resumed build finds what it left; removed when the build is done)."""
+    if root is None:
+        return Storage(scratch_path)
+    owner = hashlib.sha256(f"{socket.gethostname()}:{os.path.abspath(scratch_path)}".encode()).hexdigest()[:16]
+    storage = Storage(root if "://" in root else os.path.abspath(root))
+    return Storage(storage.path(f"{variant_name}-{owner}"), removable=True)
