@@ -6,9 +6,11 @@ anything is solved."""
 
 from __future__ import annotations
 
+import getpass
 import os
 import re
 import sqlite3
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -96,6 +98,18 @@ def test_a_storage_writes_reads_maps_copies_and_removes_files(storage, tmp_path)
     assert root.is_dir()
     Storage(storage.root, removable=True).clear()
     assert not root.exists()
+
+
+def test_a_whole_file_at_a_url_is_downloaded_once_a_machine_and_again_when_written_again(tmp_path):
+    storage = Storage(f"file://{tmp_path}/storage")
+    for content in (b"first", b"again"):  # the same name and size, written again
+        with storage.create("tier-03/results.bin") as file:
+            file.write(content)
+        os.utime(tmp_path / "storage" / "tier-03" / "results.bin", (0, len(content) + (content == b"again")))
+        assert storage.mapped("tier-03/results.bin", np.uint8).tobytes() == content
+        assert storage.mapped("tier-03/results.bin", np.uint8).tobytes() == content  # kept
+    cache = Path(tempfile.gettempdir()) / f"ttt-storage-cache-{getpass.getuser()}"
+    assert [p.read_bytes() for p in cache.glob("*.bin")] == [b"again"]  # the last one only
 
 
 def test_a_build_storage_is_the_scratch_folder_or_a_prefix_of_its_own(tmp_path):

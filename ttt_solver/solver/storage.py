@@ -12,13 +12,14 @@ each has one writer, which makes it whole before anyone reads it:
   is done with it. A reader downloads the bytes it needs: a byte range into memory
   (:meth:`Storage.read`), or into a local file it memory-maps (:meth:`Storage.mapped`). A file
   every task of a tier reads whole (the tier below's result bytes) is downloaded once per
-  worker process and kept mapped while tasks ask for it.
+  machine, into a cache folder its processes share, and kept mapped while tasks ask for it.
 
 fsspec is imported only for a URL: a folder needs nothing but the standard library and numpy.
 """
 
 from __future__ import annotations
 
+import getpass
 import hashlib
 import os
 import shutil
@@ -32,10 +33,10 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from ..errors import BuildError, install_hint
-from .scratch import synced_file
+from .scratch import locked, synced_file
 
 _BLOCK = 1 << 24  # bytes copied at a time
-_kept: dict[tuple[str, str], np.ndarray] = {}  # this process's one whole file downloaded: (root, name) -> its map
+_kept: dict[str, np.ndarray] = {}  # the whole file this process maps, by what it is known by (Storage._cached)
 _kept_lock = threading.Lock()
 
 
@@ -178,8 +179,8 @@ class Storage:
     ) -> np.ndarray:
         """``count`` items of ``dtype`` from byte ``offset`` of the file ``name`` (``None``: to
         its end), memory-mapped read-only. At a URL they are downloaded into a file in the
-        local ``folder``; without one, the whole file is, and kept mapped for the next task of
-        this process that asks for it (only the last file asked for is kept)."""
+        local ``folder``; without one, the whole file is, once per machine (:meth:`_cached`),
+        and kept mapped for the next task of this process that asks for it."""
         itemsize = np.dtype(dtype).itemsize
         if not self.is_url:
             if count == 0:
@@ -205,14 +206,30 @@ class Storage:
                     left -= len(piece)
             return np.memmap(local, dtype=dtype, mode="r", shape=(size,))
         assert offset == 0 and count is None, "only a whole file is kept"
-        key = (self.root, name)
+        url = self.path(name)
+        info = self._fs.info(url)  # a file written again under its name is another file
+        known = f"{url} {info.get('size')} {info.get('ETag') or info.get('mtime') or info.get('LastModified')}"
         with _kept_lock:
-            if key not in _kept:
+            if known not in _kept:
                 _kept.clear()  # the file the tasks of the tier before read
-                with tempfile.NamedTemporaryFile(prefix="ttt-storage-") as temporary:
-                    self._fs.get_file(self.path(name), temporary.name)
-                    _kept[key] = np.memmap(temporary.name, dtype=np.uint8, mode="r")  # the map outlives the name
-            return _kept[key].view(dtype)
+                _kept[known] = self._cached(url, known)
+            return _kept[known].view(dtype)
+
+    def _cached(self, url: str, known: str) -> np.ndarray:
+        """The whole file at ``url`` (known by its URL, size and tag: S3's ETag, else its time)
+        memory-mapped from this machine's cache folder, a copy the machine's processes share:
+        downloaded by the first of them that asks for it, under the folder's lock (the last
+        file asked for is kept there, the others removed)."""
+        folder = os.path.join(tempfile.gettempdir(), f"ttt-storage-cache-{getpass.getuser()}")
+        path = os.path.join(folder, hashlib.sha256(known.encode()).hexdigest()[:32] + ".bin")
+        with locked(folder, "lock"):
+            if not os.path.exists(path):
+                for old in os.listdir(folder):
+                    if old.endswith((".bin", ".part")):
+                        os.remove(os.path.join(folder, old))  # a process that maps it keeps its map
+                self._fs.get_file(url, path + ".part")
+                os.replace(path + ".part", path)
+            return np.memmap(path, dtype=np.uint8, mode="r")
 
     def _short(self, name: str, end: int) -> BuildError:
         return BuildError(f"{self.path(name)} ends before byte {end:,}")
