@@ -6,11 +6,9 @@ anything is solved."""
 
 from __future__ import annotations
 
-import getpass
 import os
 import re
 import sqlite3
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +22,7 @@ from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
 from ttt_solver.errors import BuildError
 from ttt_solver.game.variant import Variant
-from ttt_solver.solver.storage import Storage, build_storage
+from ttt_solver.solver.storage import Storage, build_storage, cache_folder, drop_cached
 from ttt_solver.store import Target
 from ttt_solver.store.reader import Reader
 
@@ -108,8 +106,10 @@ def test_a_whole_file_at_a_url_is_downloaded_once_a_machine_and_again_when_writt
         os.utime(tmp_path / "storage" / "tier-03" / "results.bin", (0, len(content) + (content == b"again")))
         assert storage.mapped("tier-03/results.bin", np.uint8).tobytes() == content
         assert storage.mapped("tier-03/results.bin", np.uint8).tobytes() == content  # kept
-    cache = Path(tempfile.gettempdir()) / f"ttt-storage-cache-{getpass.getuser()}"
+    cache = Path(cache_folder())
     assert [p.read_bytes() for p in cache.glob("*.bin")] == [b"again"]  # the last one only
+    drop_cached()  # what a build does once its tiers are solved
+    assert list(cache.glob("*.bin")) == []
 
 
 def test_a_build_storage_is_the_scratch_folder_or_a_prefix_of_its_own(tmp_path):
@@ -170,6 +170,7 @@ def test_a_build_through_a_storage_has_the_rows_and_digest_of_one_process(dask_c
     assert rows(target) == rows(single) and digest(target) == digest(single)
     assert files_in(shared) == []  # the build's prefix removed
     assert sorted(p.name for p in target.parent.iterdir()) == [f"{NAME}.sqlite", f"{NAME}.sqlite.shards"]
+    assert not list(Path(cache_folder()).glob("*.bin"))  # nor a copy of a tier's result bytes (at a URL)
 
 
 class Stop(Exception):

@@ -48,7 +48,7 @@ from .passes import COLUMNS, Solved, solve_chunk
 from .scratch import Scratch, TierSink, sync
 from .shuffle import gather_range, join_ranges, range_bounds, write_images
 from .solve import Calls, Done, Note, Steps, results_file, task_boards, tier_solved, unsolved
-from .storage import Storage, build_storage
+from .storage import Storage, build_storage, drop_cached
 from .tiers import tiers
 
 CONNECT_SECONDS = 10  # how long a build waits for the scheduler at --address
@@ -162,6 +162,9 @@ class DaskEngine:
                 recording.result()
         if joined is not None:
             _release(scratch, storage, joined[1])
+        if storage.is_url:  # the copies of the tiers' result bytes each machine downloaded
+            self.client.run(drop_cached)
+            drop_cached()
 
     def storage(self, scratch: Scratch) -> Storage:
         """Where this engine's tasks exchange the files of the build in ``scratch``."""

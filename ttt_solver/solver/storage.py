@@ -220,13 +220,11 @@ class Storage:
         memory-mapped from this machine's cache folder, a copy the machine's processes share:
         downloaded by the first of them that asks for it, under the folder's lock (the last
         file asked for is kept there, the others removed)."""
-        folder = os.path.join(tempfile.gettempdir(), f"ttt-storage-cache-{getpass.getuser()}")
+        folder = cache_folder()
         path = os.path.join(folder, hashlib.sha256(known.encode()).hexdigest()[:32] + ".bin")
         with locked(folder, "lock"):
             if not os.path.exists(path):
-                for old in os.listdir(folder):
-                    if old.endswith((".bin", ".part")):
-                        os.remove(os.path.join(folder, old))  # a process that maps it keeps its map
+                _remove_cached(folder)
                 self._fs.get_file(url, path + ".part")
                 os.replace(path + ".part", path)
             return np.memmap(path, dtype=np.uint8, mode="r")
@@ -250,6 +248,28 @@ class Storage:
             raise BuildError(f"cannot use the storage at {self.root!r}: {type(error).__name__}: {error}") from None
         if found != b"ttt-solver":
             raise BuildError(f"cannot use the storage at {self.root!r}: a file written there reads back otherwise")
+
+
+def cache_folder() -> str:
+    """This machine's cache folder of whole files downloaded from storage URLs."""
+    return os.path.join(tempfile.gettempdir(), f"ttt-storage-cache-{getpass.getuser()}")
+
+
+def drop_cached() -> None:
+    """Forget the whole file this process maps, and remove the copies in this machine's cache
+    folder (a build's tiers are solved: no task reads them any more)."""
+    with _kept_lock:
+        _kept.clear()
+    folder = cache_folder()
+    if os.path.isdir(folder):
+        with locked(folder, "lock"):
+            _remove_cached(folder)
+
+
+def _remove_cached(folder: str) -> None:
+    for old in os.listdir(folder):
+        if old.endswith((".bin", ".part")):
+            os.remove(os.path.join(folder, old))  # a process that maps it keeps its map
 
 
 def build_storage(root: str | None, scratch_path: str, variant_name: str) -> Storage:
