@@ -24,7 +24,7 @@ run needs no durability, and the builds' syncs to a shared disk are slow (see do
 Hypothesis runs without deadlines here (profile ``ttt-solver``). Markers (pyproject.toml):
 ``fuzz`` (the 5,000-example runs, ``@FUZZ`` of fuzzing.py), ``sdist`` (tests run from the
 built source distribution) and ``long`` (any other test of more than a few seconds) start first,
-in that order, so that parallel workers (``-n 2``) finish together; ``slow`` builds a big variant.
+in that order, so that parallel workers (``-n 3``) finish together; ``slow`` builds a big variant.
 """
 
 from __future__ import annotations
