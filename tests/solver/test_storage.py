@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from support import calls
 from support import extra_markers as extras
 
 from ttt_solver.builder.build import build
@@ -28,7 +30,8 @@ from ttt_solver.store.reader import Reader
 
 extras.need("dask", "dask.distributed")
 
-from ttt_solver.solver.engine_dask import DaskEngine  # after the skip without the extra
+from ttt_solver.solver import engine_dask  # after the skip without the extra
+from ttt_solver.solver.engine_dask import DaskEngine
 
 pytestmark = pytest.mark.dask
 NAME = "3x4k3"
@@ -49,7 +52,8 @@ def files_in(folder: Path) -> list[str]:
 
 
 @pytest.fixture(params=["folder", "url"])
-def storage(request: pytest.FixtureRequest, tmp_path: Path) -> Storage:
+def storage(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Storage:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the test's own cache folder (Storage.mapped)
     root = tmp_path / "storage"
     return Storage(f"file://{root}" if request.param == "url" else str(root))
 
@@ -98,7 +102,8 @@ def test_a_storage_writes_reads_maps_copies_and_removes_files(storage, tmp_path)
     assert not root.exists()
 
 
-def test_a_whole_file_at_a_url_is_downloaded_once_a_machine_and_again_when_written_again(tmp_path):
+def test_a_whole_file_at_a_url_is_downloaded_once_a_machine_and_again_when_written_again(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # this test's own cache folder
     storage = Storage(f"file://{tmp_path}/storage")
     for content in (b"first", b"again"):  # the same name and size, written again
         with storage.create("tier-03/results.bin") as file:
@@ -161,7 +166,11 @@ def build_through(client: object, target: Path, root: str, count: int = 2, name:
 
 
 @pytest.mark.parametrize("url", [False, True], ids=["folder", "url"])
-def test_a_build_through_a_storage_has_the_rows_and_digest_of_one_process(dask_client, variant_db, tmp_path, url):
+def test_a_build_through_a_storage_has_the_rows_and_digest_of_one_process(
+    dask_client, variant_db, tmp_path, url, monkeypatch
+):
+    monkeypatch.setattr(engine_dask, "drop_cached", calls.counted)  # each machine's cache, once the tiers are solved
+    calls.CALLS.clear()
     shared = tmp_path / "shared"
     target = tmp_path / "db" / f"{NAME}.sqlite"
     target.parent.mkdir()
@@ -170,7 +179,7 @@ def test_a_build_through_a_storage_has_the_rows_and_digest_of_one_process(dask_c
     assert rows(target) == rows(single) and digest(target) == digest(single)
     assert files_in(shared) == []  # the build's prefix removed
     assert sorted(p.name for p in target.parent.iterdir()) == [f"{NAME}.sqlite", f"{NAME}.sqlite.shards"]
-    assert not list(Path(cache_folder()).glob("*.bin"))  # nor a copy of a tier's result bytes (at a URL)
+    assert calls.CALLS == ([os.getpid()] if url else [])  # and on the workers (client.run)
 
 
 class Stop(Exception):

@@ -88,12 +88,11 @@ class Storage:
             if fetch and self._fs.exists(self.path(name)):
                 self._fs.get_file(self.path(name), path)
             yield path
-            if self._folders:  # an object store has none (and would make a bucket)
-                self._fs.makedirs(self.path(name).rsplit("/", 1)[0], exist_ok=True)
             if os.path.isdir(path):
+                self._make_parent(name)
                 self._fs.put(path + "/", self.path(name), recursive=True)
             else:
-                self._fs.put_file(path, self.path(name))
+                self.put(path, name)
 
     @contextmanager
     def create(self, name: str) -> Iterator[BinaryIO]:
@@ -108,10 +107,12 @@ class Storage:
 
     def put(self, local: str, name: str) -> None:
         """Copy the local file ``local`` to ``name`` (nothing to do if it is already there)."""
-        if not self.is_url and os.path.abspath(local) == os.path.abspath(self.path(name)):
-            return
-        with self.create(name) as out, open(local, "rb") as file:
-            shutil.copyfileobj(file, out, _BLOCK)
+        if self.is_url:
+            self._make_parent(name)
+            self._fs.put_file(local, self.path(name))
+        elif os.path.abspath(local) != os.path.abspath(self.path(name)):
+            with self.create(name) as out, open(local, "rb") as file:
+                shutil.copyfileobj(file, out, _BLOCK)
 
     def put_all(self, files: Sequence[tuple[str, str]]) -> None:
         """:meth:`put` of each (local file, name) pair; at a URL side by side, in one call."""
@@ -119,10 +120,15 @@ class Storage:
             for local, name in files:
                 self.put(local, name)
         elif files:
-            if self._folders:
-                for _local, name in files:
-                    self._fs.makedirs(self.path(name).rsplit("/", 1)[0], exist_ok=True)
+            for _local, name in files:
+                self._make_parent(name)
             self._fs.put([local for local, _name in files], [self.path(name) for _local, name in files])
+
+    def _make_parent(self, name: str) -> None:
+        """At a URL with folders (``file://``), the folder of ``name`` made; an object store has
+        none (and s3fs would make a bucket of a mistyped name)."""
+        if self._folders:
+            self._fs.makedirs(self.path(name).rsplit("/", 1)[0], exist_ok=True)
 
     def get(self, name: str, local: str) -> None:
         """Copy the file ``name`` to the local path ``local``, synced (nothing to do if it is there)."""
