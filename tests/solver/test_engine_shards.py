@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from support import extra_markers as extras
 from support import write_spy
 from support.killing import killed_when
+from support.stored_rows import rows
 
 from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
@@ -33,11 +34,6 @@ from ttt_solver.solver.engine_dask import DaskEngine  # after the skip without t
 
 pytestmark = pytest.mark.dask
 NAME = "3x4k3"
-
-
-def rows(path: Path) -> list[tuple[int, int]]:
-    with Reader(Target.parse(str(path)), None) as reader:
-        return [(int(c), int(d)) for c, d in reader._query("SELECT code, data FROM positions ORDER BY code")]
 
 
 def build_sharded(client: object, target: Path, count: int = 2, **options: object) -> object:

@@ -19,14 +19,13 @@ import pytest
 from click.testing import CliRunner
 from support import calls
 from support import extra_markers as extras
+from support.stored_rows import digest, rows
 
 from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
 from ttt_solver.errors import BuildError
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.storage import Storage, build_storage, cache_folder, drop_cached
-from ttt_solver.store import Target
-from ttt_solver.store.reader import Reader
 
 extras.need("dask", "dask.distributed")
 
@@ -35,16 +34,6 @@ from ttt_solver.solver.engine_dask import DaskEngine
 
 pytestmark = pytest.mark.dask
 NAME = "3x4k3"
-
-
-def rows(path: Path) -> list[tuple[int, int]]:
-    with Reader(Target.parse(str(path)), None) as reader:
-        return [(int(c), int(d)) for c, d in reader._query("SELECT code, data FROM positions ORDER BY code")]
-
-
-def digest(path: Path) -> str:
-    with Reader(Target.parse(str(path)), None) as reader:
-        return reader.meta["digest"]
 
 
 def files_in(folder: Path) -> list[str]:
