@@ -98,8 +98,8 @@ def prove_tier_files(
         out = os.path.join(folder, f"{ply:02d}-results.bin")
         join_ranges(storage, ranges, out)
         # The chunks' images, the ranges and the tier two below are no longer read.
-        for used in [storage.path(call[-1]) for call in calls] + [storage.path(name) for name in ranges]:
-            os.remove(used)
+        for used in [call[-1] for call in calls] + ranges:
+            storage.remove(used)
         if below is not None:
             os.remove(below)
         below = out
