@@ -19,7 +19,6 @@ fsspec is imported only for a URL: a folder needs nothing but the standard libra
 
 from __future__ import annotations
 
-import getpass
 import hashlib
 import os
 import shutil
@@ -257,8 +256,11 @@ class Storage:
 
 
 def cache_folder() -> str:
-    """This machine's cache folder of whole files downloaded from storage URLs."""
-    return os.path.join(tempfile.gettempdir(), f"ttt-storage-cache-{getpass.getuser()}")
+    """This machine's cache folder of whole files downloaded from storage URLs, one a user
+    where the temporary folder is shared (POSIX: named by the user id, which every process has;
+    a worker in a container may run as an id with no user name)."""
+    owner = f"-{os.getuid()}" if hasattr(os, "getuid") else ""  # Windows: the temporary folder is the user's own
+    return os.path.join(tempfile.gettempdir(), f"ttt-storage-cache{owner}")
 
 
 def drop_cached() -> None:
