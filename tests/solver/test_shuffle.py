@@ -9,7 +9,7 @@ import pytest
 
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.passes import new_tier, solve_chunk, spread
-from ttt_solver.solver.shuffle import gather_range, join_ranges, range_bounds, write_images
+from ttt_solver.solver.shuffle import FEW_RANGES, gather_range, join_ranges, range_bounds, write_images
 from ttt_solver.solver.storage import Storage
 from ttt_solver.solver.tiers import tiers
 
@@ -47,6 +47,8 @@ def test_the_shuffled_result_bytes_are_spreads(tmp_path, name, chunk, memory, wi
         ranges_seen.append(len(ranges))
         below = expected
     assert max(ranges_seen) == widest
+    if name == "3x4k3":  # a tier of one range, tiers split a pass per range, tiers split by a sort
+        assert 1 in ranges_seen and any(1 < n <= FEW_RANGES for n in ranges_seen) and widest > FEW_RANGES
 
 
 def test_ranges_are_of_one_width_within_the_budget_and_at_least_the_workers():
