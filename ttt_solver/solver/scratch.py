@@ -188,9 +188,7 @@ class TierSink:
 
     def append(self, solved: Solved) -> None:
         for file, running, column, (_name, dtype) in zip(self._files, self._sums, solved, COLUMNS):
-            raw = column.astype(dtype, copy=False).tobytes()
-            file.write(raw)
-            running.update(raw)
+            append_column(file, running, column, dtype)
         self.rows += len(solved)
 
     def entries(self) -> dict[str, checksums.Entry]:
@@ -203,6 +201,14 @@ class TierSink:
                 file.flush()
                 os.fsync(file.fileno())
                 file.close()
+
+
+def append_column(file: BinaryIO, running: checksums.Running, column: np.ndarray, dtype: str) -> None:
+    """Append ``column``'s values as ``dtype`` to ``file`` and to its running checksum, from
+    the array's own memory where it already is of that type (no copy of its bytes)."""
+    data = np.ascontiguousarray(column.astype(dtype, copy=False)).data.cast("B")
+    file.write(data)
+    running.update(data)
 
 
 def read_slice(column: np.ndarray, start: int, stop: int) -> np.ndarray:

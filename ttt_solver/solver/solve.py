@@ -26,7 +26,17 @@ from ..game import array_rules, codec
 from ..game.variant import Variant
 from . import checksums
 from .passes import COLUMNS, Solved, new_tier, solve_chunk, spread
-from .scratch import Scratch, first_at_least, read_range, read_record, read_slice, sync, write_array, write_json
+from .scratch import (
+    Scratch,
+    append_column,
+    first_at_least,
+    read_range,
+    read_record,
+    read_slice,
+    sync,
+    write_array,
+    write_json,
+)
 from .storage import Storage
 from .tiers import Tiers, tiers
 
@@ -331,9 +341,7 @@ def _merge(
     try:
         for merged in merged_blocks(parts, [low, *cuts, None]):
             for handle, running, column, (_name, dtype) in zip(files, sums, merged, COLUMNS):
-                raw = column.astype(dtype, copy=False).tobytes()
-                handle.write(raw)
-                running.update(raw)
+                append_column(handle, running, column, dtype)
             for handle in files:
                 handle.flush()
                 os.fsync(handle.fileno())
