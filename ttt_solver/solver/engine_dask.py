@@ -6,8 +6,8 @@ builds the tier tables once, :func:`ttt_solver.solver.tiers.tiers`), a range of 
 names of files in the build's storage (:mod:`ttt_solver.solver.storage`: the scratch folder,
 which every worker reaches by the same path, by default; or ``--storage``, another shared
 folder or an fsspec URL). Every file there has one writer and is read only once its writer has
-made it whole (synced and closed, or uploaded), so that a file system shared by several
-machines is safe too:
+made it whole (closed, or uploaded: :meth:`.storage.Storage.create`), so that a file system
+shared by several machines is safe too:
 
 - the tier below's result bytes (joined by the driver), memory-mapped read-only: the
   children's result bytes, gathered by rank (:func:`ttt_solver.solver.passes.solve_chunk`);

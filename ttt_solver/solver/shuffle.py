@@ -3,8 +3,8 @@
 Many processes writing disjoint bytes of one file is safe on one machine, whose page cache
 they share, but not on a file system shared by several machines (an NFS client writes back
 whole pages, so clients can undo each other's writes). So the result bytes go through the
-scratch folder as a shuffle, every file with one writer, read only once its writer has synced
-and closed it:
+scratch folder as a shuffle, every file with one writer, read only once its writer has closed
+it (:meth:`.storage.Storage.create`):
 
 1. The task that solves a chunk writes its positions' images (:func:`.passes.images`) into a
    file of its own (after its rows, in the build), grouped by the range of ranks each lands in (:func:`write_images`; the

@@ -6,7 +6,8 @@ package for it is installed: s3fs for ``s3://``, the ``[s3]`` extra).
 Files are named by paths relative to the storage's root (``tier-07.part/run-.../0.bin``), and
 each has one writer, which makes it whole before anyone reads it:
 
-- In a folder, a file is written and read where it lies: :meth:`Storage.working` gives its
+- In a folder, a file is written and read where it lies (closed, not synced: see
+  :meth:`Storage.create`): :meth:`Storage.working` gives its
   path, :meth:`Storage.mapped` memory-maps it.
 - At a URL, a file is written into a local temporary file and uploaded whole when its writer
   is done with it. A reader downloads the bytes it needs: a byte range into memory
@@ -95,14 +96,14 @@ class Storage:
 
     @contextmanager
     def create(self, name: str) -> Iterator[BinaryIO]:
-        """A new file ``name`` to write, whole in the storage once the block ends."""
-        with self.working(name) as path:
-            if self.is_url:  # a local file, uploaded whole: nothing to sync here
-                with open(path, "wb") as file:
-                    yield file
-            else:
-                with synced_file(path) as file:
-                    yield file
+        """A new file ``name`` to write, whole in the storage once the block ends: closed (in
+        a folder), or uploaded (at a URL). A file here is passed from a task to another or to
+        the driver, never kept: it needs no sync to the disk, which only a crash would show,
+        and a crashed run's files are not read again. Closing it is what makes it whole for a
+        process on another machine: an NFS client sends every write to the server on close
+        (close-to-open consistency), and a reader opens the file only after that."""
+        with self.working(name) as path, open(path, "wb") as file:
+            yield file
 
     def put(self, local: str, name: str) -> None:
         """Copy the local file ``local`` to ``name`` (nothing to do if it is already there)."""
