@@ -222,3 +222,17 @@ def test_a_build_through_s3_has_the_rows_and_digest_of_one_process(dask_client, 
     assert str(refused.value) == (
         "cannot use the storage at 's3://no-such-bucket/x': FileNotFoundError: The specified bucket does not exist"
     )
+
+
+@pytest.mark.s3
+def test_verify_through_s3_says_what_one_process_says(dask_client, variant_db, s3):
+    import fsspec
+
+    base = ["verify", "--variant", "2x3", "--db", str(variant_db("2x3")), "--quiet"]
+    single = CliRunner().invoke(cli, base)
+    through = CliRunner().invoke(
+        cli, [*base, "--engine", "dask", "--address", dask_client.scheduler.address, "--storage", f"{s3}/verify"]
+    )
+    assert (through.exit_code, through.stdout) == (single.exit_code, single.stdout) == (0, single.stdout)
+    assert "every row is a canonical legal position" in through.stdout
+    assert fsspec.filesystem("s3", skip_instance_cache=True).find(s3) == []  # the verify's prefix removed

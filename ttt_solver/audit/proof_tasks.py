@@ -1,24 +1,28 @@
 """The whole-table proof on an engine: each chunk of a tier a task, as a distributed build
 solves it (:mod:`ttt_solver.solver.engine_dask`), the report line for line the one process's.
 
-A task gets names and paths, not arrays: the variant's name, the tier and the chunk's ranks,
-and files in the folder where verify put each tier's stored rows while reading ``positions``
-(one file per column, in code order), which every worker can reach (one machine, or a folder
-on a shared file system):
+A task gets names, not arrays: the variant's name, the tier and the chunk's ranks, the rows
+of the chunk's code range in the tier's stored rows (the driver finds them), and names of
+files in the engine's storage (:mod:`ttt_solver.solver.storage`): by default the temporary
+folder where verify put each tier's stored rows while reading ``positions`` (one file per
+column, in code order), which every worker then reaches by the same path (one machine, or a
+folder on a shared file system); with ``--storage``, another such folder or an fsspec URL,
+where the driver copies each tier's files before its tasks run:
 
-- the tier's stored rows, memory-mapped read-only: the task finds its chunk's code range in
-  them (:func:`.retrograde.prove_chunk`, as one process does);
-- the tier below's result bytes, memory-mapped read-only: the stored rows found sound there,
-  spread to their images by the tasks of the tier below;
+- the chunk's stored rows, read from the tier's files (at a URL, a byte range of each);
+- the tier below's result bytes, memory-mapped read-only (at a URL, downloaded once a
+  machine): the stored rows found sound there, spread to their images by the tasks of the
+  tier below;
 - each task writes the images of its chunk's sound rows into a file of its own, grouped by
   range of ranks; then a task per range gathers its images from those files into a file of
   its own, and the driver appends the ranges into the tier's result bytes
   (:mod:`ttt_solver.solver.shuffle`, as the build does): every file has one writer, and is
-  read only once its writer synced and closed it.
+  read only once its writer made it whole.
 
 A task returns its :class:`.retrograde.Findings`; the driver tells them to the report in
 chunk order, the chunks being the single process's (:func:`.retrograde.chunks`), so the report
-is the same. Nothing is written but those files, in a temporary folder removed after.
+is the same. Nothing is written but those files, in a temporary folder removed after (and
+the storage's prefix, emptied after).
 """
 
 from __future__ import annotations
@@ -30,13 +34,12 @@ import numpy as np
 
 from ..game.variant import Variant
 from ..solver.passes import COLUMNS, Solved
-from ..solver.scratch import synced_file
 from ..solver.shuffle import gather_range, join_ranges, range_bounds, write_images
 from ..solver.solve import default_memory
 from ..solver.storage import Storage
 from ..solver.tiers import tiers
 from .report import Report
-from .retrograde import Findings, chunks, conclude, prove_chunk
+from .retrograde import Findings, chunk_rows, chunks, conclude, prove_chunk
 
 if TYPE_CHECKING:
     from ..solver.solve import Engine, Steps
@@ -44,7 +47,7 @@ if TYPE_CHECKING:
 
 def column_file(folder: str, ply: int, name: str) -> str:
     """The file of column ``name`` of tier ``ply``'s stored rows in ``folder``."""
-    return os.path.join(folder, f"{ply:02d}-{name}.bin")
+    return os.path.join(folder, _column_name(ply, name))
 
 
 def tier_rows(folder: str, ply: int, count: int) -> Solved:
@@ -66,23 +69,49 @@ def prove_tier_files(
     steps: Steps | None = None,
 ) -> None:
     """:func:`.retrograde.prove_tiers` with each chunk a task of ``engine``: the stored rows of
-    tier ``ply`` are the ``counts[ply]`` rows in ``folder`` (:func:`tier_rows`)."""
+    tier ``ply`` are the ``counts[ply]`` rows in ``folder`` (:func:`tier_rows`). The tasks read
+    and write their files in the engine's storage (``--storage``; by default ``folder``),
+    which is emptied after."""
+    storage = engine.storage(folder, f"verify-{variant.name}")
+    elsewhere = storage.root != folder  # files are copied there, and removed from there
+    try:
+        _prove_tiers(variant, folder, counts, report, engine, storage, elsewhere, memory, steps)
+    finally:
+        engine.release(storage)
+        storage.clear()
+
+
+def _prove_tiers(
+    variant: Variant,
+    folder: str,
+    counts: list[int],
+    report: Report,
+    engine: Engine,
+    storage: Storage,
+    elsewhere: bool,
+    memory: int | None,
+    steps: Steps | None,
+) -> None:
     found = tiers(variant)
     total = int(found.sizes.sum())
     tally: dict[str, int] = {}
     below: str | None = None
-    storage = Storage(folder)
     for ply in range(variant.cells, -1, -1):
+        columns = [_column_name(ply, name) for name, _dtype in COLUMNS]
+        if counts[ply]:  # a tier without rows has no files
+            storage.put_all([(os.path.join(folder, name), name) for name in columns])
+        code = tier_rows(folder, ply, counts[ply]).code
         cut = chunks(variant, ply, memory)
         bounds = range_bounds(found.size(ply), memory or default_memory(), len(cut))
         calls = [
-            (variant.name, ply, start, stop, folder, counts[ply], below, bounds, _images_file(ply, start))
+            (storage, variant.name, ply, start, stop, chunk_rows(found, ply, start, stop, code), below, bounds,
+             _images_file(ply, start))
             for start, stop in cut
-        ]
+        ]  # fmt: skip
 
         def done(index: int, calls: list[tuple[Any, ...]] = calls) -> None:
             if steps:
-                steps("proving", calls[index][3] - calls[index][2], total)
+                steps("proving", calls[index][4] - calls[index][3], total)
 
         groups = []
         for findings, group in engine.run(prove_partition, calls, f"verify-{variant.name}-{ply}", done):
@@ -95,30 +124,53 @@ def prove_tier_files(
             for r in range(len(ranges))
         ]  # fmt: skip
         engine.run(gather_range, gathers, f"verify-{variant.name}-{ply}-ranges")
-        out = os.path.join(folder, f"{ply:02d}-results.bin")
-        join_ranges(storage, ranges, out)
-        # The chunks' images, the ranges and the tier two below are no longer read.
-        for used in [call[-1] for call in calls] + ranges:
+        results = f"{ply:02d}-results.bin"
+        join_ranges(storage, ranges, os.path.join(folder, results))
+        storage.put(os.path.join(folder, results), results)
+        # The chunks' images, the ranges and the tier two below are no longer read, nor are the
+        # copies of this tier's rows (their files in ``folder`` are: the packed arrays' check).
+        for used in [call[-1] for call in calls] + ranges + (columns if elsewhere else []):
             storage.remove(used)
         if below is not None:
-            os.remove(below)
-        below = out
+            os.remove(os.path.join(folder, below))
+            if elsewhere:
+                storage.remove(below)
+        below = results
     conclude(report, tally)
 
 
 def prove_partition(
-    name: str, ply: int, start: int, stop: int, folder: str, count: int, below: str | None, bounds: list[int], out: str
+    storage: Storage,
+    name: str,
+    ply: int,
+    start: int,
+    stop: int,
+    rows: tuple[int, int],
+    below: str | None,
+    bounds: list[int],
+    out: str,
 ) -> tuple[Findings, list[int]]:
     """A task: prove ranks ``start`` to ``stop`` of tier ``ply`` of variant ``name`` against
-    the tier's ``count`` stored rows in ``folder`` and the result bytes in ``below``; write the
-    images of the rows found sound into ``out``, grouped by the ranges of ranks starting at
-    ``bounds`` (:func:`.shuffle.write_images`); what it found, and where each group starts.
-    ``out``: a file name in ``folder``."""
+    the tier's stored ``rows`` (first and last, those of the chunk's code range) and the
+    result bytes ``below``; write the images of the rows found sound into ``out``, grouped by
+    the ranges of ranks starting at ``bounds`` (:func:`.shuffle.write_images`); what it found,
+    and where each group starts. Every file is in ``storage``."""
     found = tiers(Variant.parse(name))
-    below_bytes = np.memmap(below, dtype=np.uint8, mode="r") if below is not None else None
-    proof = prove_chunk(found, ply, start, stop, below_bytes, tier_rows(folder, ply, count))
-    with synced_file(os.path.join(folder, out)) as file:
+    below_bytes = storage.mapped(below, np.uint8) if below is not None else None
+    first, last = rows
+    stored = Solved.empty()
+    if last > first:
+        stored = Solved(
+            *(storage.read(_column_name(ply, column), dtype, first * np.dtype(dtype).itemsize, last - first)
+              for column, dtype in COLUMNS)
+        )  # fmt: skip
+    proof = prove_chunk(found, ply, start, stop, below_bytes, stored)
+    with storage.create(out) as file:
         return proof.findings, write_images(found, ply, proof.sound, bounds, file)
+
+
+def _column_name(ply: int, name: str) -> str:
+    return f"{ply:02d}-{name}.bin"
 
 
 def _images_file(ply: int, start: int) -> str:

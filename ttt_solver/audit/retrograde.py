@@ -140,18 +140,21 @@ class ChunkProof(NamedTuple):
 
 def prove_chunk(found: Tiers, ply: int, start: int, stop: int, below: np.ndarray | None, stored: Solved) -> ChunkProof:
     """Prove ranks ``start`` to ``stop`` of tier ``ply``: the positions enumerated, valued
-    from ``below`` (the tier below's result bytes) and compared with the tier's ``stored``
-    rows (code order) in their code range."""
-    size = found.size(ply)
-    expected = solve_chunk(found, ply, start, stop, below, _positions(found, ply, start, stop, size))
-    low = _code_at(found, ply, start)
-    high = _code_at(found, ply, stop) if stop < size else None
-    first = first_at_least(stored.code, low)
-    last = len(stored.code) if high is None else first_at_least(stored.code, high)
-    got = read_range(stored, first, last)
+    from ``below`` (the tier below's result bytes) and compared with the rows in their code
+    range of ``stored`` (code order: the tier's stored rows, or only that range's)."""
+    expected = solve_chunk(found, ply, start, stop, below, _positions(found, ply, start, stop, found.size(ply)))
+    got = read_range(stored, *chunk_rows(found, ply, start, stop, stored.code))
     findings = Findings()
     sound = _compare(found.variant, expected, got, findings)
     return ChunkProof(findings, got.take(sound), expected)
+
+
+def chunk_rows(found: Tiers, ply: int, start: int, stop: int, code: np.ndarray) -> tuple[int, int]:
+    """Where the rows of ranks ``start`` to ``stop`` of tier ``ply`` are in the tier's stored
+    ``code`` column (code order): from the first row to before the last."""
+    low = _code_at(found, ply, start)
+    high = _code_at(found, ply, stop) if stop < found.size(ply) else None
+    return first_at_least(code, low), len(code) if high is None else first_at_least(code, high)
 
 
 def _positions(found: Tiers, ply: int, start: int, stop: int, size: int) -> Positions | None:

@@ -171,8 +171,8 @@ def build(
         else:
             report = _write(where, variant, solved, scratch, force, store_moves, progress,
                             _rows_step(steps, writing), memory)  # fmt: skip
-        if engine is not None:
-            engine.storage(scratch).clear()  # where its tasks exchanged files, if not the scratch folder
+        if engine is not None:  # where its tasks exchanged files, if not the scratch folder
+            engine.storage(scratch.path, variant.name).clear()
         scratch.remove()
     return BuildReport(*report, time.perf_counter() - started)
 

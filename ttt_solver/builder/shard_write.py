@@ -94,7 +94,7 @@ def write_sharded(
     if len(set(firsts)) < count:
         raise BuildError(f"{variant}'s rows cannot be cut into {count} shards: give fewer")
     below = [rows_below(parts, first) for first in firsts] + [total]
-    storage = engine.storage(scratch)
+    storage = engine.storage(scratch.path, variant.name)
     build = _plan(scratch, storage, below, main_name)
     main = scratch.file("database.sqlite")
     remove_database(main)  # the main file is written again whole: moments

@@ -31,9 +31,10 @@ if TYPE_CHECKING:
 ENGINES = ("dask",)
 
 
-def engine_options(doing: str) -> Callable[[F], F]:
-    """``--engine``, ``--workers`` and ``--address``: the same options, wording and checks for
-    every command that runs its passes on an engine (``doing``: what the engine does)."""
+def engine_options(doing: str, files: str, default: str) -> Callable[[F], F]:
+    """``--engine``, ``--workers``, ``--address`` and ``--storage``: the same options, wording
+    and checks for every command that runs its passes on an engine (``doing``: what the engine
+    does; ``files``: what its workers exchange; ``default``: where, without ``--storage``)."""
 
     def add(command: F) -> F:
         for option in reversed(
@@ -53,6 +54,12 @@ def engine_options(doing: str) -> Callable[[F], F]:
                     type=Address(),
                     metavar="ADDRESS",
                     help="With --engine: the scheduler to use, e.g. tcp://10.0.0.1:8786.",
+                ),
+                click.option(
+                    "--storage",
+                    metavar="FOLDER|URL",
+                    help=f"With --engine: where the workers exchange {files}: a folder every worker reaches by the"
+                    " same path, or an fsspec URL such as s3://bucket/prefix (the [s3] extra; default: {default}).",
                 ),
             ]
         ):
@@ -80,14 +87,7 @@ memory_option = click.option(
 @quiet_option
 @memory_option
 @click.option("--plan", "plan_only", is_flag=True, help="Print the build's plan (tiers, CPU, memory, disk) and stop.")
-@engine_options("Solve the tiers")
-@click.option(
-    "--storage",
-    metavar="FOLDER|URL",
-    help="With --engine: where the workers exchange the tiers' files: a folder every worker reaches by the same"
-    " path, or an fsspec URL such as s3://bucket/prefix (the [s3] extra; default: the scratch folder beside the"
-    " target).",
-)
+@engine_options("Solve the tiers", "the tiers' files", "the scratch folder beside the target")
 @click.option(
     "--shards",
     type=Whole(1, MOST_SHARDS),
@@ -125,10 +125,9 @@ def build(
     """
     from ..builder.plan import check_machine, make_plan
 
-    check_engine_options(engine, workers, address)
-    for given, option in ((shards, "--shards"), (storage, "--storage")):
-        if given is not None and engine is None:
-            raise CLIError(f"{option} needs --engine")
+    check_engine_options(engine, workers, address, storage)
+    if shards is not None and engine is None:
+        raise CLIError("--shards needs --engine")
     if plan_only:
         click.echo("\n".join(make_plan(variant, target_folder(db, variant)).lines()))
         return
@@ -155,16 +154,18 @@ def build(
         click.echo(report.summary())
 
 
-def check_engine_options(engine: str | None, workers: int | None, address: str | None) -> None:
-    """One error line for ``--workers`` or ``--address`` without ``--engine``, or both."""
-    if engine is None and (workers is not None or address is not None):
-        raise CLIError(f"{'--workers' if workers is not None else '--address'} needs --engine")
+def check_engine_options(engine: str | None, workers: int | None, address: str | None, storage: str | None) -> None:
+    """One error line for ``--workers``, ``--address`` or ``--storage`` without ``--engine``,
+    or for both ``--workers`` and ``--address``."""
+    for given, option in ((workers, "--workers"), (address, "--address"), (storage, "--storage")):
+        if given is not None and engine is None:
+            raise CLIError(f"{option} needs --engine")
     if workers is not None and address is not None:
         raise CLIError("--workers starts a local cluster, --address uses a running one: give one of them")
 
 
 def _engine(
-    name: str | None, workers: int | None, address: str | None, storage: str | None = None
+    name: str | None, workers: int | None, address: str | None, storage: str | None
 ) -> AbstractContextManager[Engine | None]:
     """The engine ``--engine`` names, to enter (nullcontext() without one); one error line if
     its extra is missing."""
@@ -188,7 +189,7 @@ def target_folder(db: str | None, variant: Variant) -> str:
 @database_options
 @quiet_option
 @memory_option
-@engine_options("Prove the tiers")
+@engine_options("Prove the tiers", "the tiers' rows and result bytes", "a temporary folder, in TMPDIR")
 @output_options("json")
 def verify(
     variant: Variant,
@@ -198,6 +199,7 @@ def verify(
     engine: str | None,
     workers: int | None,
     address: str | None,
+    storage: str | None,
     fmt: str,
 ) -> None:
     """Prove a database whole: every row against the rules and its children's rows.
@@ -219,11 +221,11 @@ def verify(
     """
     from ..audit.verify import verify_source
 
-    check_engine_options(engine, workers, address)
+    check_engine_options(engine, workers, address, storage)
     target = Target.parse(existing_database(db, variant))
     with (
         Reader(target, variant.name) as reader,
-        _engine(engine, workers, address) as running,
+        _engine(engine, workers, address, storage) as running,
         bars() as shown,
     ):
         steps = shown.step if not quiet and sys.stderr.isatty() else None  # else the stage lines say it

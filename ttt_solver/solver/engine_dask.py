@@ -125,7 +125,7 @@ class DaskEngine:
         """Solve the tiers ``scratch`` lacks down to ply ``lowest`` (0: every tier), each chunk a
         task; ``memory`` is a worker's budget."""
         assert self.client is not None, "DaskEngine used outside its with block"
-        storage = self.storage(scratch)
+        storage = self.storage(scratch.path, scratch.variant.name)
         variant = scratch.variant
         found = tiers(variant)
         # A tier's rows are appended into its files and the tier recorded in a thread of the
@@ -162,13 +162,19 @@ class DaskEngine:
                 recording.result()
         if joined is not None:
             _release(scratch, storage, joined[1])
-        if storage.is_url:  # the copies of the tiers' result bytes each machine downloaded
+        self.release(storage)  # the copies of the tiers' result bytes each machine downloaded
+
+    def storage(self, folder: str, name: str) -> Storage:
+        """Where this engine's tasks exchange the files of the work in the local ``folder``:
+        that folder, or a prefix of its own in ``--storage`` (:func:`.storage.build_storage`)."""
+        return build_storage(self.storage_root, folder, name)
+
+    def release(self, storage: Storage) -> None:
+        """The copies of ``storage``'s whole files that this machine and the workers' keep, dropped."""
+        assert self.client is not None, "DaskEngine used outside its with block"
+        if storage.is_url:
             self.client.run(drop_cached)
             drop_cached()
-
-    def storage(self, scratch: Scratch) -> Storage:
-        """Where this engine's tasks exchange the files of the build in ``scratch``."""
-        return build_storage(self.storage_root, scratch.path, scratch.variant.name)
 
     def run(self, function: Callable[..., T], calls: Calls, name: str, done: Done | None = None) -> list[T]:
         """``function(*call)`` for each call, each a task (its arguments small: names, ranges,

@@ -77,8 +77,15 @@ class Engine(Protocol):
         """How many tasks the engine runs at once (its workers' threads)."""
         ...  # fmt: skip
 
-    def storage(self, scratch: Scratch) -> Storage:
-        """Where the tasks exchange the files of the build in ``scratch`` (:mod:`.storage`)."""
+    def storage(self, folder: str, name: str) -> Storage:
+        """Where the tasks exchange the files of the work whose local folder is ``folder`` (a
+        build's scratch folder, a verify's temporary folder) and which ``name`` names (the
+        variant's name) (:mod:`.storage`)."""
+        ...  # fmt: skip
+
+    def release(self, storage: Storage) -> None:
+        """The tasks read no more whole files from ``storage``: what the workers' machines keep
+        of them is dropped (:func:`.storage.drop_cached`)."""
         ...  # fmt: skip
 
 

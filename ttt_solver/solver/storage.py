@@ -281,12 +281,13 @@ def _remove_cached(folder: str) -> None:
             os.remove(os.path.join(folder, old))  # a process that maps it keeps its map
 
 
-def build_storage(root: str | None, scratch_path: str, variant_name: str) -> Storage:
-    """The storage of the build whose scratch folder is ``scratch_path``: that folder itself
-    without ``root``, else a prefix of its own in ``root`` (the same for every run of the
-    build, so that a resumed build finds what it left; removed when the build is done)."""
+def build_storage(root: str | None, folder: str, name: str) -> Storage:
+    """The storage of the work (a build, a verify) whose local folder is ``folder``: that folder
+    itself without ``root``, else a prefix of its own in ``root``, ``NAME-<16 hex>`` (the same
+    for every run of a build from its scratch folder, so that a resumed build finds what it
+    left; removed when the work is done)."""
     if root is None:
-        return Storage(scratch_path)
-    owner = hashlib.sha256(f"{socket.gethostname()}:{os.path.abspath(scratch_path)}".encode()).hexdigest()[:16]
+        return Storage(folder)
+    owner = hashlib.sha256(f"{socket.gethostname()}:{os.path.abspath(folder)}".encode()).hexdigest()[:16]
     storage = Storage(root if "://" in root else os.path.abspath(root))
-    return Storage(storage.path(f"{variant_name}-{owner}"), removable=True)
+    return Storage(storage.path(f"{name}-{owner}"), removable=True)
