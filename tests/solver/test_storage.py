@@ -85,6 +85,9 @@ def test_a_storage_writes_reads_maps_copies_and_removes_files(storage, tmp_path)
     storage.remove("e.sqlite")
     storage.remove("nothing-there")
     assert files_in(root) == ["c/shard.sqlite", "d/x.bin"]
+    storage.remove_all(["c/shard.sqlite", "d"])  # a file and a folder, in one call at a URL
+    storage.remove_all([])
+    assert files_in(root) == []
     storage.clear()  # not removable: kept
     assert root.is_dir()
     Storage(storage.root, removable=True).clear()

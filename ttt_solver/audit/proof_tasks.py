@@ -129,12 +129,12 @@ def _prove_tiers(
         storage.put(os.path.join(folder, results), results)
         # The chunks' images, the ranges and the tier two below are no longer read, nor are the
         # copies of this tier's rows (their files in ``folder`` are: the packed arrays' check).
-        for used in [call[-1] for call in calls] + ranges + (columns if elsewhere else []):
-            storage.remove(used)
+        used = [call[-1] for call in calls] + ranges
+        if elsewhere:
+            used += (columns if counts[ply] else []) + ([below] if below is not None else [])
+        storage.remove_all(used)
         if below is not None:
             os.remove(os.path.join(folder, below))
-            if elsewhere:
-                storage.remove(below)
         below = results
     conclude(report, tally)
 

@@ -154,6 +154,15 @@ class Storage:
             except FileNotFoundError:
                 pass
 
+    def remove_all(self, names: Sequence[str]) -> None:
+        """:meth:`remove` of each file or folder of ``names`` (each there, at a URL); at a URL in
+        one call (an object store deletes them in batches, not a request a file)."""
+        if not self.is_url:
+            for name in names:
+                self.remove(name)
+        elif names:
+            self._fs.rm([self.path(name) for name in names], recursive=True)
+
     def clear(self) -> None:
         """Remove the root and everything in it, if it is :attr:`removable`."""
         if self.removable:
