@@ -111,6 +111,9 @@ def test_a_whole_file_at_a_url_is_downloaded_once_a_machine_and_again_when_writt
 
 def test_a_build_storage_is_the_scratch_folder_or_a_prefix_of_its_own(tmp_path):
     assert build_storage(None, str(tmp_path), NAME).root == str(tmp_path)
+    assert build_storage(None, f"{tmp_path}/", NAME).is_folder(str(tmp_path))
+    assert not build_storage(str(tmp_path), str(tmp_path), NAME).is_folder(str(tmp_path))  # a prefix in it
+    assert not Storage(f"file://{tmp_path}").is_folder(str(tmp_path))  # a URL: copies go through fsspec
     own = build_storage("s3://bucket/builds/", str(tmp_path), NAME)
     again = build_storage("s3://bucket/builds", str(tmp_path), NAME)
     other = build_storage("s3://bucket/builds", str(tmp_path / "other"), NAME)

@@ -73,7 +73,7 @@ def prove_tier_files(
     and write their files in the engine's storage (``--storage``; by default ``folder``),
     which is emptied after."""
     storage = engine.storage(folder, f"verify-{variant.name}")
-    elsewhere = storage.root != folder  # files are copied there, and removed from there
+    elsewhere = not storage.is_folder(folder)  # files are copied there, and removed from there
     try:
         _prove_tiers(variant, folder, counts, report, engine, storage, elsewhere, memory, steps)
     finally:

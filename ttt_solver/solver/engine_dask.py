@@ -215,7 +215,7 @@ class DaskEngine:
         assert self.client is not None
         name, size, chunk = scratch.variant.name, tiers(scratch.variant).size(ply), task_boards(memory)
         part = scratch.part(ply)
-        if storage.root != scratch.path:
+        if not storage.is_folder(scratch.path):
             storage.remove(os.path.basename(part))  # what tasks of a stopped run left
         run = f"{os.path.basename(part)}/run-{uuid.uuid4().hex}"
         starts = list(range(0, size, chunk))
@@ -283,7 +283,7 @@ def _release(scratch: Scratch, storage: Storage, name: str) -> None:
     """The result bytes ``name`` are read no more: their copy in the storage is removed (where
     it is not the scratch folder), and a joined file in the scratch folder (its other name is
     the recorded tier's ``results.bin``)."""
-    if storage.root != scratch.path:
+    if not storage.is_folder(scratch.path):
         storage.remove(name)
     if name.startswith("results-"):
         os.unlink(scratch.file(name))

@@ -7,8 +7,8 @@ Files are named by paths relative to the storage's root (``tier-07.part/run-.../
 each has one writer, which makes it whole before anyone reads it:
 
 - In a folder, a file is written and read where it lies (closed, not synced: see
-  :meth:`Storage.create`): :meth:`Storage.working` gives its
-  path, :meth:`Storage.mapped` memory-maps it.
+  :meth:`Storage.create`): :meth:`Storage.working` gives its path, :meth:`Storage.mapped`
+  memory-maps it.
 - At a URL, a file is written into a local temporary file and uploaded whole when its writer
   is done with it. A reader downloads the bytes it needs: a byte range into memory
   (:meth:`Storage.read`), or into a local file it memory-maps (:meth:`Storage.mapped`). A file
@@ -66,6 +66,10 @@ class Storage:
 
     def __reduce__(self) -> tuple[Any, ...]:  # a task gets the root, and opens its own file system
         return Storage, (self.root, self.removable)
+
+    def is_folder(self, folder: str) -> bool:
+        """Whether the storage is the local ``folder`` itself (its files need no copy there)."""
+        return not self.is_url and os.path.abspath(self.root) == os.path.abspath(folder)
 
     def path(self, name: str) -> str:
         """The path or URL of the file ``name``."""
