@@ -40,6 +40,14 @@ def of_bytes(data: Any) -> Entry:
     return found.entry()
 
 
+def of_file(path: str) -> Entry:
+    """The entry of the file at ``path``, read a block at a time."""
+    found = read_prefix(path, os.path.getsize(path))
+    if found is None:  # it shrank while it was read
+        raise OSError(f"{path} changed while it was read")
+    return found.entry()
+
+
 def read_prefix(path: str, size: int) -> Running | None:
     """The running checksum of the first ``size`` bytes of ``path``; None if it has fewer."""
     found = Running()

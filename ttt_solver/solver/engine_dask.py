@@ -44,6 +44,7 @@ from dask.distributed import Client, LocalCluster, as_completed
 
 from ..errors import BuildError
 from ..game.variant import Variant
+from . import checksums
 from .passes import COLUMNS, Solved, solve_chunk
 from .scratch import Scratch, TierSink, sync
 from .shuffle import gather_range, join_ranges, range_bounds, write_images
@@ -211,7 +212,8 @@ class DaskEngine:
         into a file outside its folder, in the scratch folder and in the storage (the next
         tier's tasks read them there, whatever happens to the folder meanwhile); what appends
         its rows into its files and records it (a hard link of that file as its
-        ``results.bin``), and that file's name."""
+        ``results.bin``, hashed and synced there: in the background, while the next tier is
+        solved), and that file's name."""
         assert self.client is not None
         name, size, chunk = scratch.variant.name, tiers(scratch.variant).size(ply), task_boards(memory)
         part = scratch.part(ply)
@@ -235,13 +237,15 @@ class DaskEngine:
         ]  # fmt: skip
         self.run(gather_range, gathers, f"{name}-{ply}-ranges")
         joined = f"results-{ply:02d}-{os.path.basename(run)}.bin"
-        results = join_ranges(storage, ranges, scratch.file(joined))
+        join_ranges(storage, ranges, scratch.file(joined))
         storage.put(scratch.file(joined), joined)
 
         def record() -> None:
             sink = TierSink(part)
             for start, (rows, _group) in zip(starts, solved):
                 sink.append(_read_partition(storage, _partition_file(run, start), rows))
+            results = checksums.of_file(scratch.file(joined))
+            sync(scratch.file(joined))
             os.link(scratch.file(joined), os.path.join(part, "results.bin"))
             storage.remove(run)
             sync(part)

@@ -11,14 +11,16 @@ it (:meth:`.storage.Storage.create`):
    tier is cut into ranges by :func:`range_bounds`), and returns where each group starts.
 2. Once every chunk is solved, a task per range reads its group from each chunk's file and
    writes the range's result bytes into a file of its own (:func:`gather_range`).
-3. The driver appends the range files into the tier's result bytes (:func:`join_ranges`), one
-   pass over them that also makes the file's checksum.
+3. The driver appends the range files into the tier's result bytes (:func:`join_ranges`): a
+   copy, nothing more, as the next tier's tasks wait for it. What the build keeps of it (its
+   checksum, its sync to the disk) is made while they run.
 
 The files sit in a :class:`.storage.Storage`: a folder every process reaches, or a URL.
 """
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Sequence
 from typing import BinaryIO
 
@@ -27,7 +29,6 @@ import numpy as np
 from ..game.values import NO_POSITION
 from . import checksums
 from .passes import Solved, images
-from .scratch import synced_file
 from .storage import Storage
 from .tiers import Tiers
 
@@ -102,18 +103,12 @@ def gather_range(storage: Storage, parts: Sequence[Part], boards: int, name: str
         out.tofile(file)
 
 
-def join_ranges(storage: Storage, names: Sequence[str], path: str) -> checksums.Entry:
+def join_ranges(storage: Storage, names: Sequence[str], path: str) -> None:
     """Append the range files ``names`` of ``storage`` (in rank order) and one more
     :data:`NO_POSITION` byte (see :func:`.passes.new_tier`) into a new local file at ``path``:
-    the tier's result bytes, synced; their checksum entry."""
-    running = checksums.Running()
-    with synced_file(path) as out:
+    the tier's result bytes, closed (not synced: the caller syncs what it keeps)."""
+    with open(path, "wb") as out:
         for name in names:
             with storage.open(name) as file:
-                while piece := file.read(checksums.READ):
-                    out.write(piece)
-                    running.update(piece)
-        end = bytes([NO_POSITION])
-        out.write(end)
-        running.update(end)
-    return running.entry()
+                shutil.copyfileobj(file, out, checksums.READ)
+        out.write(bytes([NO_POSITION]))
