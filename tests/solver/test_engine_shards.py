@@ -25,6 +25,7 @@ from ttt_solver.cli import cli
 from ttt_solver.errors import BuildError, DatabaseError
 from ttt_solver.game.variant import Variant
 from ttt_solver.lookup.oracle import Oracle
+from ttt_solver.solver.solve import count_outcomes, solve_tables
 from ttt_solver.store import Target
 from ttt_solver.store.reader import Reader
 
@@ -64,6 +65,7 @@ def test_the_shards_hold_the_rows_and_digest_of_the_single_process_build(sharded
     assert rows(sharded) == rows(single)
     with Reader(Target.parse(str(sharded)), None) as a, Reader(Target.parse(str(single)), None) as b:
         assert a.meta["digest"] == b.meta["digest"] and a.meta["shards"] == "3"
+        assert a.meta["legal_positions"] == b.meta["legal_positions"]  # counted by the shards' tasks
         assert sum(shard.rows for shard in a.shards) == 28275
         assert all(abs(shard.rows - 28275 / 3) < 600 for shard in a.shards), a.shards  # cut where about a third passed
     assert [path.parent.name for path in shard_paths(sharded)] == [f"{NAME}.sqlite.shards"] * 3
@@ -148,11 +150,13 @@ def test_a_build_stopped_while_writing_shards_goes_on_from_them_and_proves_the_f
     with sqlite3.connect(shards[0]) as db:  # a damaged shard is written again; the other goes on
         db.execute("UPDATE positions SET data = data + 1 WHERE code = (SELECT min(code) FROM positions)")
     lines: list[str] = []
-    build_sharded(dask_client, target, progress=lines.append)
+    report = build_sharded(dask_client, target, progress=lines.append)
     said = "\n".join(lines)
     assert "could not be written on (its rows from row 0 on differ from the solved ones): wrote it again" in said
     assert "resumed" in said and "proved the resumed database whole" in said
     assert rows(target) == rows(variant_db(NAME))
+    # A resumed shard's task counts all its rows by value, not only those it writes.
+    assert report.outcomes == count_outcomes([solve_tables(Variant.parse(NAME)).solved])  # type: ignore[attr-defined]
 
 
 def test_a_rebuild_removes_the_shards_of_the_database_it_replaces(dask_client, sharded, tmp_path):

@@ -27,8 +27,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from ..audit.verify import verify_source
 from ..errors import BuildError, InvalidBudgetError
 from ..game.variant import STANDARD, Variant
@@ -37,6 +35,7 @@ from ..solver.passes import Solved
 from ..solver.scratch import locked, open_scratch, read_range, read_slice, scratch_path
 from ..solver.solve import (
     SOLVER_VERSION,
+    count_outcomes,
     default_memory,
     in_memory,
     merge_scratch,
@@ -256,7 +255,7 @@ def _write(
         store_moves = variant.cells <= MOVES_CELLS and move_count(solved, variant) <= MOVES_STORED_LIMIT
     moves = move_count(solved, variant) if store_moves else 0
     arrays = packed_arrays(solved)
-    outcomes = _outcomes([solved])
+    outcomes = count_outcomes([solved])
     legal = sum(outcomes.values())
     meta = _meta(variant, total, legal, moves, store_moves)
     if progress:
@@ -289,14 +288,12 @@ def _write_shards(
     the solved tiers (:mod:`.shard_write`): it stores no moves."""
     assert where.file is not None
     variant = scratch.variant
-    parts = [scratch.rows(ply) for ply in range(variant.cells + 1)]
-    total = sum(len(part) for part in parts)
-    outcomes = _outcomes(parts)
-    legal = sum(outcomes.values())
-    meta = _meta(variant, total, legal, 0, False)
+    total = sum(scratch.check_tiers()[ply]["rows"] for ply in range(variant.cells + 1))
+    meta = _meta(variant, total, 0, 0, False)  # its legal positions counted by the shards' tasks
     if progress:
         progress(f"{variant}: writing {total:,} positions to {where} in {count} shards")
-    shards = write_sharded(scratch, count, engine, memory, meta, destination(Path(where.file)).name, written)
+    shards, outcomes = write_sharded(scratch, count, engine, memory, meta, destination(Path(where.file)).name, written)
+    legal = sum(outcomes.values())
     if scratch.resumed:
         _prove(scratch, scratch.file("database.sqlite"), memory, progress)
     install(scratch.file("database.sqlite"), where, shards)
@@ -383,21 +380,6 @@ def _prove(scratch: Scratch, file: str, memory: int | None, progress: Progress |
             " command with --force to start over"
         )
     scratch.say(f"proved the resumed database whole in {time.perf_counter() - started:.1f} s")
-
-
-def _outcomes(parts: list[Solved]) -> dict[str, int]:
-    """Legal boards by value for the side to move (each canonical row weighted by its orbit)
-    over the rows of ``parts``, the columns read a piece at a time (a memory-mapped one from its
-    file)."""
-
-    counts = {1: 0, 0: 0, -1: 0}
-    for solved in parts:
-        for start in range(0, len(solved.code), 1 << 22):
-            value = read_slice(solved.value, start, start + (1 << 22))
-            orbit = read_slice(solved.orbit, start, start + (1 << 22)).astype(np.int64)
-            for key in counts:
-                counts[key] += int(orbit[value == key].sum())
-    return {"win": counts[1], "draw": counts[0], "loss": counts[-1]}
 
 
 @contextmanager

@@ -39,7 +39,16 @@ from ..errors import BuildError
 from ..game.variant import Variant
 from ..solver.passes import COLUMNS, Solved
 from ..solver.scratch import first_at_least, locked, read_range, read_slice, synced_file, write_json
-from ..solver.solve import BYTES_PER_BOARD, MIN_CHUNK, merge_cuts, merged_blocks, merged_rows, rows_below
+from ..solver.solve import (
+    BYTES_PER_BOARD,
+    MIN_CHUNK,
+    add_outcomes,
+    count_outcomes,
+    merge_cuts,
+    merged_blocks,
+    merged_rows,
+    rows_below,
+)
 from ..store import GENERATOR, SHARDS_KEY
 from ..store.content import PACKED, PART_ROWS, digest_stream, packed_arrays, packed_parts, position_blocks
 from ..store.row_data import pack_data
@@ -78,11 +87,13 @@ def write_sharded(
     meta: dict[str, str],
     main_name: str,
     written: Written | None,
-) -> list[Shard]:
+) -> tuple[list[Shard], dict[str, int]]:
     """Write the database of ``count`` shards of the solved tiers in ``scratch`` into it: its
     main file ``database.sqlite`` and its shards beside it, where the main file's shards table
     names them for a database file named ``main_name``. ``memory``: a worker's budget (the
-    rows a task merges at a time). Sets ``meta['digest']`` and ``meta['shards']``; the shards."""
+    rows a task merges at a time). Sets ``meta['digest']``, ``meta['shards']`` and
+    ``meta['legal_positions']``; the shards, and the legal boards by value
+    (:func:`ttt_solver.solver.solve.count_outcomes`, counted by the tasks)."""
     variant = scratch.variant
     parts = [scratch.rows(ply) for ply in range(variant.cells + 1)]
     total = sum(len(part) for part in parts)
@@ -112,7 +123,8 @@ def write_sharded(
             written(below[index + 1] - below[index], total)
 
     resumed = engine.run(write_shard, calls, f"{variant.name}-shards", done)
-    for index, (rows, why) in enumerate(resumed):
+    outcomes = add_outcomes([counts for _rows, _why, counts in resumed])
+    for index, (rows, why, _counts) in enumerate(resumed):
         name = shard_file(main_name, build, index)
         storage.get(name, scratch.file(name))
         if why is not None:
@@ -122,6 +134,7 @@ def write_sharded(
             scratch.say(f"resumed {name} in {scratch.path} after its first {rows:,} rows")
     meta["digest"] = _digest(variant.name, storage, [_merged(k) for k in range(count)], total)
     meta[SHARDS_KEY] = str(count)
+    meta["legal_positions"] = str(sum(outcomes.values()))
     shards = [
         Shard(k, shard_file(main_name, build, k), build, firsts[k], below[k + 1] - below[k]) for k in range(count)
     ]
@@ -131,7 +144,7 @@ def write_sharded(
         writer.meta(meta, shards)
     finally:
         writer.close()
-    return shards
+    return shards, outcomes
 
 
 def _calls(
@@ -226,15 +239,16 @@ def write_shard(
     build: str,
     index: int,
     first_part: int,
-) -> tuple[int, str | None]:
+) -> tuple[int, str | None, dict[str, int]]:
     """A task: merge the rows of the finished tiers at ``tiers_at`` (the folder of each, and the
     rows of it from the first to the last one in this shard) with codes from ``bounds[0]`` to
     ``bounds[-1]`` into the folder ``merged``, a block between two bounds at a time, then write
     them into the shard file ``shard`` (shard ``index`` of build ``build`` of variant ``name``),
     going on after the rows a stopped build wrote there if they match, and their packed arrays,
-    parts numbered from ``first_part``: all in ``storage``. The rows found written, and why a
-    file found could not be written on (None: it could, or there was none). A task of a stopped
-    build that still writes the same shard into a folder holds its lock: this one waits for it."""
+    parts numbered from ``first_part``: all in ``storage``. The rows found written, why a file
+    found could not be written on (None: it could, or there was none), and the shard's legal
+    boards by value (counted as its rows are merged). A task of a stopped build that still
+    writes the same shard into a folder holds its lock: this one waits for it."""
     with (
         storage.working(shard, fetch=True) as path,
         locked(os.path.dirname(path), os.path.basename(path) + ".lock"),
@@ -242,8 +256,8 @@ def write_shard(
         tempfile.TemporaryDirectory(prefix="ttt-shard-") as local,  # a storage URL's tier rows, downloaded
     ):
         parts = [_tier_rows(storage, tier, low, high, local) for tier, low, high in tiers_at]
-        rows = _merge_range(parts, bounds, folder)
-        return _write_shard(Variant.parse(name), rows, path, build, index, first_part)
+        rows, outcomes = _merge_range(parts, bounds, folder)
+        return (*_write_shard(Variant.parse(name), rows, path, build, index, first_part), outcomes)
 
 
 def _tier_rows(storage: Storage, folder: str, low: int, high: int, local: str) -> Solved:
@@ -257,18 +271,20 @@ def _tier_rows(storage: Storage, folder: str, low: int, high: int, local: str) -
     )
 
 
-def _merge_range(parts: list[Solved], bounds: list[int | None], folder: str) -> Solved:
-    """The tiers' rows between the bounds, merged into files in ``folder``, memory-mapped."""
+def _merge_range(parts: list[Solved], bounds: list[int | None], folder: str) -> tuple[Solved, dict[str, int]]:
+    """The tiers' rows between the bounds, merged into files in ``folder``, memory-mapped; and
+    their legal boards by value."""
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
-    total = 0
+    total, counts = 0, []
     with ExitStack() as stack:
         files = [stack.enter_context(synced_file(os.path.join(folder, f"{name}.bin"))) for name, _dtype in COLUMNS]
         for block in merged_blocks(parts, bounds):
             for file, column, (_name, dtype) in zip(files, block, COLUMNS):
                 column.astype(dtype, copy=False).tofile(file)
             total += len(block)
-    return merged_rows(folder, total)
+            counts.append(count_outcomes([block]))
+    return merged_rows(folder, total), add_outcomes(counts)
 
 
 def _write_shard(

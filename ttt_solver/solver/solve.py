@@ -391,6 +391,25 @@ def merged_blocks(parts: list[Solved], bounds: Sequence[int | None]) -> Iterator
         yield merged.take(np.argsort(merged.code, kind="stable"))
 
 
+def count_outcomes(parts: Sequence[Solved], step: int = 1 << 22) -> dict[str, int]:
+    """Legal boards by value for the side to move (each canonical row weighted by its orbit)
+    over the rows of ``parts``, ``step`` rows of two columns read at a time (a memory-mapped
+    column's from its file)."""
+    counts = {1: 0, 0: 0, -1: 0}
+    for solved in parts:
+        for start in range(0, len(solved.code), step):
+            value = read_slice(solved.value, start, start + step)
+            orbit = read_slice(solved.orbit, start, start + step).astype(np.int64)
+            for key in counts:
+                counts[key] += int(orbit[value == key].sum())
+    return {"win": counts[1], "draw": counts[0], "loss": counts[-1]}
+
+
+def add_outcomes(counts: Sequence[dict[str, int]]) -> dict[str, int]:
+    """The sum of several :func:`count_outcomes`, key by key."""
+    return {key: sum(found[key] for found in counts) for key in ("win", "draw", "loss")}
+
+
 def rows_below(parts: list[Solved], code: int) -> int:
     """How many rows of the tiers ``parts`` have a code below ``code``."""
     return sum(first_at_least(part.code, code) for part in parts)
