@@ -8,6 +8,7 @@ import sys
 from functools import cache
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -20,7 +21,17 @@ from ttt_solver.lookup.rows import DatabaseRows
 from ttt_solver.solver.reference import solve
 from ttt_solver.solver.solve import solve_tables
 from ttt_solver.store import Target, writer
-from ttt_solver.store.content import PACKED, digest, move_rows, pack_blob, packed_arrays, packed_parts, position_blocks
+from ttt_solver.store.content import (
+    PACKED,
+    array_hash,
+    digest,
+    digest_of,
+    move_rows,
+    pack_blob,
+    packed_arrays,
+    packed_parts,
+    position_blocks,
+)
 from ttt_solver.store.reader import Reader
 from ttt_solver.store.row_data import pack_data
 
@@ -151,6 +162,20 @@ def test_the_packed_arrays_are_compressed_and_digested_raw(built):
     assert stored == sorted(
         (name, 0, dtype, pack_blob(name, raw[name].astype(dtype).tobytes())) for name, dtype in PACKED
     )
+
+
+def test_the_digest_is_the_hash_of_each_arrays_hash_however_its_bytes_come():
+    raw = packed_arrays(solve_tables(STANDARD).solved)
+    sizes = {name: len(raw[name]) * np.dtype(dtype).itemsize for name, dtype in PACKED}
+    pieces = {
+        name: [raw[name][:100].astype(dtype).tobytes(), raw[name][100:].astype(dtype).tobytes()]
+        for name, dtype in PACKED
+    }
+    hashes = {name: (sizes[name], array_hash(pieces[name])) for name, _dtype in PACKED}
+    assert digest_of("3x3", hashes) == digest("3x3", raw)  # as a shard build's tasks make it
+    short = {**hashes, "orbit": (sizes["orbit"], array_hash(pieces["orbit"][:1]))}
+    with pytest.raises(ValueError, match="the packed array 'orbit' holds 100 bytes, not 765"):
+        digest_of("3x3", short)
 
 
 def test_the_data_column_is_what_the_generated_columns_read(built):

@@ -5,9 +5,10 @@ written into a shard file of its own by one of the engine's tasks, side by side.
 A task merges its range of every tier into code order (files of its own in the scratch folder,
 :func:`ttt_solver.solver.solve.merged_blocks`), writes those rows, then the packed arrays of
 them (parts numbered after the shards before it), and checks that the parts read back from the
-file are the parts it packed (their hashes). The driver then hashes the merged rows, range after range, into the content
-digest (the digest of the packed arrays the shards hold), and writes the main file: its meta
-and shards tables.
+file are the parts it packed (their hashes). Then a task per packed array hashes it from the
+merged rows, range after range (:func:`hash_merged`), and the driver makes the content digest
+of those hashes (the digest of the packed arrays the shards hold) and writes the main file: its
+meta and shards tables.
 
 Every file has one writer, as in the rest of the build. A shard file sits in the scratch folder
 where its shards table names it (``X.shards/BUILD-K.sqlite`` beside ``database.sqlite``), so the
@@ -50,7 +51,7 @@ from ..solver.solve import (
     rows_below,
 )
 from ..store import GENERATOR, SHARDS_KEY
-from ..store.content import PACKED, PART_ROWS, digest_stream, packed_arrays, packed_parts, position_blocks
+from ..store.content import PACKED, PART_ROWS, array_hash, digest_of, packed_arrays, packed_parts, position_blocks
 from ..store.row_data import pack_data
 from ..store.shards import MOST_SHARDS, Shard, shard_file, shard_folder
 from ..store.writer import FileWriter, remove_database, rows_written
@@ -132,7 +133,7 @@ def write_sharded(
         elif rows:
             scratch.resumed = True
             scratch.say(f"resumed {name} in {scratch.path} after its first {rows:,} rows")
-    meta["digest"] = _digest(variant.name, storage, [_merged(k) for k in range(count)], total)
+    meta["digest"] = _digest(engine, variant.name, storage, [_merged(k) for k in range(count)], total)
     meta[SHARDS_KEY] = str(count)
     meta["legal_positions"] = str(sum(outcomes.values()))
     shards = [
@@ -215,18 +216,28 @@ def _plan(scratch: Scratch, storage: Storage, below: list[int], main_name: str) 
     return build
 
 
-def _digest(variant_name: str, storage: Storage, folders: list[str], total: int) -> str:
-    """The content digest of the rows merged into ``folders`` of ``storage``, range after range."""
+def _digest(engine: Engine, variant_name: str, storage: Storage, folders: list[str], total: int) -> str:
+    """The content digest of the rows merged into ``folders`` of ``storage``: each packed
+    array hashed by a task (:func:`hash_merged`), side by side."""
+    calls = [(storage, folders, name) for name, _dtype in PACKED]
+    hashes = engine.run(hash_merged, calls, f"{variant_name}-digest")
+    return digest_of(
+        variant_name,
+        {name: (total * np.dtype(dtype).itemsize, found) for (name, dtype), found in zip(PACKED, hashes)},
+    )
 
-    def pieces(name: str) -> Iterator[bytes]:
+
+def hash_merged(storage: Storage, folders: list[str], name: str) -> tuple[int, str]:
+    """A task: the bytes of the packed array ``name`` merged into ``folders`` of ``storage``
+    (one after the other), and their SHA-256 (:func:`ttt_solver.store.content.array_hash`)."""
+
+    def pieces() -> Iterator[bytes]:
         for folder in folders:
             with storage.open(f"{folder}/{name}.bin") as file:
                 while piece := file.read(_READ):
                     yield piece
 
-    return digest_stream(
-        variant_name, {name: (total * np.dtype(dtype).itemsize, pieces(name)) for name, dtype in PACKED}
-    )
+    return array_hash(pieces())
 
 
 def write_shard(

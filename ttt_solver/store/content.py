@@ -53,20 +53,30 @@ def digest(variant_name: str, arrays: Mapping[str, Any]) -> str:
 
 def digest_stream(variant_name: str, columns: Mapping[str, tuple[int, Iterable[Any]]]) -> str:
     """:func:`digest` of arrays given as ``{name: (bytes in all, their bytes a piece at a
-    time)}`` (ValueError if the pieces do not add up). Each array is hashed on its own, and the
-    digest is the hash of those hashes, so that the arrays can be read side by side, a part
-    of each at a time."""
+    time)}`` (ValueError if the pieces do not add up). Each array is hashed on its own
+    (:func:`array_hash`), and the digest is the hash of those hashes (:func:`digest_of`), so
+    that the arrays can be read side by side, a part of each at a time, or each by a task."""
+    return digest_of(variant_name, {name: (size, array_hash(pieces)) for name, (size, pieces) in columns.items()})
+
+
+def array_hash(pieces: Iterable[Any]) -> tuple[int, str]:
+    """The bytes of one packed array given a piece at a time, and their SHA-256 (hex)."""
+    found, seen = sha256(), 0
+    for piece in pieces:
+        found.update(piece)
+        seen += memoryview(piece).nbytes
+    return seen, found.hexdigest()
+
+
+def digest_of(variant_name: str, hashes: Mapping[str, tuple[int, tuple[int, str]]]) -> str:
+    """The digest of the packed arrays from ``{name: (bytes expected, (bytes hashed, their
+    SHA-256))}`` (ValueError if an array's bytes are not those expected)."""
     found = sha256(f"ttt-solver schema {SCHEMA_VERSION} variant {variant_name}\n".encode())
     for name, dtype in PACKED:
-        size, pieces = columns[name]
-        part = sha256()
-        seen = 0
-        for piece in pieces:
-            part.update(piece)
-            seen += memoryview(piece).nbytes
+        size, (seen, hexdigest) = hashes[name]
         if seen != size:
             raise ValueError(f"the packed array {name!r} holds {seen:,} bytes, not {size:,}")
-        found.update(f"{name} {dtype} {size} {part.hexdigest()}\n".encode())
+        found.update(f"{name} {dtype} {size} {hexdigest}\n".encode())
     return found.hexdigest()
 
 
@@ -83,10 +93,8 @@ class Hashes:
         self.sizes[name] += memoryview(raw).nbytes
 
     def hexdigest(self) -> str:
-        found = sha256(f"ttt-solver schema {SCHEMA_VERSION} variant {self.variant_name}\n".encode())
-        for name, dtype in PACKED:
-            found.update(f"{name} {dtype} {self.sizes[name]} {self.parts[name].hexdigest()}\n".encode())
-        return found.hexdigest()
+        hashes = {name: (self.sizes[name], (self.sizes[name], part.hexdigest())) for name, part in self.parts.items()}
+        return digest_of(self.variant_name, hashes)
 
 
 def packed_arrays(solved: Solved) -> dict[str, np.ndarray]:
