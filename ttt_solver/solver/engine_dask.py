@@ -63,12 +63,19 @@ ROW_BYTES = sum(np.dtype(dtype).itemsize for _name, dtype in COLUMNS)  # a solve
 # keep a chunk's arrays (up to 16 MB each) on the heap, reused from task to task. A cluster at
 # --address has its operator's settings (docs/engine.md says which).
 MALLOC = {"MALLOC_TRIM_THRESHOLD_": str(128 << 20), "MALLOC_MMAP_THRESHOLD_": str(32 << 20)}
+# Dask checks the health of each event loop (the scheduler's and each nanny's, in the driver, and
+# each worker's) every 20 ms by default. Idle, a local cluster of 2 workers took 0.13 s of CPU a
+# second so, 0.10 s with a check a second (medians, benchmarks/bench_cluster_idle.py), which
+# still reports a loop blocked for longer than its limit of 3 s.
+TICK = {"distributed.admin.tick.interval": "1s"}
 
 
 def local_cluster(workers: int) -> LocalCluster:
     """The local cluster a build or a verify without ``--address`` starts: ``workers`` processes
-    of one thread each, with the allocator settings of :data:`MALLOC`."""
-    with dask.config.set({f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in MALLOC.items()}):
+    of one thread each, with the allocator settings of :data:`MALLOC` and the event loops'
+    checks of :data:`TICK`."""
+    environment = {f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in MALLOC.items()}
+    with dask.config.set({**environment, **TICK}):
         return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=LOCAL_PORT)
 
 
