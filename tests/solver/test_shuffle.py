@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from ttt_solver.game.variant import Variant
+from ttt_solver.solver import checksums
 from ttt_solver.solver.passes import new_tier, solve_chunk, spread
 from ttt_solver.solver.shuffle import FEW_RANGES, gather_range, join_ranges, range_bounds, write_images
 from ttt_solver.solver.storage import Storage
@@ -43,6 +44,7 @@ def test_the_shuffled_result_bytes_are_spreads(tmp_path, name, chunk, memory, wi
         join_ranges(storage, ranges, str(tmp_path / f"{ply}-results.bin"))
         made = np.fromfile(tmp_path / f"{ply}-results.bin", dtype=np.uint8)
         assert np.array_equal(made, expected), (name, ply)  # the tier's bytes and one more
+        assert checksums.of_file(str(tmp_path / f"{ply}-results.bin")) == checksums.of_bytes(expected)
         ranges_seen.append(len(ranges))
         below = expected
     assert max(ranges_seen) == widest

@@ -42,9 +42,10 @@ def of_bytes(data: Any) -> Entry:
 
 def of_file(path: str) -> Entry:
     """The entry of the file at ``path``, read a block at a time."""
-    found = read_prefix(path, os.path.getsize(path))
-    if found is None:  # it shrank while it was read
-        raise OSError(f"{path} changed while it was read")
+    found = Running()
+    with open(path, "rb") as file:
+        while piece := file.read(READ):
+            found.update(piece)
     return found.entry()
 
 
