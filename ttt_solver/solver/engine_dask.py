@@ -65,8 +65,8 @@ ROW_BYTES = sum(np.dtype(dtype).itemsize for _name, dtype in COLUMNS)  # a solve
 MALLOC = {"MALLOC_TRIM_THRESHOLD_": str(128 << 20), "MALLOC_MMAP_THRESHOLD_": str(32 << 20)}
 # Dask checks the health of each event loop (the scheduler's and each nanny's, in the driver, and
 # each worker's) every 20 ms by default. Idle, a local cluster of 2 workers took 0.13 s of CPU a
-# second so, 0.10 s with a check a second (medians, benchmarks/bench_cluster_idle.py), which
-# still reports a loop blocked for longer than its limit of 3 s.
+# second with that, 0.10 s with a check a second (medians, benchmarks/bench_cluster_idle.py),
+# which still reports a loop blocked for longer than its limit of 3 s.
 TICK = {"distributed.admin.tick.interval": "1s"}
 
 

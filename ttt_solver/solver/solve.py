@@ -58,6 +58,7 @@ MIN_CHUNK = 256
 # (their arrays leave the CPU caches) and only raise the peak.
 MAX_CHUNK = 1 << 21
 SOLVER_VERSION = "2"  # the tier solver (1: the layered one, before schema 3)
+COUNT_ROWS = 1 << 22  # rows read at a time by count_outcomes
 
 
 class Engine(Protocol):
@@ -391,15 +392,15 @@ def merged_blocks(parts: list[Solved], bounds: Sequence[int | None]) -> Iterator
         yield merged.take(np.argsort(merged.code, kind="stable"))
 
 
-def count_outcomes(parts: Sequence[Solved], step: int = 1 << 22) -> dict[str, int]:
+def count_outcomes(parts: Sequence[Solved]) -> dict[str, int]:
     """Legal boards by value for the side to move (each canonical row weighted by its orbit)
-    over the rows of ``parts``, ``step`` rows of two columns read at a time (a memory-mapped
-    column's from its file)."""
+    over the rows of ``parts``, :data:`COUNT_ROWS` rows of two columns read at a time (a
+    memory-mapped column's from its file)."""
     counts = {1: 0, 0: 0, -1: 0}
     for solved in parts:
-        for start in range(0, len(solved.code), step):
-            value = read_slice(solved.value, start, start + step)
-            orbit = read_slice(solved.orbit, start, start + step).astype(np.int64)
+        for start in range(0, len(solved.code), COUNT_ROWS):
+            value = read_slice(solved.value, start, start + COUNT_ROWS)
+            orbit = read_slice(solved.orbit, start, start + COUNT_ROWS).astype(np.int64)
             for key in counts:
                 counts[key] += int(orbit[value == key].sum())
     return {"win": counts[1], "draw": counts[0], "loss": counts[-1]}
