@@ -184,8 +184,9 @@ def test_shards_need_an_engine_a_file_and_rows_enough(dask_client, tmp_path):
 
 def test_every_file_a_sharded_build_writes_has_one_writer_that_syncs_it(dask_client, variant_db, tmp_path):
     """One writer a file, as for the tiers (test_engine_dask); each merged range (what a resumed
-    shard is checked against) is written by its shard's task and synced before the driver hashes it. SQLite writes its files itself (synced at each commit,
-    ``synchronous = FULL``), unseen by the spy; a task's lock file holds no data."""
+    shard is checked against) is written by its shard's task and synced before the digest's
+    tasks hash it. SQLite writes its files itself (synced at each commit, ``synchronous =
+    FULL``), unseen by the spy; a task's lock file holds no data."""
     target = tmp_path / f"{NAME}.sqlite"
     with write_spy.spying(dask_client, str(tmp_path)) as writes:
         build_sharded(dask_client, target)
