@@ -49,6 +49,12 @@ class BuildError(TTTError):
     """The database could not be built at the requested target."""
 
 
+class EngineError(TTTError):
+    """A distributed engine that a build or a verify cannot use: its scheduler out of reach, or
+    its storage (``--storage``) one that a file cannot be written to, read back from and
+    removed from, or that hands back less than was written."""
+
+
 class InvalidBudgetError(TTTError, ValueError):
     """A memory budget below the smallest a build of the variant can keep, or above the machine's memory."""
 

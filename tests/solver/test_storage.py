@@ -23,7 +23,7 @@ from support.stored_rows import digest, rows
 
 from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
-from ttt_solver.errors import BuildError
+from ttt_solver.errors import EngineError
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.storage import Storage, build_storage, cache_folder, drop_cached
 
@@ -125,12 +125,13 @@ def test_a_build_storage_is_the_scratch_folder_or_a_prefix_of_its_own(tmp_path):
 def test_a_storage_read_past_its_end_is_an_error(storage):
     with storage.create("short.bin") as file:
         file.write(b"1234")
-    with pytest.raises(BuildError, match="ends before byte 8"):
+    with pytest.raises(EngineError, match="ends before byte 8"):
         storage.read("short.bin", np.uint8, 0, 8)
-    with pytest.raises(BuildError, match="ends before byte 8"):
+    with pytest.raises(EngineError, match="ends before byte 8"):
         storage.mapped("short.bin", np.uint8, 0, 8, str(storage.root).removeprefix("file://"))
 
 
+@pytest.mark.parametrize("command", ["build", "verify"])
 @pytest.mark.parametrize(
     "root, said",
     [
@@ -138,15 +139,20 @@ def test_a_storage_read_past_its_end_is_an_error(storage):
         ("{tmp}/a-file/below", "cannot use the storage at '{tmp}/a-file/below': NotADirectoryError:"),
     ],
 )
-def test_a_storage_the_build_cannot_use_is_one_line_and_nothing_is_solved(dask_client, tmp_path, root, said):
+def test_a_storage_the_engine_cannot_use_is_one_line_and_nothing_is_solved(
+    dask_client, variant_db, tmp_path, root, said, command
+):
     (tmp_path / "a-file").write_text("not a folder")
-    target = tmp_path / "x.sqlite"
-    args = ["build", "--variant", NAME, "--db", str(target), "--engine", "dask",
+    target = tmp_path / "x.sqlite" if command == "build" else variant_db(NAME)
+    args = [command, "--variant", NAME, "--db", str(target), "--engine", "dask",
             "--address", dask_client.scheduler.address, "--storage", root.format(tmp=tmp_path)]  # fmt: skip
     result = CliRunner().invoke(cli, args)
-    assert result.exit_code != 0 and result.stderr.startswith(f"Error: {said.format(tmp=tmp_path)}"), result.output
+    assert (result.exit_code, result.stdout) == (1, ""), result.output
+    assert result.stderr.startswith(f"Error: {said.format(tmp=tmp_path)}"), result.output
     assert len(result.stderr.strip().splitlines()) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+    with pytest.raises(EngineError, match=re.escape(said.format(tmp=tmp_path))):  # the same from Python
+        DaskEngine(client=dask_client, storage=root.format(tmp=tmp_path)).__enter__()
 
 
 def test_storage_needs_an_engine(tmp_path):
@@ -223,7 +229,7 @@ def test_a_build_through_s3_has_the_rows_and_digest_of_one_process(dask_client, 
     single = variant_db("2x3")
     assert rows(target) == rows(single) and digest(target) == digest(single)
     assert fsspec.filesystem("s3", skip_instance_cache=True).find(s3) == []  # the build's prefix removed
-    with pytest.raises(BuildError) as refused:  # what the build says before it starts (the CLI's line: above)
+    with pytest.raises(EngineError) as refused:  # what the build says before it starts (the CLI's line: above)
         Storage("s3://no-such-bucket/x").check()
     assert str(refused.value) == (
         "cannot use the storage at 's3://no-such-bucket/x': FileNotFoundError: The specified bucket does not exist"

@@ -15,7 +15,15 @@ from typing import Any
 
 import click
 
-from ..errors import BuildError, CacheError, DatabaseError, InvalidVariantError, MissingExtraError, TTTError
+from ..errors import (
+    BuildError,
+    CacheError,
+    DatabaseError,
+    EngineError,
+    InvalidVariantError,
+    MissingExtraError,
+    TTTError,
+)
 from ..game import rules
 from ..game.variant import STANDARD, Variant
 from ..lookup.oracle import Oracle
@@ -60,7 +68,7 @@ def translate_errors(command: str | None = None) -> Iterator[None]:
             raise CLIFailure(
                 f"not enough memory to run {command!r}: free some memory, or raise this process's memory limit"
             ) from None
-        if isinstance(error, DatabaseError | BuildError | CacheError):
+        if isinstance(error, DatabaseError | BuildError | CacheError | EngineError):
             raise CLIFailure(str(error)) from None
         if isinstance(error, TTTError):
             raise CLIError(str(error)) from None

@@ -42,7 +42,7 @@ import dask
 import numpy as np
 from dask.distributed import Client, LocalCluster, as_completed
 
-from ..errors import BuildError
+from ..errors import EngineError
 from ..game.variant import Variant
 from . import checksums
 from .passes import COLUMNS, Solved, solve_chunk
@@ -107,7 +107,7 @@ class DaskEngine:
                 try:
                     self.client = Client(self.address, timeout=CONNECT_SECONDS)
                 except (OSError, ValueError) as error:  # unreachable, refused, or not an address Dask reads
-                    raise BuildError(
+                    raise EngineError(
                         f"cannot reach the Dask scheduler at {self.address!r} ({error}); start one with"
                         " 'dask scheduler' and its workers with 'dask worker ADDRESS', or leave out --address"
                         " for a local cluster"
@@ -286,7 +286,7 @@ def solve_partition(
 
 
 def _check_storage(root: str) -> None:
-    """BuildError if this process cannot write, read and remove a file in the storage at ``root``."""
+    """EngineError if this process cannot write, read and remove a file in the storage at ``root``."""
     Storage(root).check()
 
 

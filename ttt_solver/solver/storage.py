@@ -32,7 +32,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from ..errors import BuildError, install_hint
+from ..errors import EngineError, install_hint
 from .scratch import locked, synced_file
 
 _BLOCK = 1 << 24  # bytes copied at a time
@@ -55,14 +55,14 @@ class Storage:
             try:
                 import fsspec  # the engine's extra brings it; a URL's own package (s3fs) is one more
             except ImportError:
-                raise BuildError(f"storage at a URL ({root!r}) needs fsspec: pip install fsspec") from None
+                raise EngineError(f"storage at a URL ({root!r}) needs fsspec: pip install fsspec") from None
             try:
                 self._fs = fsspec.core.url_to_fs(self.root)[0]
                 protocols = self._fs.protocol
                 self._folders = "file" in ((protocols,) if isinstance(protocols, str) else protocols)
             except (ImportError, ValueError) as error:  # the protocol's package missing, or not a URL fsspec reads
                 extra = f" ({install_hint('s3', 's3fs')})" if root.startswith("s3://") else ""
-                raise BuildError(f"cannot use the storage at {root!r}{extra}: {error}") from None
+                raise EngineError(f"cannot use the storage at {root!r}{extra}: {error}") from None
 
     def __reduce__(self) -> tuple[Any, ...]:  # a task gets the root, and opens its own file system
         return Storage, (self.root, self.removable)
@@ -248,12 +248,12 @@ class Storage:
                 os.replace(path + ".part", path)
             return np.memmap(path, dtype=np.uint8, mode="r")
 
-    def _short(self, name: str, end: int) -> BuildError:
-        return BuildError(f"{self.path(name)} ends before byte {end:,}")
+    def _short(self, name: str, end: int) -> EngineError:
+        return EngineError(f"{self.path(name)} ends before byte {end:,}")
 
     # -- checking -----------------------------------------------------------------------------
     def check(self) -> None:
-        """BuildError, in one line, if a file cannot be written to the storage, read back and
+        """EngineError, in one line, if a file cannot be written to the storage, read back and
         removed (a missing bucket, no credentials, a read-only folder)."""
         name = f"probe-{os.getpid()}-{threading.get_ident()}"
         try:
@@ -261,12 +261,12 @@ class Storage:
                 file.write(b"ttt-solver")
             found = self.read(name, np.uint8, 0, 10).tobytes()
             self.remove(name)
-        except BuildError:
+        except EngineError:
             raise
         except Exception as error:  # noqa: BLE001 - whatever the file system raises: one line naming it
-            raise BuildError(f"cannot use the storage at {self.root!r}: {type(error).__name__}: {error}") from None
+            raise EngineError(f"cannot use the storage at {self.root!r}: {type(error).__name__}: {error}") from None
         if found != b"ttt-solver":
-            raise BuildError(f"cannot use the storage at {self.root!r}: a file written there reads back otherwise")
+            raise EngineError(f"cannot use the storage at {self.root!r}: a file written there reads back otherwise")
 
 
 def cache_folder() -> str:
