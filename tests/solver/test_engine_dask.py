@@ -4,6 +4,7 @@ from them (one cluster for the module, ``dask_client`` of conftest: starting one
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import socket
@@ -16,12 +17,13 @@ import pytest
 from click.testing import CliRunner
 from support import brute_force, write_spy
 from support import extra_markers as extras
+from support.broken_reads import broken_reads
 from support.killing import killed_when
 
 from ttt_solver.builder import disk
 from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
-from ttt_solver.errors import BuildError
+from ttt_solver.errors import BuildError, EngineError
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.scratch import locked, open_scratch
 
@@ -172,3 +174,37 @@ def test_a_scheduler_that_cannot_be_reached_is_one_line_and_writes_nothing(tmp_p
     assert result.stderr.startswith(f"Error: cannot reach the Dask scheduler at '127.0.0.1:{port}'")
     assert result.stderr.count("\n") == 1 and "leave out --address" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["build", "verify"])
+def test_a_worker_that_cannot_read_the_storage_is_one_line_naming_it(dask_client, variant_db, tmp_path, command):
+    """Workers that do not reach the storage (as one that joins after it was checked, on a
+    machine that does not mount the shared folder): their tasks' FileNotFoundError came back as
+    the driver's own, 'cannot build database at X: No such file or directory' from a build and
+    'cannot write the output: No such file or directory' from verify."""
+    target = tmp_path / "3x3.sqlite" if command == "build" else variant_db("3x3")
+    args = [command, "--variant", "3x3", "--db", str(target), "--engine", "dask",
+            "--address", dask_client.scheduler.address]  # fmt: skip
+    with broken_reads(dask_client):
+        result = CliRunner().invoke(cli, args)
+    assert (result.exit_code, result.stdout) == (1, ""), result.output
+    said = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert len(said) == 1 and said[0] == result.stderr.splitlines()[-1], result.stderr
+    worker = (
+        r"Error: a task on the Dask worker at tcp://127\.0\.0\.1:\d+ cannot use '/[^']+': No such file or directory"
+    )
+    assert re.match(worker, said[0]), said[0]
+    if command == "build":
+        assert said[0].endswith(
+            "is kept for a resume: put that right and run the same command again, or delete the folder"
+        )
+        again = CliRunner().invoke(cli, args)  # put right, the same command builds from what was kept
+        assert again.exit_code == 0, again.output
+        assert rows(target) == rows(variant_db("3x3")) and digest(target) == digest(variant_db("3x3"))
+
+
+def test_a_tasks_os_error_without_a_file_names_the_worker_and_the_error(dask_client):
+    with DaskEngine(client=dask_client) as engine, pytest.raises(EngineError) as raised:
+        engine.run(os.close, [(-1,)], "close")  # a bad file descriptor: an OSError naming no file
+    said = r"a task on the Dask worker at tcp://127\.0\.0\.1:\d+ failed: OSError: \[Errno 9\] Bad file descriptor"
+    assert re.fullmatch(said, str(raised.value)), raised.value

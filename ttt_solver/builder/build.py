@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..audit.verify import verify_source
-from ..errors import BuildError, InvalidBudgetError
+from ..errors import BuildError, EngineError, InvalidBudgetError
 from ..game.variant import STANDARD, Variant
 from ..lookup.rows import DatabaseRows
 from ..solver.passes import Solved
@@ -61,7 +61,7 @@ from ..store.writer import (
 )
 from ..system.memory import machine_memory, memory_is_an_error, size_text
 from ..version import __version__
-from .disk import check_room, failure
+from .disk import check_room, failure, kept
 from .plan import check_machine
 from .shard_write import shard_count, write_sharded
 
@@ -203,11 +203,14 @@ def _check_room(scratch: Scratch, target: str) -> None:
 @contextmanager
 def _scratch_errors(where: Target, folder: str) -> Iterator[None]:
     """A file system's or SQLite's refusal to make or fill the scratch folder (a parent that
-    is a file, a full disk, a file-size limit, a read-only folder) is one line naming the
-    cause and what was kept; an interrupt or a bug stays as it is."""
+    is a file, a full disk, a file-size limit, a read-only folder), or an engine's worker's
+    (:class:`EngineError`), is one line naming the cause and what was kept; an interrupt or a
+    bug stays as it is."""
 
     try:
         yield
+    except EngineError as error:  # a worker's files: what the build keeps is said all the same
+        raise EngineError(f"{error}; {kept(folder, 'put that right')}") from None
     except Exception as error:
         if not failed_write(error):
             raise

@@ -16,11 +16,10 @@ from contextlib import suppress
 
 from ..errors import BuildError
 from ..game.variant import Variant
-from ..solver.passes import COLUMNS
+from ..solver.passes import ROW_BYTES
 from ..store.build_cost import tier_sizes
 from ..system.memory import size_text
 
-ROW_BYTES = sum(int(dtype[-1]) for _name, dtype in COLUMNS)  # a solved row in a column file: 22
 FILE_ROW_BYTES = 18  # a row of the SQLite file (3x6k4: 358,641,664 bytes for 20,800,974 rows)
 
 

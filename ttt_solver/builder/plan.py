@@ -22,6 +22,7 @@ from ..errors import MachineTooSmallError
 from ..game import rules
 from ..game.symmetry import orbit_size
 from ..game.variant import Variant
+from ..solver.passes import ROW_BYTES
 from ..solver.shuffle import IMAGE_BYTES
 from ..solver.solve import BYTES_PER_BOARD, MAX_CHUNK
 from ..store.build_cost import (
@@ -34,7 +35,7 @@ from ..store.build_cost import (
     tier_sizes,
 )
 from ..system.memory import machine_memory, size_text
-from .disk import FILE_ROW_BYTES, ROW_BYTES, peak_bytes
+from .disk import FILE_ROW_BYTES, peak_bytes
 
 SAMPLES = 400  # boards drawn from each tier
 COSTS = "ttt_solver/store/build_cost.py"  # where the measured per-board costs are, and how they were measured

@@ -40,12 +40,12 @@ from typing import Any, Self, TypeVar
 
 import dask
 import numpy as np
-from dask.distributed import Client, LocalCluster, as_completed
+from dask.distributed import Client, LocalCluster, as_completed, get_worker
 
 from ..errors import EngineError
 from ..game.variant import Variant
 from . import checksums
-from .passes import COLUMNS, Solved, solve_chunk
+from .passes import COLUMNS, ROW_BYTES, Solved, solve_chunk
 from .scratch import Scratch, TierSink, sync
 from .shuffle import gather_range, join_ranges, range_bounds, write_images
 from .solve import Calls, Done, Note, Steps, results_file, task_boards, tier_solved, unsolved
@@ -56,7 +56,6 @@ CONNECT_SECONDS = 10  # how long a build waits for the scheduler at --address
 # The local cluster's HTTP server (its dashboard, if bokeh is installed): any free port, on this machine only.
 LOCAL_PORT = "127.0.0.1:0"
 T = TypeVar("T")
-ROW_BYTES = sum(np.dtype(dtype).itemsize for _name, dtype in COLUMNS)  # a solved row's columns
 # Dask starts its workers with MALLOC_TRIM_THRESHOLD_=65536, which also turns off glibc's dynamic
 # mmap threshold: every array of a chunk is then a fresh mapping, page-faulted in and unmapped
 # (a worker took twice the time of one process for the same proof tasks, 3x6k4's verify). These
@@ -191,7 +190,7 @@ class DaskEngine:
         assert self.client is not None, "DaskEngine used outside its with block"
         run = uuid.uuid4().hex[:8]
         futures = {
-            self.client.submit(function, *call, key=f"ttt-{name}-{index}-{run}", pure=False): index
+            self.client.submit(on_worker, function, *call, key=f"ttt-{name}-{index}-{run}", pure=False): index
             for index, call in enumerate(calls)
         }
         results: dict[int, T] = {}
@@ -283,6 +282,20 @@ def solve_partition(
         for column, (_name, dtype) in zip(solved, COLUMNS):
             column.astype(dtype, copy=False).tofile(file)
         return len(solved), write_images(found, ply, solved, bounds, file)
+
+
+def on_worker(function: Callable[..., T], *call: Any) -> T:
+    """A task: ``function(*call)``. A refusal of the worker's file system (a storage this worker
+    does not reach, a full disk) comes back to the driver as an :class:`EngineError` naming the
+    worker and the file, not as the driver's own error about its own files."""
+    try:
+        return function(*call)
+    except OSError as error:
+        if error.filename and error.strerror:
+            what = f"cannot use {error.filename!r}: {error.strerror}"
+        else:
+            what = f"failed: {type(error).__name__}: {error}"
+        raise EngineError(f"a task on the Dask worker at {get_worker().address} {what}") from None
 
 
 def _check_storage(root: str) -> None:

@@ -29,6 +29,7 @@ COLUMNS = (
     ("code", "<i8"), ("value", "i1"), ("remoteness", "i1"), ("best", "<u4"), ("preferred", "<u4"),
     ("orbit", "i1"), ("wins", "u1"), ("draws", "u1"), ("losses", "u1"),
 )  # fmt: skip
+ROW_BYTES = sum(np.dtype(dtype).itemsize for _name, dtype in COLUMNS)  # a solved row's columns: 22 bytes
 
 
 class Solved(NamedTuple):
