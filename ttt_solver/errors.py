@@ -55,6 +55,11 @@ class EngineError(TTTError):
     removed from, or that hands back less than was written."""
 
 
+class VerifyError(TTTError):
+    """A verify that could not run to its end, so the database is neither proved nor found
+    wrong: its temporary folder cannot be written (a full disk); the message names the folder."""
+
+
 class InvalidBudgetError(TTTError, ValueError):
     """A memory budget below the smallest a build of the variant can keep, or above the machine's memory."""
 

@@ -18,6 +18,7 @@ before it answers.
 
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
 import os
@@ -31,12 +32,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from sqlalchemy import MetaData, create_engine
 
-from ..errors import shown
+from ..errors import VerifyError, shown
+from ..solver.passes import ROW_BYTES
 from ..solver.solve import Steps, default_memory
 from ..store import META_KEYS, SHARDS_KEY, number_in
 from ..store.cache_folder import cached, content_folder
 from ..store.row_data import data_limit, unpack_rows, well_formed
 from ..store.schema import add_generated, define
+from ..system.memory import size_text
 from . import SMALL_ROWS, Audited
 from .held_tiers import HeldTiers
 from .moves_check import check_moves
@@ -54,6 +57,7 @@ if TYPE_CHECKING:
 # it adds to the proof's peak that follows: a sixteenth of the budget, not a quarter (4x5k4 at
 # 256MB: blocks of 262,144 rows left 77 MB behind and the proof peaked at 445 MB).
 READ_ROW_BYTES = 4096
+FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)  # a disk or a quota full, a file-size limit
 READ_ROWS = 1 << 18  # most positions rows read at a time (3x6k4 reads no faster a million at a time)
 MIN_READ_ROWS = 1 << 12
 WHOLE_CHECK_ROWS = 100_000  # most positions rows SQLite's own check covers (3x4k3's 28,275: 0.15 s)
@@ -148,7 +152,7 @@ def _verify(
     # Every row goes to its tier: in memory when the rows fit a quarter of the budget and no
     # engine's tasks read them (they read files).
     held = engine is None and count * 32 <= memory // 4
-    folder = None if held else tempfile.mkdtemp(prefix="ttt-verify-")
+    folder = None if held else _temporary_folder(count)
     try:
         tiers = HeldTiers(variant, folder)
         report.stage(f"reading the positions table{'' if folder is None else ' into ' + folder}")
@@ -171,10 +175,31 @@ def _verify(
         if "packed" in tables:
             check_packed(source, tiers, report, read_rows(memory), steps)
         check_moves(source, variant, tiers, report, "moves" in tables, read_rows(memory))
+    except OSError as error:
+        if folder is None or not (error.errno in FULL or str(error.filename or "").startswith(folder)):
+            raise
+        raise _cannot_write(folder, count, error) from None
     finally:
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
     return report
+
+
+def _temporary_folder(rows: int) -> str:
+    """A new folder in ``TMPDIR`` for the tiers' files of ``rows`` rows."""
+    try:
+        return tempfile.mkdtemp(prefix="ttt-verify-")
+    except OSError as error:
+        raise _cannot_write(tempfile.gettempdir(), rows, error) from None
+
+
+def _cannot_write(folder: str, rows: int, error: OSError) -> VerifyError:
+    """The one line for a temporary folder that cannot be written: the database is not at fault."""
+    return VerifyError(
+        f"cannot verify: the temporary folder {folder!r} cannot be written ({error.strerror or error}): free some"
+        f" space there, or set TMPDIR to a folder with room for {size_text(rows * ROW_BYTES)} ({rows:,} rows of"
+        f" {ROW_BYTES} bytes)"
+    )
 
 
 class _Read:

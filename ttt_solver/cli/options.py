@@ -23,6 +23,7 @@ from ..errors import (
     InvalidVariantError,
     MissingExtraError,
     TTTError,
+    VerifyError,
 )
 from ..game import rules
 from ..game.variant import STANDARD, Variant
@@ -68,7 +69,7 @@ def translate_errors(command: str | None = None) -> Iterator[None]:
             raise CLIFailure(
                 f"not enough memory to run {command!r}: free some memory, or raise this process's memory limit"
             ) from None
-        if isinstance(error, DatabaseError | BuildError | CacheError | EngineError):
+        if isinstance(error, DatabaseError | BuildError | CacheError | EngineError | VerifyError):
             raise CLIFailure(str(error)) from None
         if isinstance(error, TTTError):
             raise CLIError(str(error)) from None

@@ -23,7 +23,15 @@ from . import GENERATOR, SCHEMA_VERSION, SHARDS_KEY, number_in
 from .database_server import live_tables, missing_driver, server_error, unreachable
 from .hints import build_hint, rebuild_hint
 from .shards import Shard, ShardError, attach, read_shards
-from .sqlite_file import SQLITE_ERRORS, folder_of, sqlite_message, sqlite_uri
+from .sqlite_file import (
+    SQLITE_ERRORS,
+    SQLITE_FULL,
+    TEMPORARY_FILE_ERRORS,
+    folder_of,
+    sqlite_message,
+    sqlite_uri,
+    temp_folder,
+)
 from .target import Target, file_kind
 
 Row = tuple[Any, ...]
@@ -266,11 +274,20 @@ class Connection:
     def _failure(self, error: Exception, meaning: Callable[[str], DatabaseError]) -> DatabaseError | None:
         """What a failed statement says: ``meaning(why)`` for an error of SQLite or of the
         database, "cannot reach" for a server connection that failed, and None for anything
-        else (a bug is not a database problem: the caller raises it as it is)."""
+        else (a bug is not a database problem: the caller raises it as it is). SQLite's
+        temporary files that cannot be written (a sort that no index gives, on a full disk) are
+        said as such: the file, only read, is not at fault."""
         if isinstance(error, SQLITE_ERRORS):
+            code = getattr(error, "sqlite_errorcode", 0)
+            if code in TEMPORARY_FILE_ERRORS:
+                remedy = "free some space there" if code == SQLITE_FULL else "check the disk and ulimit -f"
+                return DatabaseError(
+                    f"cannot read {self.target.spec!r}: SQLite cannot write its temporary files in {temp_folder()!r}"
+                    f" ({sqlite_message(error)}): {remedy}, or set SQLITE_TMPDIR to a folder with room"
+                )
             # SQLITE_CORRUPT (11) and SQLITE_NOTADB (26), "database disk image is malformed": a
             # file of ours (its meta table was read) that is damaged, whatever the caller was doing.
-            corrupt = (getattr(error, "sqlite_errorcode", 0) & 0xFF) in (11, 26) or "malformed" in str(error)
+            corrupt = (code & 0xFF) in (11, 26) or "malformed" in str(error)
             return (self._damaged if corrupt and self.meta else meaning)(sqlite_message(error))
         why = server_error(error)  # SQLAlchemy's or the driver's, imported only for server URLs
         if why is None:

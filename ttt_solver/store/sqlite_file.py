@@ -58,6 +58,25 @@ def folder_of(path: str) -> str:
 SQLITE_ERRORS = (sqlite3.Error, UnicodeDecodeError)
 
 
+# On a read-only connection these are its temporary files' (the database is only read): a full
+# disk (SQLITE_FULL, "database or disk is full"), a write refused (SQLITE_IOERR_WRITE: a file-size limit).
+SQLITE_FULL, SQLITE_IOERR_WRITE = 13, 778
+TEMPORARY_FILE_ERRORS = (SQLITE_FULL, SQLITE_IOERR_WRITE)
+
+
+def temp_folder() -> str:
+    """The folder where SQLite makes its temporary files (the sort of an ``ORDER BY`` that no
+    index gives), as SQLite on POSIX picks it: the first of ``SQLITE_TMPDIR``, ``TMPDIR``,
+    ``/var/tmp``, ``/usr/tmp`` and ``/tmp`` that is a folder this process can write, else the
+    current folder; on Windows the system's (``TMP``, then ``TEMP``)."""
+    if os.name != "posix":  # pragma: no cover - Windows
+        return os.environ.get("TMP") or os.environ.get("TEMP") or "."
+    for folder in (os.environ.get("SQLITE_TMPDIR"), os.environ.get("TMPDIR"), "/var/tmp", "/usr/tmp", "/tmp"):
+        if folder and os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK):
+            return folder
+    return "."
+
+
 def sqlite_message(error: BaseException) -> str:
     """The message of one of :data:`SQLITE_ERRORS`, short (Python's sqlite3 quotes the whole
     text it could not decode: megabytes for a column read whole), undecodable bytes replaced."""
