@@ -33,9 +33,10 @@ class InvalidTargetError(TTTError, ValueError):
 
 
 class DatabaseError(TTTError):
-    """The solved-game database is missing, foreign or corrupt.
+    """The solved-game database is missing, foreign or corrupt, or cannot be read now.
 
-    The message always says how to rebuild it.
+    A message about the database itself says how to rebuild it; one about what is around it (a
+    server out of reach, SQLite's temporary files) says what to put right instead.
     """
 
 

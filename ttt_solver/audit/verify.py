@@ -57,10 +57,10 @@ if TYPE_CHECKING:
 # it adds to the proof's peak that follows: a sixteenth of the budget, not a quarter (4x5k4 at
 # 256MB: blocks of 262,144 rows left 77 MB behind and the proof peaked at 445 MB).
 READ_ROW_BYTES = 4096
-FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)  # a disk or a quota full, a file-size limit
 READ_ROWS = 1 << 18  # most positions rows read at a time (3x6k4 reads no faster a million at a time)
 MIN_READ_ROWS = 1 << 12
 WHOLE_CHECK_ROWS = 100_000  # most positions rows SQLite's own check covers (3x4k3's 28,275: 0.15 s)
+FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)  # a temporary file's write refused: a disk or quota full, ulimit -f
 
 
 def read_rows(memory: int) -> int:
