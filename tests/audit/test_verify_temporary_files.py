@@ -12,13 +12,13 @@ import errno
 import os
 import sqlite3
 import subprocess
-import sys
 import tempfile
 from contextlib import closing
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.limits import limited
 
 from ttt_solver.audit.verify import verify_source
 from ttt_solver.cli import cli
@@ -33,11 +33,6 @@ NAME = "3x4k3"  # 28,275 rows, 98,847 moves
 # Bytes a file may hold (ulimit -f): less than SQLite's sort of the moves table whole (rows held
 # in memory), less than a tier's code column (8 bytes a row, a tier in verify's folder).
 SORT_LIMIT, COLUMN_LIMIT = 100 << 10, 16 << 10
-# Sets the limit, then becomes the command (no preexec_fn: unsafe in a process with threads).
-_LAUNCH = (
-    "import os, resource, sys; limit = int(sys.argv[1]);"
-    " resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)); os.execv(sys.executable, [sys.executable, *sys.argv[2:]])"
-)
 
 
 def verify_capped(
@@ -50,7 +45,7 @@ def verify_capped(
     verify_tmp.mkdir()
     sqlite_tmp.mkdir()
     env = {**os.environ, "TMPDIR": str(verify_tmp), "SQLITE_TMPDIR": str(sqlite_tmp), "PYTHONDONTWRITEBYTECODE": "1"}
-    command = [sys.executable, "-c", _LAUNCH, str(limit), "-m", "ttt_solver.cli", "verify", "--variant", NAME,
+    command = [*limited("RLIMIT_FSIZE", limit, "-m", "ttt_solver.cli"), "verify", "--variant", NAME,
                "--db", str(db), "--quiet", *options]  # fmt: skip
     return subprocess.run(command, capture_output=True, text=True, check=False, env=env), verify_tmp, sqlite_tmp
 

@@ -9,7 +9,6 @@ was measured to take in the same run, which a 4x4 build exceeds by far.
 from __future__ import annotations
 
 import re
-import resource
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
+from support.limits import limited
 
 from ttt_solver.cli import cli
 from ttt_solver.store import writer
@@ -88,14 +88,10 @@ def test_too_little_free_space_is_refused_before_the_build_starts(tmp_path, monk
 def test_a_file_size_limit_says_so_and_what_was_kept(tmp_path):
     """Python ignores SIGXFSZ: a write past ``ulimit -f`` fails with EFBIG, or SQLite's 'disk I/O error'."""
     target = tmp_path / "t.sqlite"
-    limit = 256 << 10
-
-    def capped_files() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-
     done = subprocess.run(
-        [*BUILD, "--variant", "3x4k3", "--db", str(target), "--memory", "1MB", "--quiet"],
-        capture_output=True, text=True, check=False, preexec_fn=capped_files,
+        limited("RLIMIT_FSIZE", 256 << 10, *BUILD[1:], "--variant", "3x4k3", "--db", str(target), "--memory", "1MB",
+                "--quiet"),
+        capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert (done.returncode, done.stdout) == (1, ""), done.stderr
     assert done.stderr.startswith(
@@ -142,10 +138,6 @@ finally:
 """
 
 
-def capped(limit: int) -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-
 def test_a_build_without_enough_memory_is_one_error_line(tmp_path, db_path):
     if not Path("/proc/self/status").is_file():
         pytest.skip("no /proc to measure a build's address space")
@@ -158,8 +150,8 @@ def test_a_build_without_enough_memory_is_one_error_line(tmp_path, db_path):
     target = tmp_path / "ttt.sqlite"
     target.write_bytes(db_path.read_bytes())
     done = subprocess.run(
-        [*BUILD, "--variant", "4x4", "--db", str(target), "--force", "--quiet"],
-        capture_output=True, text=True, check=False, preexec_fn=lambda: capped(peak + 64 * MIB),
+        limited("RLIMIT_AS", peak + 64 * MIB, *BUILD[1:], "--variant", "4x4", "--db", str(target), "--force", "--quiet"),
+        capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == (

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.limits import limited
 
 from ttt_solver.errors import NotEnoughMemoryError, TTTError
 from ttt_solver.system.memory import out_of_memory
@@ -23,16 +24,9 @@ CAPS_MB = (90, 120, 150, 180, 210)
 MEMORY_ERROR = "Error: not enough memory to run 'ttt-lookup "
 
 
-# Sets the limit, then becomes the command (no preexec_fn: unsafe in a process with threads).
-_LAUNCH = (
-    "import os, resource, sys; limit = int(sys.argv[1]) << 20;"
-    " resource.setrlimit(resource.RLIMIT_AS, (limit, limit)); os.execv(sys.executable, [sys.executable, *sys.argv[2:]])"
-)
-
-
 def capped(megabytes: int, *args: str) -> list[str]:
     """A command line running Python with ``args`` under a limit of ``megabytes`` of address space."""
-    return [sys.executable, "-c", _LAUNCH, str(megabytes), *args]
+    return limited("RLIMIT_AS", megabytes << 20, *args)
 
 
 def run_capped(megabytes: int, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
