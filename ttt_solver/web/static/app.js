@@ -1,18 +1,18 @@
 // The explorer's controls: every action (a move, undo, redo, a jump, Back and Forward, a new
-// game, a typed position, the computer's reply) changes the game one at a time, redraws the page
-// and records the game in the address and in the browser's history.
+// game, a position set up, the computer's reply, a setting) changes the game one at a time,
+// redraws the page and records the game in the address and in the browser's history.
 import { ApiError, byBoard, byMoves, fetchVariants } from "./api.js";
-import { renderBoard } from "./board.js";
-import { renderChart } from "./chart.js";
+import { check, editor, paint, pieceOfKey, startEditing, stopEditing } from "./editor.js";
 import {
   address, advance, computerToMove, current, findVariant, forwardTo, isLegal, newGame, snapshot, state,
 } from "./game.js";
-import { renderLine, renderMoves, renderPlayed } from "./lists.js";
 import { emptyBoard, preferred } from "./rules.js";
-import { describeMistakes, hintInWords, positionInWords, rulesInWords, skillProblem } from "./words.js";
+import { parseSkill, readSettings, readSkill, showSkill, skillRefused } from "./settings.js";
+import {
+  $, homeCell, isOver, on, render, renderEditor, showError, showHint, showNotice,
+} from "./view.js";
+import { hintInWords, positionInWords } from "./words.js";
 
-const $ = (id) => document.getElementById(id);
-const NOTICE_MS = 4000;
 const REPLY_MS = 250;
 
 // One action at a time: each waits for the one before, so answers never interleave.
@@ -24,81 +24,21 @@ function act(job) {
   return queue;
 }
 
-function showError(message) {
-  $("error").textContent = message;
-  $("error").hidden = !message;
-}
-
-let noticeTimer = 0;
-function showNotice(message) {
-  clearTimeout(noticeTimer);
-  $("notice").textContent = message;
-  if (message) noticeTimer = setTimeout(() => showNotice(""), NOTICE_MS);
-}
-
 function writeAddress(how) {
   const url = address();
   if (how === "push" && url !== location.pathname + location.search) history.pushState(snapshot(), "", url);
   else history.replaceState(snapshot(), "", url);
 }
 
-function showHint() {
-  const board = $("board");
-  const cell = board.contains(document.activeElement) ? document.activeElement : board.querySelector(".cell:hover");
-  $("detail").textContent = cell ? cell.getAttribute("aria-label") : hintInWords();
-}
-
-// Where keyboard focus lands on the board: the last move, else the first listed move.
-function homeCell() {
-  const last = state.ply ? state.line[state.ply - 1] : -1;
-  return last >= 0 ? last : current().moves[0]?.cell ?? 0;
-}
-
-// Redraw everything. Keyboard focus stays where it was unless a redraw removed its element:
-// then it goes to `focus` (a cell) or to the same cell or step as before.
-function render(focus) {
-  const variant = state.variant;
-  const position = current();
-  const active = document.activeElement;
-  const cellBefore = $("board").contains(active) ? Number(active.dataset.cell) : undefined;
-  const stepBefore = $("played").contains(active) ? active.dataset.ply : undefined;
-  const rebuilt = ["board", "moves", "line", "played"].some((id) => $(id).contains(active));
-  const idle = !active || active === document.body;
-  const last = state.ply ? state.line[state.ply - 1] : -1;
-  const play = (cell) => humanPlays([cell]);
-  renderBoard($("board"), position, variant, last, play);
-  renderMoves($("moves"), position, variant, play);
-  renderLine($("line"), position, (n) => humanPlays(current().line.slice(0, n)));
-  renderPlayed($("played"), state, jump);
-  const shown = state.positions.slice(0, state.ply + 1);
-  renderChart($("chart"), shown, state.line.slice(0, state.ply), variant);
-  $("mistakes").textContent = describeMistakes(shown, state.line) || "No move has thrown value away.";
-  $("status").textContent = positionInWords(position, variant);
-  $("rules").textContent = rulesInWords(variant);
-  $("rules").classList.toggle("misere", variant.misere);
-  $("variant").value = variant.name;
-  $("undo").disabled = state.ply === 0;
-  $("redo").disabled = state.ply >= state.line.length;
-  $("new").title = state.start === emptyBoard(variant) ? "New game (n)" : `New game from ${state.start} (n)`;
-  if ($("position") !== document.activeElement) {
-    $("position").value = position.board;
-    $("position").removeAttribute("aria-invalid");
-  }
-  if (stepBefore !== undefined) {
-    $("played").querySelector(`[data-ply="${stepBefore}"]`)?.focus();
-  } else if (rebuilt || (idle && focus !== undefined)) {
-    const target = focus ?? cellBefore ?? homeCell();
-    $("board").querySelector(`[data-cell="${target}"]`)?.focus();
-  }
-  showHint();
-}
-
 // Show the state: redraw, record it in the address (a new history entry, or in place) and let
-// the computer reply if it is to move. Transient notices end here.
-function commit(how, { focus, error = "" } = {}) {
+// the computer reply if it is to move. Transient notices end here, and so do the editor and a
+// refused Skill (the field shows the skill in play again) unless the settings were just read.
+function commit(how, { focus, error = "", settingsRead = false } = {}) {
   state.token++;
   if (error !== null) showError(error);
   showNotice("");
+  stopEditing();
+  if (!settingsRead && skillRefused()) showSkill(String(state.skill));
   render(focus);
   writeAddress(how);
   if (computerToMove()) {
@@ -175,28 +115,54 @@ function setUp(text) {
   });
 }
 
+// The editor: each change redraws the board, writes the draft into the Board box (what Set up
+// sets up) and asks the API about it, as for a typed board.
+function startEditor() {
+  return act(() => {
+    startEditing(current().board);
+    $("position").value = editor.draft;
+    $("edit-status").textContent = "";
+    render(homeCell());
+    $("board").querySelector(`[data-cell="${homeCell()}"]`)?.focus();
+    return checkDraft(editor.draft);
+  });
+}
+
+function leaveEditor() {
+  return act(() => {
+    stopEditing();
+    render(homeCell());
+  });
+}
+
+function paintAndCheck(cell, piece) {
+  paint(cell, piece);
+  edited(cell);
+}
+
+function edited(focus) {
+  $("position").value = editor.draft;
+  render(focus);
+  act(() => checkDraft(editor.draft));
+}
+
+// The API's verdict on `text`, shown unless the Board box holds something newer meanwhile.
+async function checkDraft(text) {
+  const verdict = await check(state.variant.name, text);
+  if (!verdict || !editor.on || text !== $("position").value) return;
+  const { position, message } = verdict;
+  if (message) $("position").setAttribute("aria-invalid", "true");
+  else $("position").removeAttribute("aria-invalid");
+  $("edit-status").classList.toggle("problem", Boolean(message));
+  $("edit-status").textContent = message ?? `${positionInWords(position, state.variant, state.hidden)} Set up this position to play from it.`;
+  if (position && position.board !== editor.draft) {
+    editor.draft = position.board; // a board typed in the Board box, in the API's spelling
+    render();
+  }
+}
+
 function parseMoves(text) {
   return text.split(",").filter((part) => part.trim() !== "").map((part) => part.trim());
-}
-
-// Skill is the chance of a perfect move, from 0 to 1. Anything else is refused beside the
-// field, which keeps what was given; the skill in play stays as it was.
-function readSkill(text) {
-  const number = text.trim() === "" ? NaN : Number(text);
-  const accepted = Number.isFinite(number) && number >= 0 && number <= 1;
-  if (accepted) state.skill = number;
-  $("skill").setAttribute("aria-invalid", String(!accepted));
-  $("skill-problem").textContent = accepted ? "" : skillProblem(text, state.skill);
-  $("skill-problem").hidden = accepted;
-  return accepted;
-}
-
-function readSettings(mode, skill) {
-  state.mode = ["X", "O"].includes(mode) ? mode : "none";
-  $("mode").value = state.mode;
-  const text = String(skill ?? "1");
-  $("skill").value = text;
-  readSkill(text);
 }
 
 // The game the address describes, or as much of it as is legal: an unknown variant falls back
@@ -204,7 +170,7 @@ function readSettings(mode, skill) {
 // before them; the API's message says what was wrong.
 async function fromAddress(how) {
   const q = new URLSearchParams(location.search);
-  readSettings(q.get("play"), q.get("skill"));
+  readSettings(q.get("play"), q.get("skill"), q.get("analysis") === "hidden");
   const problems = [];
   const name = q.get("variant") ?? "3x3";
   let variant = findVariant(name);
@@ -235,17 +201,17 @@ async function fromAddress(how) {
       await advance([cell]);
     }
   }
-  commit(how, { error: problems.join(" ") });
+  commit(how, { error: problems.join(" "), settingsRead: true });
 }
 
 async function fromHistory(entry) {
   const variant = entry && findVariant(entry.variant);
   if (!variant) return fromAddress("replace");
-  readSettings(entry.mode, entry.skill);
+  readSettings(entry.mode, entry.skill, entry.hidden);
   newGame(variant, await byBoard(variant.name, entry.start));
   state.line = entry.line;
   await forwardTo(entry.ply);
-  commit("replace");
+  commit("replace", { settingsRead: true });
 }
 
 function moveFocus(event) {
@@ -261,10 +227,22 @@ function moveFocus(event) {
   }
 }
 
+// In the editor, a piece's key on a focused cell places it, and Esc leaves.
+function editKeys(event) {
+  if (!editor.on || event.ctrlKey || event.metaKey || event.altKey) return;
+  const cell = $("board").contains(document.activeElement) ? Number(document.activeElement.dataset.cell) : NaN;
+  const piece = pieceOfKey(event.key);
+  if (piece !== undefined && Number.isInteger(cell)) {
+    event.preventDefault();
+    paintAndCheck(cell, piece);
+  }
+}
+
 function shortcuts(event) {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
-  if (["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement?.tagName)) return;
-  const action = { u: undo, r: redo, n: () => restart(state.variant, state.start) }[event.key];
+  if (editor.on && event.key === "Escape") return leaveEditor();
+  if (editor.on || ["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement?.tagName)) return;
+  const action = { u: undo, r: redo, n: () => restart(state.variant, null) }[event.key];
   if (action && state.variant) {
     event.preventDefault();
     action();
@@ -278,18 +256,43 @@ function listen() {
       state.mode = e.target.value;
       commit("replace", { error: null });
     }));
-  $("skill").addEventListener("change", (e) =>
+  const takeSkill = (e) =>
     act(() => {
       if (readSkill(e.target.value)) commit("replace", { error: null }); // text that is no number reads ""
-    }));
+    });
+  $("skill").addEventListener("change", takeSkill);
+  // as it is typed, a skill is taken once it is a good one, and a refused one checked again
+  $("skill").addEventListener("input", (e) => {
+    if (parseSkill(e.target.value) !== null || skillRefused()) takeSkill(e);
+  });
+  const showAnalysis = (shown) =>
+    act(() => {
+      state.hidden = !shown;
+      commit("replace", { error: null });
+    });
+  $("hide-analysis").addEventListener("change", (e) => showAnalysis(!e.target.checked));
+  $("reveal").addEventListener("click", () => showAnalysis(true));
   $("skip").addEventListener("click", (e) => {
     e.preventDefault();
     if (state.variant) $("board").querySelector(`[data-cell="${homeCell()}"]`)?.focus();
   });
   $("undo").addEventListener("click", undo);
   $("redo").addEventListener("click", redo);
-  $("new").addEventListener("click", () => restart(state.variant, state.start));
-  $("clear").addEventListener("click", () => restart(state.variant, null));
+  $("new").addEventListener("click", () => restart(state.variant, null));
+  $("restart").addEventListener("click", () => restart(state.variant, state.start));
+  $("edit").addEventListener("click", () => (editor.on ? leaveEditor() : startEditor()));
+  $("edit-cancel").addEventListener("click", leaveEditor);
+  $("edit-clear").addEventListener("click", () => {
+    editor.draft = emptyBoard(state.variant);
+    edited();
+  });
+  for (const button of $("editor").querySelectorAll("[data-piece]")) {
+    button.addEventListener("click", () => {
+      editor.piece = button.dataset.piece;
+      renderEditor();
+    });
+  }
+  $("position").addEventListener("input", (e) => editor.on && act(() => checkDraft(e.target.value)));
   $("share").addEventListener("click", async () => {
     try {
       await navigator.clipboard.writeText(location.href);
@@ -304,9 +307,10 @@ function listen() {
   });
   const board = $("board");
   board.addEventListener("keydown", moveFocus);
+  board.addEventListener("keydown", editKeys);
   board.addEventListener("mouseover", (e) => {
     const cell = e.target.closest?.(".cell");
-    if (cell) $("detail").textContent = cell.getAttribute("aria-label");
+    if (cell && !isOver()) $("detail").textContent = cell.getAttribute("aria-label");
   });
   board.addEventListener("mouseleave", showHint);
   board.addEventListener("focusin", showHint);
@@ -316,6 +320,7 @@ function listen() {
 }
 
 async function main() {
+  Object.assign(on, { play: humanPlays, jump, paint: paintAndCheck });
   state.variants = await fetchVariants();
   for (const variant of state.variants) {
     $("variant").append(new Option(`${variant.name} (${variant.cells} cells)`, variant.name));

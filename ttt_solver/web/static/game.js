@@ -12,6 +12,7 @@ export const state = {
   positions: [], // the API's analysis after 0, 1, ... cells of `line`, as far as fetched
   mode: "none", // which side the computer plays, or "none"
   skill: 1,
+  hidden: false, // the play mode: the analysis (values, best moves, history) is not shown
   token: 0, // bumps on every change, so a computer reply planned for an older state is dropped
 };
 
@@ -58,21 +59,23 @@ export function newGame(variant, first) {
   state.positions = [first];
 }
 
-// The address of the game: `?variant=3x3&moves=4,0,8`. The moves are cell numbers, written with
-// plain commas (as README shows them, and as people type them); the other values are encoded.
+// The address of the game: `?variant=3x3&moves=4,0,8`, then the settings (`play=O`, `skill=0.8`,
+// `analysis=hidden`). The moves are cell numbers, written with plain commas (as README shows
+// them, and as people type them); the other values are encoded.
 export function address() {
   const query = [`variant=${encodeURIComponent(state.variant.name)}`];
   if (state.start !== emptyBoard(state.variant)) query.push(`board=${encodeURIComponent(state.start)}`);
   if (state.ply) query.push(`moves=${state.line.slice(0, state.ply).join(",")}`);
   if (state.mode !== "none") query.push(`play=${state.mode}`);
   if (state.skill !== 1) query.push(`skill=${state.skill}`);
+  if (state.hidden) query.push("analysis=hidden");
   return `${location.pathname}?${query.join("&")}`;
 }
 
 // What a history entry keeps: the whole game, so Back and Forward restore moves to redo too.
 export function snapshot() {
-  const { variant, start, line, ply, mode, skill } = state;
-  return { variant: variant.name, start, line, ply, mode, skill };
+  const { variant, start, line, ply, mode, skill, hidden } = state;
+  return { variant: variant.name, start, line, ply, mode, skill, hidden };
 }
 
 // Forward to `ply` (or to the ply after: the computer's moves are not stopped at).

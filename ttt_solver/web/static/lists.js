@@ -87,10 +87,11 @@ export function renderLine(root, position, onPlayLine) {
   root.append(list, span("end", winner ? `${winner} wins` : "a draw"));
 }
 
-// The moves played from the start, and any that can be redone; each jumps to the position after it.
+// The moves played from the start, and any that can be redone; each jumps to the position after
+// it. Moves that threw value away are marked unless the analysis is hidden.
 export function renderPlayed(root, game, onJump) {
   const ply0 = plyOf(game.start);
-  const flagged = new Map(mistakes(game.positions, game.line).map((m) => [m.index, m]));
+  const flagged = new Map(game.hidden ? [] : mistakes(game.positions, game.line).map((m) => [m.index, m]));
   const start = button("ply start", ply0 ? "Start position" : "Empty board", "Go to the start", () => onJump(0));
   if (game.ply === 0) start.setAttribute("aria-current", "step");
   const list = document.createElement("ol");

@@ -17,21 +17,24 @@ export function result(mover, value, remoteness) {
   return `${value > 0 ? mover : other(mover)} wins in ${plies(remoteness)}`;
 }
 
-export function describeMove(position, move) {
-  return `Cell ${move.cell}: ${position.to_move} plays here, then ${result(position.to_move, move.value, move.remoteness)}`;
+export function describeMove(position, move, hidden = false) {
+  const here = `Cell ${move.cell}: ${position.to_move} plays here`;
+  return hidden ? here : `${here}, then ${result(position.to_move, move.value, move.remoteness)}`;
 }
 
 export function describeMark(cell, mark, last) {
   return `Cell ${cell}: ${mark}${last ? ", the last move" : ""}`;
 }
 
-export function positionInWords(position, variant) {
+// The position in words; with the analysis hidden, only whose move it is or who won.
+export function positionInWords(position, variant, hidden = false) {
   if ("winner" in position) {
     if (!position.winner) return "Game over: a draw.";
     const why = variant?.misere ? ` (${other(position.winner)} completed a line)` : "";
     return `Game over: ${position.winner} won${why}.`;
   }
   const mover = position.to_move;
+  if (hidden) return `${mover} to move.`;
   const r = plies(position.remoteness);
   if (position.value === 0) return `${mover} to move: a draw with perfect play, ${r} to the end.`;
   if (position.value > 0) return `${mover} to move: ${mover} wins in ${r}.`;
@@ -57,10 +60,28 @@ export function rulesInWords(variant) {
   return `${size}: ${row} wins.`;
 }
 
-export function hintInWords() {
+// The hint line when no cell is pointed at: how to play, with the analysis hidden how to see
+// it, and once the game is over what there is to do now (the buttons by their names).
+export function hintInWords({ over = false, hidden = false, setUp = false } = {}) {
+  if (over) {
+    const next = [`New game${touch() ? "" : " (n)"} plays again on the empty board`];
+    if (setUp) next.push("Restart from set-up position plays again from the position set up");
+    next.push(hidden
+      ? "Show analysis reveals each move's value and where the game was won or lost"
+      : "the moves played and the value history show where the game was won or lost");
+    return `Game over. ${next.join("; ")}.`;
+  }
+  if (hidden) {
+    return `${touch() ? "Tap" : "Click"} a cell to play it; the analysis is hidden until Show analysis.`;
+  }
   return touch()
     ? "Tap a cell or a listed move to play it; each listed move says what it gives."
     : "Hover over or focus a cell to see its value; click it or press Enter to play it.";
+}
+
+export function editHint() {
+  return `${touch() ? "Tap" : "Click"} a cell to place the chosen piece there (again to empty it)` +
+    (touch() ? "." : ", or focus it and type x, o or . (empty).");
 }
 
 export function describeMistakes(positions, moves) {
