@@ -228,6 +228,7 @@ def test_a_position_can_be_placed_on_the_board_and_the_api_judges_it(page, base_
     page.locator("#editor").wait_for(state="visible")
     status = page.locator("#edit-status")
     assert board_text(page) == "....X...."  # the editor starts from the board shown
+    assert page.locator("#status").inner_text().startswith("Editing the board")
     cell(page, 0).click()  # the chosen piece, X: a board X cannot have
     page.wait_for_function("document.querySelector('#edit-status').classList.contains('problem')")
     assert status.inner_text() == api_message(base_url, "X...X....")  # the API's own words

@@ -8,7 +8,9 @@ import { editor } from "./editor.js";
 import { current, state } from "./game.js";
 import { renderLine, renderMoves, renderPlayed } from "./lists.js";
 import { emptyBoard } from "./rules.js";
-import { describeMistakes, editHint, hintInWords, positionInWords, rulesInWords } from "./words.js";
+import {
+  describeMistakes, editHint, editingInWords, hintInWords, positionInWords, rulesInWords,
+} from "./words.js";
 
 export const $ = (id) => document.getElementById(id);
 const NOTICE_MS = 4000;
@@ -65,7 +67,7 @@ export function render(focus) {
   else renderBoard($("board"), position, variant, last, play, state.hidden);
   renderAnalysis(position, variant, play);
   renderPlayed($("played"), state, on.jump);
-  $("status").textContent = positionInWords(position, variant, state.hidden);
+  $("status").textContent = editor.on ? editingInWords() : positionInWords(position, variant, state.hidden);
   $("rules").textContent = rulesInWords(variant);
   $("rules").classList.toggle("misere", variant.misere);
   $("variant").value = variant.name;

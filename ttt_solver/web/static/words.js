@@ -79,6 +79,12 @@ export function hintInWords({ over = false, hidden = false, setUp = false } = {}
     : "Hover over or focus a cell to see its value; click it or press Enter to play it.";
 }
 
+// The status line while the board is edited: the board shown is not the game's.
+export function editingInWords() {
+  return "Editing the board: nothing is played until it is set up.";
+}
+
+// The hint line in the editor: how to place a piece.
 export function editHint() {
   return `${touch() ? "Tap" : "Click"} a cell to place the chosen piece there (again to empty it)` +
     (touch() ? "." : ", or focus it and type x, o or . (empty).");
