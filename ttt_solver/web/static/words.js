@@ -64,12 +64,9 @@ export function rulesInWords(variant) {
 // it, and once the game is over what there is to do now (the buttons by their names).
 export function hintInWords({ over = false, hidden = false, setUp = false } = {}) {
   if (over) {
-    const next = [`New game${touch() ? "" : " (n)"} plays again on the empty board`];
-    if (setUp) next.push("Restart from set-up position plays again from the position set up");
-    next.push(hidden
-      ? "Show analysis reveals each move's value and where the game was won or lost"
-      : "the moves played and the value history show where the game was won or lost");
-    return `Game over. ${next.join("; ")}.`;
+    const again = `New game${touch() ? "" : " (n)"}${setUp ? " or Restart from set-up position" : ""}`;
+    const why = hidden ? "Show analysis shows" : "the value history shows";
+    return `Game over. Play again with ${again}; ${why} where the game was won or lost.`;
   }
   if (hidden) {
     return `${touch() ? "Tap" : "Click"} a cell to play it; the analysis is hidden until Show analysis.`;
