@@ -258,6 +258,9 @@ def test_a_position_can_be_placed_on_the_board_and_the_api_judges_it(page, base_
     page.wait_for_selector("#error:not([hidden])")
     assert page.locator("#error").inner_text() == api_message(base_url, "X...X....")
     assert page.locator("#editor").is_visible() and "board=" not in page.url
+    page.get_by_role("button", name="Clear").click()
+    page.wait_for_function("document.querySelector('#position').value === '.........'")
+    assert board_text(page) == "." * 9
     page.keyboard.press("Escape")  # leaves the editor: the game's board again
     page.locator("#editor").wait_for(state="hidden")
     assert board_text(page) == "....X...." and page.locator("#board .cell .label").count() == 8

@@ -2,7 +2,7 @@
 // game, a position set up, the computer's reply, a setting) changes the game one at a time,
 // redraws the page and records the game in the address and in the browser's history.
 import { ApiError, byBoard, byMoves, fetchVariants } from "./api.js";
-import { check, editor, paint, pieceOfKey, startEditing, stopEditing } from "./editor.js";
+import { check, clearDraft, editor, paint, pieceOfKey, startEditing, stopEditing } from "./editor.js";
 import {
   address, advance, computerToMove, current, findVariant, forwardTo, isLegal, newGame, snapshot, state,
 } from "./game.js";
@@ -11,7 +11,7 @@ import { parseSkill, readSettings, readSkill, showSkill, skillRefused } from "./
 import {
   $, homeCell, isOver, on, render, renderEditor, showError, showHint, showNotice,
 } from "./view.js";
-import { hintInWords, positionInWords } from "./words.js";
+import { draftInWords, hintInWords } from "./words.js";
 
 const REPLY_MS = 250;
 
@@ -154,7 +154,7 @@ async function checkDraft(text) {
   if (message) $("position").setAttribute("aria-invalid", "true");
   else $("position").removeAttribute("aria-invalid");
   $("edit-status").classList.toggle("problem", Boolean(message));
-  $("edit-status").textContent = message ?? `${positionInWords(position, state.variant, state.hidden)} Set up this position to play from it.`;
+  $("edit-status").textContent = message ?? draftInWords(position, state.variant, state.hidden);
   if (position && position.board !== editor.draft) {
     editor.draft = position.board; // a board typed in the Board box, in the API's spelling
     render();
@@ -249,7 +249,8 @@ function shortcuts(event) {
   }
 }
 
-function listen() {
+// The settings: variant, opponent, skill and play mode.
+function listenToSettings() {
   $("variant").addEventListener("change", (e) => restart(findVariant(e.target.value), null));
   $("mode").addEventListener("change", (e) =>
     act(() => {
@@ -272,18 +273,14 @@ function listen() {
     });
   $("hide-analysis").addEventListener("change", (e) => showAnalysis(!e.target.checked));
   $("reveal").addEventListener("click", () => showAnalysis(true));
-  $("skip").addEventListener("click", (e) => {
-    e.preventDefault();
-    if (state.variant) $("board").querySelector(`[data-cell="${homeCell()}"]`)?.focus();
-  });
-  $("undo").addEventListener("click", undo);
-  $("redo").addEventListener("click", redo);
-  $("new").addEventListener("click", () => restart(state.variant, null));
-  $("restart").addEventListener("click", () => restart(state.variant, state.start));
+}
+
+// The editor: its button, the pieces, Clear and Cancel, and the Board box followed as it is typed.
+function listenToEditor() {
   $("edit").addEventListener("click", () => (editor.on ? leaveEditor() : startEditor()));
   $("edit-cancel").addEventListener("click", leaveEditor);
   $("edit-clear").addEventListener("click", () => {
-    editor.draft = emptyBoard(state.variant);
+    clearDraft(state.variant);
     edited();
   });
   for (const button of $("editor").querySelectorAll("[data-piece]")) {
@@ -293,6 +290,20 @@ function listen() {
     });
   }
   $("position").addEventListener("input", (e) => editor.on && act(() => checkDraft(e.target.value)));
+  $("board").addEventListener("keydown", editKeys);
+}
+
+function listen() {
+  listenToSettings();
+  listenToEditor();
+  $("skip").addEventListener("click", (e) => {
+    e.preventDefault();
+    if (state.variant) $("board").querySelector(`[data-cell="${homeCell()}"]`)?.focus();
+  });
+  $("undo").addEventListener("click", undo);
+  $("redo").addEventListener("click", redo);
+  $("new").addEventListener("click", () => restart(state.variant, null));
+  $("restart").addEventListener("click", () => restart(state.variant, state.start));
   $("share").addEventListener("click", async () => {
     try {
       await navigator.clipboard.writeText(location.href);
@@ -307,7 +318,6 @@ function listen() {
   });
   const board = $("board");
   board.addEventListener("keydown", moveFocus);
-  board.addEventListener("keydown", editKeys);
   board.addEventListener("mouseover", (e) => {
     const cell = e.target.closest?.(".cell");
     if (cell && !isOver()) $("detail").textContent = cell.getAttribute("aria-label");

@@ -4,7 +4,7 @@
 // board does, so the page keeps no legality rules of its own: the API's answer, or its
 // message, shows as the board is edited.
 import { ApiError, byBoard } from "./api.js";
-import { EMPTY, place } from "./rules.js";
+import { EMPTY, emptyBoard, place } from "./rules.js";
 
 export const editor = {
   on: false,
@@ -34,6 +34,10 @@ export function pieceOfKey(key) {
 export function paint(cell, piece) {
   const chosen = piece ?? (editor.draft[cell] === editor.piece ? EMPTY : editor.piece);
   editor.draft = place(editor.draft, cell, chosen);
+}
+
+export function clearDraft(variant) {
+  editor.draft = emptyBoard(variant);
 }
 
 // The API's verdict on `text` (the draft, or what was typed in the Board box) for `variant`:

@@ -76,6 +76,11 @@ export function hintInWords({ over = false, hidden = false, setUp = false } = {}
     : "Hover over or focus a cell to see its value; click it or press Enter to play it.";
 }
 
+// What the editor says of a legal board being edited.
+export function draftInWords(position, variant, hidden) {
+  return `${positionInWords(position, variant, hidden)} Set up this position to play from it.`;
+}
+
 // The status line while the board is edited: the board shown is not the game's.
 export function editingInWords() {
   return "Editing the board: nothing is played until it is set up.";
