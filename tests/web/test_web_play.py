@@ -234,6 +234,8 @@ def test_a_position_can_be_placed_on_the_board_and_the_api_judges_it(page, base_
     assert status.inner_text() == api_message(base_url, "X...X....")  # the API's own words
     assert page.locator("#position").input_value() == "X...X...."
     assert page.locator("#position").get_attribute("aria-invalid") == "true"
+    hint = page.locator("#detail").inner_text()  # how to place a piece, even on a cell pointed at
+    assert hint.startswith("Click a cell to place the chosen piece") and "type x, o or ." in hint
     page.get_by_role("button", name="O", exact=True).click()
     cell(page, 8).click()
     page.wait_for_function("!document.querySelector('#edit-status').classList.contains('problem')")

@@ -9,7 +9,7 @@ import {
 import { emptyBoard, preferred } from "./rules.js";
 import { parseSkill, readSettings, readSkill, showSkill, skillRefused } from "./settings.js";
 import {
-  $, homeCell, isOver, on, render, renderEditor, showError, showHint, showNotice,
+  $, hintFollowsCells, homeCell, on, render, renderEditor, showError, showHint, showNotice,
 } from "./view.js";
 import { draftInWords, hintInWords } from "./words.js";
 
@@ -320,7 +320,7 @@ function listen() {
   board.addEventListener("keydown", moveFocus);
   board.addEventListener("mouseover", (e) => {
     const cell = e.target.closest?.(".cell");
-    if (cell && !isOver()) $("detail").textContent = cell.getAttribute("aria-label");
+    if (cell && hintFollowsCells()) $("detail").textContent = cell.getAttribute("aria-label");
   });
   board.addEventListener("mouseleave", showHint);
   board.addEventListener("focusin", showHint);

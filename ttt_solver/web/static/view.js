@@ -31,18 +31,18 @@ export function showNotice(message) {
   if (message) noticeTimer = setTimeout(() => showNotice(""), NOTICE_MS);
 }
 
-export const isOver = () => !editor.on && current()?.moves.length === 0;
+const isOver = () => current()?.moves.length === 0;
 export const isSetUp = () => state.start !== emptyBoard(state.variant);
+// The hint line describes the cell focused or pointed at while a game is played; in the editor
+// it says how to place a piece, and once the game is over what to do now.
+export const hintFollowsCells = () => !editor.on && !isOver();
 
-// The hint line: the cell focused or pointed at, else how to play (or edit); once the game is
-// over, what to do now, whatever the pointer is on.
 export function showHint() {
   const board = $("board");
   const cell = board.contains(document.activeElement) ? document.activeElement : board.querySelector(".cell:hover");
-  const over = isOver();
-  if (cell && !over) $("detail").textContent = cell.getAttribute("aria-label");
+  if (cell && hintFollowsCells()) $("detail").textContent = cell.getAttribute("aria-label");
   else if (editor.on) $("detail").textContent = editHint();
-  else $("detail").textContent = hintInWords({ over, hidden: state.hidden, setUp: isSetUp() });
+  else $("detail").textContent = hintInWords({ over: isOver(), hidden: state.hidden, setUp: isSetUp() });
 }
 
 // Where keyboard focus lands on the board: the last move, else the first listed move.
