@@ -207,3 +207,13 @@ def test_a_number_option_takes_any_text_or_refuses_it_in_one_line(text):
             assert math.isnan(number) or not low <= number <= high
         else:
             assert value == parse(text) and low <= value <= high
+
+
+@pytest.mark.parametrize(
+    ("command", "default"),
+    [("build", "the scratch folder beside the target"), ("verify", "a temporary folder, in TMPDIR")],
+)
+def test_storage_help_names_its_default(command, default):
+    # The generated command reference (docs/cli-reference.md, mkdocs-click) shows this same text.
+    shown = " ".join(run(command, "--help").stdout.split())
+    assert f"(the [s3] extra; default: {default})." in shown and "{" not in shown
