@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -606,6 +607,23 @@ def test_a_finished_game_offers_to_play_again_or_take_back(run):
     again = run("play", "--skill", "0", "--seed", "3", input="0\n1\n2\nr\nq\n").output.splitlines()
     assert again[again.index(f"{OVER}r") + 1 :][:3] == ["", "A new game.", ""]
     assert again[-1] == "You quit."
+
+
+def test_plays_keys_are_said_one_way_in_the_help_the_readme_and_the_docs():
+    # One table of keys in the play module; the help, README and docs/cli.md say what it holds.
+    from ttt_solver.cli.play import KEYS, MOVE_KEYS, OVER_KEYS, listed
+
+    every = listed(KEYS)
+    assert every == "h hint, u undo, r play again, q quit"
+    for args in (["--help"], ["play", "--help"]):
+        assert f"({every})" in " ".join(CliRunner().invoke(cli, args).stdout.split())
+    cli_page = (README.parent / "docs" / "cli.md").read_text(encoding="utf-8")
+    for text in (README.read_text(encoding="utf-8"), cli_page):
+        assert f"# a game in the terminal: {every}\n" in text
+    assert (listed(MOVE_KEYS), listed(OVER_KEYS)) == ("h hint, u undo, q quit", "r play again, u undo, q quit")
+    section = cli_page.split("### `ttt-lookup play`")[1].split("###")[0]
+    assert f"`{PROMPT[:-2]}`" in section and f"`{OVER[:-2]}`" in section
+    assert set(re.findall(r"`([a-z])`", section)) == {key.letter for key in KEYS}
 
 
 def test_play_skill_out_of_range(run):
