@@ -266,7 +266,7 @@ def test_best_on_a_finished_board(run):
     "args, message",
     [
         (["X..?O...."], "invalid board 'X..?O....': bad character '?' at position 3 (use X, O and . for empty)"),
-        (["XO"], "invalid board 'XO': expected 9 cells, got 2"),
+        (["XO"], "invalid board 'XO': expected 9 cells (the variant 3x3 of --db {db!r}), got 2"),
         (
             ["XXX......"],
             (
@@ -282,8 +282,8 @@ def test_best_on_a_finished_board(run):
         (["--moves", "4,9"], "invalid move 9: cells are 0 to 8"),
     ],
 )
-def test_bad_board(run, command, args, message):
-    assert_error(run(command, *args), 2, message)
+def test_bad_board(run, db_path, command, args, message):
+    assert_error(run(command, *args), 2, message.format(db=str(db_path)))
 
 
 def test_bad_variant(run):

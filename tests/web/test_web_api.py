@@ -4,18 +4,22 @@ board and a sample of 4x4, the batch against the batch lookups, and every error 
 from __future__ import annotations
 
 import asyncio
+import json
 
 import httpx2 as httpx
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from support.extra_markers import need
 from support.parse_spy import count_parses
 from support.playouts import playouts
 from support.web_servers import built_4x4, served_for
 
 from ttt_solver import Oracle
+from ttt_solver.cli import cli
 from ttt_solver.game import rules
 from ttt_solver.game.variant import Variant
+from ttt_solver.lookup import analysis
 from ttt_solver.lookup.analysis import OUTCOMES
 
 pytestmark = pytest.mark.web
@@ -291,3 +295,17 @@ def test_the_page_and_the_offline_docs_are_served(client):
     assert client.get("/docs/assets/swagger-ui-bundle.js").status_code == 200
     schema = client.get("/openapi.json").json()
     assert {"/api/v1/{variant}", "/api/v1/{variant}/batch", "/api/v1/variants", "/health"} <= set(schema["paths"])
+
+
+# -- one contract: the command line's analyze --json and the HTTP answer ------------------------------
+@pytest.mark.parametrize("board", ["X...O....", ".........", "XXXOO....", "XOXXOOOXX", "OX.XO.X.."])
+def test_the_cli_json_and_the_http_answer_are_one_answer(client, db_path, board, monkeypatch):
+    # Both go through lookup.analysis.analyze, and print what it gives.
+    calls = []
+    real = analysis.analyze
+    monkeypatch.setattr(analysis, "analyze", lambda oracle, asked: calls.append(asked) or real(oracle, asked))
+    done = CliRunner(env={"TTT_DB": None}).invoke(cli, ["analyze", board, "--json", "--db", str(db_path)])
+    assert (done.exit_code, len(calls)) == (0, 1), done.output
+    answer = client.get("/api/v1/3x3", params={"board": board})
+    assert answer.status_code == 200
+    assert json.loads(done.stdout) == answer.json() == real(Oracle.load(db_path), board)

@@ -139,7 +139,8 @@ def _ask_move(oracle: Oracle, board: str) -> str | int | None:
         answer = _prompt(f"Your move (a free cell 0-{oracle.variant.cells - 1}; {keys})")
         word = QUIT if answer is None else _word(answer, MOVE_KEYS)
         if word == HINT:
-            click.echo("\n".join(move_sets(oracle.probe(board))))
+            position = oracle.probe(board)
+            click.echo("\n".join(move_sets(position.value, position.best_moves, position.preferred_moves)))
             continue
         if word is not None:
             return None if word == QUIT else word
