@@ -464,7 +464,7 @@ def test_malformed_query_param(run):
 
 
 def test_query_without_name(run):
-    assert_error(run("query"), 2, "no query given: pass a NAME (see ttt-lookup query --list)")
+    assert_error(run("query"), 2, "no query given: pass a NAME (see ttt-lookup query --list) or a SELECT statement")
 
 
 def test_query_list_with_name(run):
