@@ -97,6 +97,12 @@ class NotFeasibleError(TTTError, ValueError):
     """An exact computation over more positions than is reasonable (4x4 has 9.7 million); sample instead."""
 
 
+class InvalidStatementError(TTTError, ValueError):
+    """SQL of the user's that the database refuses: a statement that would write (every
+    connection only reads), a syntax error, a table that is not there. The database is not at
+    fault."""
+
+
 class MissingExtraError(TTTError, ImportError):
     """An optional dependency is not installed; the message names the extra to install."""
 

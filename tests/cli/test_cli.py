@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -265,7 +266,7 @@ def test_best_on_a_finished_board(run):
     "args, message",
     [
         (["X..?O...."], "invalid board 'X..?O....': bad character '?' at position 3 (use X, O and . for empty)"),
-        (["XO"], "invalid board 'XO': expected 9 cells, got 2"),
+        (["XO"], "invalid board 'XO': expected 9 cells (the variant 3x3 of --db {db!r}), got 2"),
         (
             ["XXX......"],
             (
@@ -281,8 +282,8 @@ def test_best_on_a_finished_board(run):
         (["--moves", "4,9"], "invalid move 9: cells are 0 to 8"),
     ],
 )
-def test_bad_board(run, command, args, message):
-    assert_error(run(command, *args), 2, message)
+def test_bad_board(run, db_path, command, args, message):
+    assert_error(run(command, *args), 2, message.format(db=str(db_path)))
 
 
 def test_bad_variant(run):
@@ -463,7 +464,7 @@ def test_malformed_query_param(run):
 
 
 def test_query_without_name(run):
-    assert_error(run("query"), 2, "no query given: pass a NAME (see ttt-lookup query --list)")
+    assert_error(run("query"), 2, "no query given: pass a NAME (see ttt-lookup query --list) or a SELECT statement")
 
 
 def test_query_list_with_name(run):
@@ -606,6 +607,23 @@ def test_a_finished_game_offers_to_play_again_or_take_back(run):
     again = run("play", "--skill", "0", "--seed", "3", input="0\n1\n2\nr\nq\n").output.splitlines()
     assert again[again.index(f"{OVER}r") + 1 :][:3] == ["", "A new game.", ""]
     assert again[-1] == "You quit."
+
+
+def test_plays_keys_are_said_one_way_in_the_help_the_readme_and_the_docs():
+    # One table of keys in the play module; the help, README and docs/cli.md say what it holds.
+    from ttt_solver.cli.play import KEYS, MOVE_KEYS, OVER_KEYS, listed
+
+    every = listed(KEYS)
+    assert every == "h hint, u undo, r play again, q quit"
+    for args in (["--help"], ["play", "--help"]):
+        assert f"({every})" in " ".join(CliRunner().invoke(cli, args).stdout.split())
+    cli_page = (README.parent / "docs" / "cli.md").read_text(encoding="utf-8")
+    for text in (README.read_text(encoding="utf-8"), cli_page):
+        assert f"# a game in the terminal: {every}\n" in text
+    assert (listed(MOVE_KEYS), listed(OVER_KEYS)) == ("h hint, u undo, q quit", "r play again, u undo, q quit")
+    section = cli_page.split("### `ttt-lookup play`")[1].split("###")[0]
+    assert f"`{PROMPT[:-2]}`" in section and f"`{OVER[:-2]}`" in section
+    assert set(re.findall(r"`([a-z])`", section)) == {key.letter for key in KEYS}
 
 
 def test_play_skill_out_of_range(run):

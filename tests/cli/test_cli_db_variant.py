@@ -109,3 +109,21 @@ def test_a_database_that_cannot_say_keeps_its_own_error(tmp_path):
     assert result.stderr == (
         f"Error: no database at '{missing}'; build it with: ttt-lookup build --variant 3x3 --db {missing}\n"
     )
+
+
+def test_a_board_of_another_size_names_the_variant_db_holds(variant_db):
+    db = str(variant_db("3x4k3"))
+    result = invoke(["analyze", "--db", db, "X...O...."])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert (
+        result.stderr
+        == f"Error: invalid board 'X...O....': expected 12 cells (the variant 3x4k3 of --db {db!r}), got 9\n"
+    )
+
+
+def test_a_board_of_another_size_without_db_keeps_the_short_message(variant_db):
+    # --variant given by the user (even with --db): the user named the variant, nothing to add.
+    db = str(variant_db("3x4k3"))
+    for args in (["--variant", "3x4k3"], ["--variant", "3x4k3", "--db", db]):
+        result = invoke(["analyze", "X...O....", *args])
+        assert (result.exit_code, result.stderr) == (2, "Error: invalid board 'X...O....': expected 12 cells, got 9\n")

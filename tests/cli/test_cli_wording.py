@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ttt_solver.cli import cli
-from ttt_solver.errors import InvalidVariantError
+from ttt_solver.cli.params import TEXT, Address, BadValue, Number, OneOf, Size, Tidy, Whole
+from ttt_solver.errors import InvalidVariantError, shown
 from ttt_solver.game.variant import MAX_CELLS, Variant
 
 
@@ -191,19 +192,157 @@ def test_the_k_message_says_what_that_board_allows():
 # -- the value types parse any text into a number in range, or refuse it in the one wording -------
 @given(st.one_of(st.text(max_size=12), st.integers().map(str), st.floats().map(str)))
 def test_a_number_option_takes_any_text_or_refuses_it_in_one_line(text):
-    from ttt_solver.cli.params import BadValue, Number, Whole
-
     games = click.Option(["--games"])
     for kind, parse, low, high in ((Whole(1, 10), int, 1, 10), (Number(0, 1), float, 0, 1)):
         try:
-            value = kind.convert(text, games, None)
+            value = kind(text, games, None)
         except BadValue as error:
             message = error.format_message()
             assert message.startswith("invalid --games ") and ": expected " in message and "\n" not in message
+            if not text.strip().isascii():
+                continue  # the one rule: numbers in ASCII digits
             try:
                 number = parse(text)
             except (ValueError, OverflowError):
                 continue
             assert math.isnan(number) or not low <= number <= high
         else:
-            assert value == parse(text) and low <= value <= high
+            assert text.strip().isascii() and value == parse(text) and low <= value <= high
+
+
+# -- one rule for every parameter's text: whitespace around it dropped, numbers in ASCII digits ----
+SPACES = st.text(alphabet=" \t\n\u3000\u00a0", max_size=3)
+TYPES = {
+    "--workers": (Whole(1, 1024), st.integers(1, 1024).map(str)),
+    "--skill": (Number(0, 1), st.floats(0, 1).map(str)),
+    "--memory": (
+        Size(),
+        st.tuples(st.integers(0, 10**6).map(str), st.sampled_from(["", "K", "mb", "GiB"])).map("".join),
+    ),
+    "--as": (OneOf(["X", "O"], case_sensitive=False), st.sampled_from(["X", "o"])),
+    "--address": (Address(), st.integers(1, 65535).map(lambda port: f"tcp://10.0.0.1:{port}")),
+    "--db": (TEXT, st.text(min_size=1).map(str.strip).filter(bool)),
+}
+
+
+@pytest.mark.parametrize("option", sorted(TYPES))
+@given(data=st.data())
+def test_whitespace_around_any_value_is_dropped(option, data):
+    kind, values = TYPES[option]
+    value = data.draw(values)
+    param = click.Option([option])
+    assert kind(data.draw(SPACES) + value + data.draw(SPACES), param, None) == kind(value, param, None)
+
+
+@given(st.integers(0, 10**6), st.sampled_from(["--workers", "--skill", "--memory"]))
+def test_a_number_in_other_digits_is_refused_by_every_number_option(number, option):
+    kind, _values = TYPES[option]
+    fullwidth = str(number).translate({ord(d): 0xFF10 + int(d) for d in "0123456789"})
+    with pytest.raises(BadValue, match="^expected "):
+        kind(fullwidth, click.Option([option]), None)
+
+
+def test_every_parameter_of_every_command_follows_the_rule():
+    untidy = [
+        (name, param.name)
+        for name, command in commands().items()
+        for param in command.params
+        if not (isinstance(param, click.Option) and param.is_flag) and not isinstance(param.type, Tidy)
+    ]
+    assert untidy == []
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["best", "X...O....", "--variant", "3x3 "], None),
+        (["best", "X...O....", "--variant", " 3X3\t"], None),
+        (["build", "--plan", "--db", "x.sqlite", "--memory", " 1G"], None),
+        (
+            ["build", "--plan", "--db", "x.sqlite", "--workers", "２"],
+            "invalid --workers '２': expected a whole number from 1 to 1,024",
+        ),
+        (
+            ["build", "--plan", "--db", "x.sqlite", "--memory", "１G"],
+            "invalid --memory '１G': expected a size: ASCII digits",
+        ),
+        (
+            ["compare", "random", "random", "--games", "٣"],
+            "invalid --games '٣': expected a whole number from 1 to 10,000,000",
+        ),
+    ],
+)
+def test_options_agree_on_whitespace_and_digits(args, message, db_path):
+    result = CliRunner(env={"TTT_DB": None}).invoke(
+        cli, [*args, *(["--db", str(db_path)] if "--db" not in args else [])]
+    )
+    if message is None:
+        assert (result.exit_code, result.stderr) == (0, ""), result.output
+    else:
+        assert (result.exit_code, result.stdout) == (2, "") and result.stderr.startswith(f"Error: {message}"), (
+            result.stderr
+        )
+        assert result.stderr.count("\n") == 1
+
+
+# -- a mistyped variant gets a suggestion, as a mistyped command or option does ----------------------
+@pytest.mark.parametrize(
+    ("typed", "hint"),
+    [
+        ("3x3misere", "did you mean '3x3-misere'?"),
+        ("3X3 MISERE", "did you mean '3x3-misere'?"),
+        ("5x5misère", "did you mean '5x5-misere'?"),
+        ("4x4k3misere", "did you mean '4x4k3-misere' or '4x4-misere'?"),
+        ("33x", "did you mean '3x3'?"),
+    ],
+)
+def test_a_mistyped_variant_gets_a_suggestion(typed, hint):
+    assert_one_error(
+        run("analyze", "X...O....", "--variant", typed),
+        f"invalid variant {typed!r}: expected RxC with optional kK and -misere, e.g. 4x4k3; {hint}",
+    )
+
+
+def test_a_variant_with_nothing_close_gets_no_suggestion():
+    assert_one_error(
+        run("analyze", "X...O....", "--variant", "xyzzy"),
+        "invalid variant 'xyzzy': expected RxC with optional kK and -misere, e.g. 4x4k3",
+    )
+
+
+def test_a_number_too_big_is_said_as_given():
+    assert_one_error(
+        run("analyze", "X...O....", "--variant", "99999999999999999999x3k3"),
+        "invalid variant '99999999999999999999x3k3': rows must be from 1 to 25, not 99999999999999999999",
+    )
+
+
+@given(
+    st.integers(1, 5), st.integers(1, 5), st.booleans(), SPACES, SPACES, st.integers(0, 3), st.sampled_from(["x", "X"])
+)
+def test_a_variant_name_round_trips_with_spaces_zeros_and_case(rows, cols, misere, before, after, zeros, cross):
+    if max(rows, cols) < 3:
+        return
+    variant = Variant(rows, cols, max(rows, cols), misere)
+    typed = f"{before}{'0' * zeros}{rows}{cross}{cols}{'-MISERE' if misere else ''}{after}"
+    assert Variant.parse(typed) == variant and Variant.parse(variant.name) == variant
+
+
+@given(st.text(alphabet="0123456789xkmiser-", min_size=1, max_size=30))
+def test_any_variant_text_parses_or_is_refused_in_one_line_naming_what_was_typed(text):
+    try:
+        Variant.parse(text)
+    except InvalidVariantError as error:
+        message = str(error)
+        assert "\n" not in message and message.startswith(f"invalid variant {shown(text)}: ")
+        assert "999" not in message.replace(text, "") or "999" in text
+
+
+@pytest.mark.parametrize(
+    ("command", "default"),
+    [("build", "the scratch folder beside the target"), ("verify", "a temporary folder, in TMPDIR")],
+)
+def test_storage_help_names_its_default(command, default):
+    # The generated command reference (docs/cli-reference.md, mkdocs-click) shows this same text.
+    shown = " ".join(run(command, "--help").stdout.split())
+    assert f"(the [s3] extra; default: {default})." in shown and "{" not in shown

@@ -42,12 +42,19 @@ def test_anything_else_is_refused(text):
         assert parse_size(text) is None
 
 
-@pytest.mark.parametrize("text", ["１G", "64 MB", " 64MB", "1G\n", "1.5G", "-1", "1KK", "1iB", "1PB", "0x10", "٣M"])
+@pytest.mark.parametrize("text", ["１G", "64 MB", "64M B", "1.5G", "-1", "1KK", "1iB", "1PB", "0x10", "٣M"])
 def test_the_issues_lenient_sizes_are_refused_in_one_line(text):
     result = CliRunner().invoke(cli, ["build", "--variant", "3x3", "--db", "unused.sqlite", "--memory", text])
     assert result.exit_code == 2
     assert result.stderr.startswith(f"Error: invalid --memory {text!r}: expected a size:"), result.stderr
     assert result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("text", [" 64MB", "1G\n", "\t512k "])
+def test_whitespace_around_a_size_is_dropped_as_around_any_option(text):
+    # The one rule of every option's text (cli/params.py: Tidy), as --variant '3x3 ' has it.
+    result = CliRunner().invoke(cli, ["build", "--variant", "3x3", "--db", "unused.sqlite", "--memory", text, "--plan"])
+    assert (result.exit_code, result.stderr) == (0, ""), result.output
 
 
 @pytest.mark.parametrize("text", ["1TB", "99999999999999999999999", "1K"])
@@ -74,13 +81,16 @@ def test_a_budget_below_what_a_variant_needs_names_both_bounds(tmp_path):
     [
         (
             "3x3k99999999999999999999",
-            "on a 3x3 board k must be 3, not more than 999 (k runs from 3 to the longer side)",
+            "on a 3x3 board k must be 3, not 99999999999999999999 (k runs from 3 to the longer side)",
         ),
         ("3x3k0", "on a 3x3 board k must be 3, not 0 (k runs from 3 to the longer side)"),
-        ("99999999999x3", "rows must be from 1 to 25, not more than 999"),
+        ("99999999999x3", "rows must be from 1 to 25, not 99999999999"),
+        ("99999999999999999999x3k3", "rows must be from 1 to 25, not 99999999999999999999"),
+        ("0026x1", "rows must be from 1 to 25, not 0026"),
+        ("1" * 30 + "x1", "rows must be from 1 to 25, not 1111111111...1111111111 (30 digits)"),
         ("0x4", "rows must be from 1 to 25, not 0"),
         ("4x0", "columns must be from 1 to 25, not 0"),
-        ("3x99999999999999999999999", "columns must be from 1 to 25, not more than 999"),
+        ("3x99999999999999999999999", "columns must be from 1 to 25, not 99999999999999999999999"),
         ("26x1", "rows must be from 1 to 25, not 26"),
         ("6x5", "a 6x5 board has 30 cells; the most is 25"),
         ("7x4k4", "a 7x4 board has 28 cells; the most is 25"),

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -132,3 +135,58 @@ def test_maskable_ppo_example_trains_a_few_hundred_steps(tmp_path, capsys, db_pa
     assert [line.split()[0] for line in lines[2:5]] == ["0", "128", "256"]
     assert all(line.split()[3] == "0.0%" for line in lines[2:5])  # nobody beats perfect
     assert chart.stat().st_size > 0
+
+
+# -- every gym.make the documents show works in a fresh interpreter ---------------------------------
+MAKE_CALL = re.compile(r"gym(?:nasium)?\.make(?:_vec)?\(")
+BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+def call_at(text: str, start: int) -> str:
+    """The call that starts at ``start``, to its closing parenthesis."""
+    depth = 0
+    for end in range(text.index("(", start), len(text)):
+        depth += {"(": 1, ")": -1}.get(text[end], 0)
+        if depth == 0:
+            return text[start : end + 1]
+    raise AssertionError(f"unclosed call at {text[start : start + 40]!r}")
+
+
+def shown_make_calls() -> list[tuple[str, str]]:
+    """(where, code) of each gym.make a user may copy from README.md or docs/rl.md: the call with
+    the imports written above it in its own Python block (none for one in prose)."""
+    found = []
+    for name in ("README.md", "docs/rl.md"):
+        text = (ROOT / name).read_text(encoding="utf-8")
+        blocks = [(m.start(1), m.end(1)) for m in BLOCK.finditer(text)]
+        for m in MAKE_CALL.finditer(text):
+            block = next(((start, end) for start, end in blocks if start <= m.start() < end), None)
+            above = text[block[0] : m.start()] if block else ""
+            imports = [line for line in above.splitlines() if line.startswith(("import ", "from "))]
+            code = "\n".join(
+                ["import gymnasium", "import gymnasium as gym", *imports, f"env = {call_at(text, m.start())}"]
+            )
+            found.append((f"{name} line {text.count(chr(10), 0, m.start()) + 1}", code))
+    return found
+
+
+SHOWN = shown_make_calls()
+
+
+@pytest.mark.parametrize(("where", "code"), SHOWN, ids=[where for where, _ in SHOWN])
+def test_each_env_id_the_documents_show_makes_an_env_in_a_fresh_interpreter(where, code, db_path, tmp_path):
+    # A fresh interpreter: nothing has imported ttt_solver.envs unless the shown code does. The
+    # default database is the session's.
+    shutil.copyfile(db_path, tmp_path / "ttt.sqlite")
+    probe = (
+        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nimport ttt_solver.store.paths as paths\n"
+        f"paths.data_folder = lambda: {str(tmp_path)!r}\n{code}\nenv.reset(seed=0)\nenv.close()\nprint('made')"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False, cwd=tmp_path)
+    assert (done.returncode, done.stdout.strip().splitlines()[-1:]) == (0, ["made"]), (
+        f"{where}:\n{code}\n{done.stderr[-2000:]}"
+    )
+
+
+def test_the_readme_shows_how_to_make_the_env():
+    assert any(where.startswith("README.md") for where, _ in SHOWN)

@@ -19,12 +19,12 @@ from ttt_solver.envs.observation import board_tables
 from ttt_solver.envs.opponent import Draws, LoopMoves, PerfectMoves, PolicyMoves, batch_moves
 from ttt_solver.errors import GameOverError, InvalidBoardError, InvalidVariantError
 from ttt_solver.game.variant import Variant
-from ttt_solver.players.agents import Agent, make_agent
+from ttt_solver.players.agents import PolicyAgent, make_agent
 from ttt_solver.players.agents.base import empty_cells
 from ttt_solver.solver.reference import solve
 
 
-class Lopsided(Agent):
+class Lopsided(PolicyAgent):
     """An enumerable agent with unequal shares, to exercise the weighted sampling path."""
 
     def __init__(self) -> None:

@@ -24,7 +24,7 @@ from ttt_solver.envs.observation import PLAYING, BoardTables, board_tables, x_to
 from ttt_solver.envs.opponent import Draws, PerfectMoves, PolicyMoves, batch_moves
 from ttt_solver.game import array_rules
 from ttt_solver.game.variant import Variant
-from ttt_solver.players.agents import Agent, Policy, make_agent
+from ttt_solver.players.agents import Agent, Policy, PolicyAgent, make_agent
 from ttt_solver.players.agents.base import empty_cells
 from ttt_solver.players.tournament import DEFAULT_AGENTS
 
@@ -34,7 +34,7 @@ SPECS = DEFAULT_AGENTS
 COUNTS = {"3x3": 4520, "3x4k3": 20088}
 
 
-class Weighted(Agent):
+class Weighted(PolicyAgent):
     """Unequal shares (cell c weighs c + 1), the one path of the replay no agent of ours takes."""
 
     def _policy(self, board: str) -> Policy:

@@ -6,23 +6,25 @@ Boards are drawn next to their text; book cells 1-9 are our cells 0-8.
 
 from __future__ import annotations
 
+import ast
 import copy
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import ttt_solver.players.agents as agents_package
 from ttt_solver.errors import (
     GameOverError,
     InvalidAgentError,
     InvalidBoardError,
     InvalidVariantError,
-    NotEnumerableError,
 )
 from ttt_solver.game import rules
 from ttt_solver.game.variant import Variant
 from ttt_solver.lookup.oracle import Oracle
-from ttt_solver.players.agents import AGENT_NAMES, Agent, make_agent
+from ttt_solver.players.agents import AGENT_NAMES, Agent, PolicyAgent, make_agent
 from ttt_solver.players.tournament import unfinished_boards
 from ttt_solver.solver.reference import solve
 
@@ -164,10 +166,24 @@ def test_policy_is_a_copy_of_the_memo():
 
 
 def test_monte_carlo_only_samples():
+    # An agent that only samples has choose and no policy: it is not a PolicyAgent.
     player = agent("mc:10")
-    assert not player.enumerable
-    with pytest.raises(NotEnumerableError, match="'mc:10' has no enumerable move distribution"):
-        player.policy(".........")
+    assert not player.enumerable and not isinstance(player, PolicyAgent)
+    assert not hasattr(player, "policy") and not hasattr(player, "_policy")
+    assert player.choose(".........", np.random.default_rng(0)) in range(9)
+
+
+def test_no_agent_has_a_method_that_only_raises():
+    # A base class that forces a method on an agent that cannot have it shows as a stub raising
+    # NotImplementedError (as mc:N's _policy once was); abstract methods have no body to run.
+    stubs = []
+    for path in sorted(Path(agents_package.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef):
+                body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+                if len(body) == 1 and isinstance(body[0], ast.Raise):
+                    stubs.append(f"{path.name}: {node.name}")
+    assert stubs == []
 
 
 @pytest.mark.parametrize("spec", ["random", "think3", "perfect:0.5"])

@@ -14,7 +14,7 @@ from ttt_solver.game import rules
 from ttt_solver.game.variant import STANDARD, Variant
 from ttt_solver.lookup.oracle import Oracle
 from ttt_solver.players.agents import make_agent
-from ttt_solver.players.agents.base import Agent, Policy
+from ttt_solver.players.agents.base import Policy, PolicyAgent
 from ttt_solver.players.arena import (
     Comparison,
     Outcomes,
@@ -205,7 +205,7 @@ def test_play_game_returns_the_winner():
     assert play_game(make_agent("think1"), make_agent("think1"), rng) in ("X", "O", None)
 
 
-class Cheater(Agent):
+class Cheater(PolicyAgent):
     def __init__(self) -> None:
         super().__init__("cheater", STANDARD)
 

@@ -4,18 +4,22 @@ board and a sample of 4x4, the batch against the batch lookups, and every error 
 from __future__ import annotations
 
 import asyncio
+import json
 
 import httpx2 as httpx
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from support.extra_markers import need
 from support.parse_spy import count_parses
 from support.playouts import playouts
 from support.web_servers import built_4x4, served_for
 
 from ttt_solver import Oracle
+from ttt_solver.cli import cli
 from ttt_solver.game import rules
 from ttt_solver.game.variant import Variant
+from ttt_solver.lookup import analysis
 from ttt_solver.lookup.analysis import OUTCOMES
 
 pytestmark = pytest.mark.web
@@ -255,6 +259,57 @@ def test_batch_error_paths(client, body, status, message):
     assert response.status_code == status and response.json()["error"].startswith(message)
 
 
+# -- a batch that answers every board it can: each bad board an error object in its place --------------
+def test_a_batch_with_bad_boards_answers_the_others_with_on_error_item(client, oracle_3x3):
+    good = (rules.all_boards(V3X3) * 2)[:9_997]  # 10,000 boards with the three below
+    boards = [*good[:5], "XO", *good[5:100], "XXXXO....", *good[100:], "x../.o./..."]
+    response = client.post("/api/v1/3x3/batch", json={"boards": boards, "on_error": "item"})
+    assert response.status_code == 200
+    results = response.json()["results"]
+    assert len(results) == 10_000
+    assert results[5] == {"board": "XO", "error": "invalid board 'XO': expected 9 cells, got 2"}
+    assert results[101] == {
+        "board": "XXXXO....",
+        "error": "illegal board 'XXXXO....': wrong piece counts: X has 4 and O has 1, but X moves first so X must"
+        " have as many marks as O or one more",
+    }
+    answered = [r for i, r in enumerate(results) if i not in (5, 101)]
+    assert answered == batch_expected(oracle_3x3, [*good, "X...O...."])
+
+
+def test_each_item_error_is_what_the_single_lookup_says(client):
+    bad = ["XO", "X..?O....", "XXX......", "XXXOOO...", ""]
+    results = client.post("/api/v1/3x3/batch", json={"boards": bad, "on_error": "item"}).json()["results"]
+    for board, result in zip(bad, results, strict=True):
+        single = client.get("/api/v1/3x3", params={"board": board})
+        assert single.status_code == 400 and result == {"board": board, "error": single.json()["error"]}
+
+
+def test_on_error_refuse_is_the_default_and_item_keeps_the_answer_when_all_are_good(client):
+    boards = ["X...O....", "XO"]
+    default = client.post("/api/v1/3x3/batch", json={"boards": boards})
+    refused = client.post("/api/v1/3x3/batch", json={"boards": boards, "on_error": "refuse"})
+    assert default.status_code == refused.status_code == 400 and default.json() == refused.json()
+    good = {"boards": ["X...O....", "........."]}
+    assert (
+        client.post("/api/v1/3x3/batch", json={**good, "on_error": "item"}).json()
+        == client.post("/api/v1/3x3/batch", json=good).json()
+    )
+    wrong = client.post("/api/v1/3x3/batch", json={**good, "on_error": "skip"})
+    assert wrong.status_code == 422 and wrong.json()["error"].startswith("on_error: Input should be 'refuse' or 'item'")
+
+
+def test_the_schema_offers_per_item_errors(client):
+    schema = client.get("/openapi.json").json()["components"]["schemas"]
+    assert schema["BatchIn"]["properties"]["on_error"]["enum"] == ["refuse", "item"]
+    kinds = schema["BatchOut"]["properties"]["results"]["items"]["anyOf"]
+    assert [kind["$ref"] for kind in kinds] == [
+        "#/components/schemas/BatchResult",
+        "#/components/schemas/BatchItemError",
+    ]
+    assert set(schema["BatchItemError"]["required"]) == {"board", "error"}
+
+
 def test_batch_refuses_a_body_over_the_limit_and_bad_json(client):
     huge = client.post("/api/v1/3x3/batch", content=b"x" * (2 << 20), headers={"content-type": "application/json"})
     assert huge.status_code == 413 and huge.json() == {"error": "request body too large: the limit is 1,048,576 bytes"}
@@ -291,3 +346,17 @@ def test_the_page_and_the_offline_docs_are_served(client):
     assert client.get("/docs/assets/swagger-ui-bundle.js").status_code == 200
     schema = client.get("/openapi.json").json()
     assert {"/api/v1/{variant}", "/api/v1/{variant}/batch", "/api/v1/variants", "/health"} <= set(schema["paths"])
+
+
+# -- one contract: the command line's analyze --json and the HTTP answer ------------------------------
+@pytest.mark.parametrize("board", ["X...O....", ".........", "XXXOO....", "XOXXOOOXX", "OX.XO.X.."])
+def test_the_cli_json_and_the_http_answer_are_one_answer(client, db_path, board, monkeypatch):
+    # Both go through lookup.analysis.analyze, and print what it gives.
+    calls = []
+    real = analysis.analyze
+    monkeypatch.setattr(analysis, "analyze", lambda oracle, asked: calls.append(asked) or real(oracle, asked))
+    done = CliRunner(env={"TTT_DB": None}).invoke(cli, ["analyze", board, "--json", "--db", str(db_path)])
+    assert (done.exit_code, len(calls)) == (0, 1), done.output
+    answer = client.get("/api/v1/3x3", params={"board": board})
+    assert answer.status_code == 200
+    assert json.loads(done.stdout) == answer.json() == real(Oracle.load(db_path), board)

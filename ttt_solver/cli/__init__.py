@@ -32,7 +32,7 @@ from ..system.memory import guard_command_line
 from ..version import __version__
 from .options import translate_errors
 from .output import colour_option
-from .params import BadValue, option_name
+from .params import TEXT, BadValue, option_name
 from .stopping import Terminated, terminate_as_interrupt
 
 # module in ttt_solver.cli -> the commands it defines (and lists in its COMMANDS)
@@ -65,6 +65,9 @@ class TTTGroup(click.Group):
         # documentation generator makes) would leave it --help only for the rest of the process.
         if not any(HELP_OPTIONS[0] in param.opts for param in cmd.params):
             click.help_option(*HELP_OPTIONS)(cmd)
+        for param in cmd.params:  # plain text too follows the one rule of every parameter's text
+            if type(param.type) is click.types.StringParamType:
+                param.type = TEXT
         super().add_command(cmd, name)
 
     def list_commands(self, ctx: click.Context) -> list[str]:

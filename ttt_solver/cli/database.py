@@ -59,7 +59,7 @@ def engine_options(doing: str, files: str, default: str) -> Callable[[F], F]:
                     "--storage",
                     metavar="FOLDER|URL",
                     help=f"With --engine: where the workers exchange {files}: a folder every worker reaches by the"
-                    " same path, or an fsspec URL such as s3://bucket/prefix (the [s3] extra; default: {default}).",
+                    f" same path, or an fsspec URL such as s3://bucket/prefix (the [s3] extra; default: {default}).",
                 ),
             ]
         ):

@@ -126,6 +126,10 @@ def _complete_variants(ctx: click.Context, param: click.Parameter, incomplete: s
     return variants(ctx, param, incomplete)
 
 
+# The key of click's context meta under which database_options says where the variant came from.
+VARIANT_FROM = "ttt_solver.variant_from"
+
+
 def database_options(f: F, writes: bool = False) -> F:
     """Add ``--db PATH_OR_URL`` (envvar TTT_DB) and ``--variant``; the command gets ``db`` and
     ``variant``, a Variant: the one given, else the one the database named by ``--db`` holds,
@@ -138,7 +142,10 @@ def database_options(f: F, writes: bool = False) -> F:
 
     @functools.wraps(f)
     def wrapper(*args: Any, variant: Variant | None, db: str | None, **kwargs: Any) -> Any:
-        return f(*args, variant=command_variant(db, variant, writes), db=db, **kwargs)
+        chosen, held = _chosen_variant(db, variant, writes)
+        if held:  # for board_input's messages: the 16 of "expected 16 cells" came from --db
+            click.get_current_context().meta[VARIANT_FROM] = f"the variant {chosen.name} of --db {db!r}"
+        return f(*args, variant=chosen, db=db, **kwargs)
 
     wrapper = click.option(
         "--variant",
@@ -166,22 +173,27 @@ def command_variant(db: str | None, given: Variant | None, writes: bool = False)
     A ``db`` that names no database at all is an error here, even for a command that would not
     read it; one that cannot be read (missing, not ours, damaged) says nothing: the command's
     own read reports it, in its words and with its exit code."""
+    return _chosen_variant(db, given, writes)[0]
+
+
+def _chosen_variant(db: str | None, given: Variant | None, writes: bool) -> tuple[Variant, bool]:
+    """:func:`command_variant`, and whether it came from database ``db`` (no ``--variant``)."""
     if db is None:
-        return given or STANDARD
+        return given or STANDARD, False
 
     target = Target.parse(db)  # InvalidTargetError: bad input, whatever the command
     try:
         held = Variant.parse(held_variant(db))
     except (DatabaseError, InvalidVariantError):
-        return given or STANDARD
+        return given or STANDARD, False
     if given is None:
-        return held
+        return held, True
     if held != given and not writes:
         raise CLIFailure(
             f"database {target.spec!r} holds variant {held.name!r}, not {given.name!r}: drop --variant (--db"
             f" implies the variant), or build the {given.name} database with: ttt-lookup build --variant {given.name}"
         )
-    return given
+    return given, False
 
 
 def board_input(f: F) -> F:
@@ -192,9 +204,9 @@ def board_input(f: F) -> F:
 
     @functools.wraps(f)
     def wrapper(*args: Any, board: str | None, moves: str | None, variant: Variant, **kwargs: Any) -> Any:
-        return f(
-            *args, board=rules.board_from_input(board, moves, variant, ("BOARD", "--moves")), variant=variant, **kwargs
-        )
+        variant_from = click.get_current_context().meta.get(VARIANT_FROM, "")
+        parsed = rules.board_from_input(board, moves, variant, ("BOARD", "--moves"), variant_from)
+        return f(*args, board=parsed, variant=variant, **kwargs)
 
     wrapper = click.option(
         "--moves", metavar="CELLS", help="Cells played from the empty board, e.g. 4,0,8 (instead of BOARD)."

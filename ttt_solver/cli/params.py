@@ -5,6 +5,11 @@ Every bad value reads the same, whoever finds it (a type here, a callback, the l
 of value (``board``, ``variant``, ``agent``); one ``Error:`` line and exit code 2. The types
 below are click's, with their messages (``Invalid value for '--games': 0 is not in the range
 1<=x<=10000000.``) said that way instead; click still shows their ranges in ``--help``.
+
+Every parameter's text follows one rule, :class:`Tidy`'s: whitespace around it is dropped
+(``--variant '3x3 '``, ``--memory ' 1G'``), and a number is written in ASCII digits
+(``--workers ２`` is refused, as ``--memory １G`` is). The command group gives every plain text
+parameter the :data:`TEXT` type, so no parameter escapes it.
 """
 
 from __future__ import annotations
@@ -41,6 +46,32 @@ def option_name(param: click.Parameter | None) -> str:
     return (param.human_readable_name or param.name or "value").lower()
 
 
+class Tidy(click.ParamType):  # type: ignore[type-arg]
+    """The one rule for the text of every parameter (see the module docstring), applied before
+    the type reads it. A ``numeric`` type refuses text that is not ASCII, with its own
+    :meth:`expected` message (Python's int() and float() read other scripts' digits)."""
+
+    numeric = False
+
+    def __call__(self, value: Any, param: click.Parameter | None = None, ctx: click.Context | None = None) -> Any:
+        if isinstance(value, str):
+            value = value.strip()
+            if self.numeric and not value.isascii():
+                raise BadValue(value, self.expected(), param, ctx)
+        return super().__call__(value, param, ctx)
+
+    def expected(self) -> str:
+        """What a value must be, for the message of a bad one."""
+        return "expected text"
+
+
+class Text(Tidy, click.types.StringParamType):
+    """Plain text (click's default type), under the one rule."""
+
+
+TEXT = Text()
+
+
 def _bounds(low: float | None, high: float | None, number: str, fmt: str) -> str:
     if low is not None and high is not None:
         return f"expected {number} from {low:{fmt}} to {high:{fmt}}"
@@ -49,18 +80,28 @@ def _bounds(low: float | None, high: float | None, number: str, fmt: str) -> str
     return f"expected {number}" if high is None else f"expected {number} of at most {high:{fmt}}"
 
 
-class Whole(click.IntRange):
+class Whole(Tidy, click.IntRange):
     """A whole number in a range (click's ``IntRange``)."""
+
+    numeric = True
+
+    def expected(self) -> str:
+        return _bounds(self.min, self.max, "a whole number", ",")
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         try:
             return super().convert(value, param, ctx)
         except click.BadParameter:
-            raise BadValue(value, _bounds(self.min, self.max, "a whole number", ","), param, ctx) from None
+            raise BadValue(value, self.expected(), param, ctx) from None
 
 
-class Number(click.FloatRange):
+class Number(Tidy, click.FloatRange):
     """A number in a range (click's ``FloatRange``), never NaN (which passes any range check)."""
+
+    numeric = True
+
+    def expected(self) -> str:
+        return _bounds(self.min, self.max, "a number", "g")
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         try:
@@ -68,11 +109,11 @@ class Number(click.FloatRange):
         except click.BadParameter:
             number = math.nan
         if math.isnan(number):
-            raise BadValue(value, _bounds(self.min, self.max, "a number", "g"), param, ctx)
+            raise BadValue(value, self.expected(), param, ctx)
         return number
 
 
-class OneOf(click.Choice):  # type: ignore[type-arg]
+class OneOf(Tidy, click.Choice):  # type: ignore[type-arg]
     """One of a few words (click's ``Choice``), said as ``expected X or O``."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
@@ -84,7 +125,7 @@ class OneOf(click.Choice):  # type: ignore[type-arg]
             raise BadValue(value, f"expected {listed}", param, ctx) from None
 
 
-class FileName(click.Path):
+class FileName(Tidy, click.Path):
     """A file to write (click's ``Path`` with ``dir_okay=False``): a folder is refused in our words."""
 
     def __init__(self) -> None:
@@ -97,7 +138,7 @@ class FileName(click.Path):
             raise BadValue(value, "that is a folder; expected a file name, e.g. chart.png", param, ctx) from None
 
 
-class Address(click.ParamType):  # type: ignore[type-arg]
+class Address(Tidy):
     """A scheduler's address: ``[scheme://]host:port`` (``tcp://10.0.0.1:8786``)."""
 
     name = "address"
@@ -115,7 +156,7 @@ SEED = Whole(0, 2**63 - 1)  # what every seed option takes (numpy's generators n
 
 _SIZE = re.compile(r"([0-9]+)(?:([kmgt])(i?b)?|b)?", re.IGNORECASE)
 _SHIFTS = {"": 0, "k": 10, "m": 20, "g": 30, "t": 40}
-SIZE_GRAMMAR = "ASCII digits and a unit, K, M, G or T (KB, KiB, ... in any case; powers of 1,024), no spaces"
+SIZE_GRAMMAR = "ASCII digits and a unit, K, M, G or T (KB, KiB, ... in any case; powers of 1,024), no space between"
 
 
 def parse_size(text: str) -> int | None:
@@ -127,11 +168,15 @@ def parse_size(text: str) -> int | None:
     return int(found.group(1)) << _SHIFTS[(found.group(2) or "").lower()]
 
 
-class Size(click.ParamType):  # type: ignore[type-arg]
+class Size(Tidy):
     """A number of bytes (:func:`parse_size`) from ``minimum`` to ``maximum`` (the machine's
     memory, for a memory budget)."""
 
     name = "SIZE"
+    numeric = True
+
+    def expected(self) -> str:
+        return f"expected a size: {SIZE_GRAMMAR}, e.g. 512MB or 4GB"
 
     def __init__(self, minimum: int = 0, maximum: int | None = None, what: str = "") -> None:
         self.minimum = minimum
@@ -143,7 +188,7 @@ class Size(click.ParamType):  # type: ignore[type-arg]
             return value
         size = parse_size(value) if isinstance(value, str) else None
         if size is None:
-            raise BadValue(value, f"expected a size: {SIZE_GRAMMAR}, e.g. 512MB or 4GB", param, ctx)
+            raise BadValue(value, self.expected(), param, ctx)
         if size < self.minimum or (self.maximum is not None and size > self.maximum):
             high = "" if self.maximum is None else f" to {size_text(self.maximum)}"
             high += f" ({self.what})" if self.what and self.maximum is not None else ""

@@ -1,16 +1,14 @@
 """``play``: a game against the database in the terminal, with hints, take-backs and new games.
 
-The keys are shown in every prompt: a cell number moves, ``h`` shows the best and preferred
-moves (the vocabulary of ``analyze``), ``u`` takes back your last move and the computer's
-reply, ``q`` (or the end of the input) quits. A finished game offers ``r`` (play again), ``u``
-and ``q``.
+The keys are one table, :data:`KEYS`: the prompts, ``play --help`` and the docs' lists of them
+(checked by a test) all come from it. A cell number moves; ``q`` and the end of the input quit.
 """
 
 from __future__ import annotations
 
 import itertools
 import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
@@ -24,10 +22,49 @@ from .params import SEED, Number, OneOf
 if TYPE_CHECKING:
     from ..lookup.oracle import Oracle
 
-UNDO, AGAIN = "undo", "again"
+HINT, UNDO, AGAIN, QUIT = "hint", "undo", "again", "quit"
 
 
-@click.command()
+class Key(NamedTuple):
+    """A key of the game: its letter, the word a player may type instead (what it does, for
+    the code), its name in the lists of keys, and what it does, for the help."""
+
+    letter: str
+    word: str
+    label: str
+    does: str
+
+
+_HINT = Key("h", HINT, "hint", "shows the best and the preferred moves (as analyze names them)")
+_UNDO = Key("u", UNDO, "undo", "takes back your last move and the computer's reply")
+_AGAIN = Key("r", AGAIN, "play again", "(once the game is over) starts a new game with the same settings")
+_QUIT = Key("q", QUIT, "quit", "quits (so does the end of the input, Ctrl-D)")
+KEYS = (_HINT, _UNDO, _AGAIN, _QUIT)  # every key, in the order the help lists them
+MOVE_KEYS = (_HINT, _UNDO, _QUIT)  # while it is your move
+OVER_KEYS = (_AGAIN, _UNDO, _QUIT)  # when the game is over
+
+
+def listed(keys: tuple[Key, ...]) -> str:
+    """``h hint, u undo, q quit``: the keys as the prompts and the docs list them."""
+    return ", ".join(f"{key.letter} {key.label}" for key in keys)
+
+
+def _word(answer: str, keys: tuple[Key, ...]) -> str | None:
+    """What ``answer`` (a letter or a word) asks of ``keys``, as the key's word; None if none."""
+    return next((key.word for key in keys if answer in (key.letter, key.word)), None)
+
+
+def _help() -> str:
+    """``play``'s help, from :data:`KEYS`."""
+    keys = "; ".join(f"{key.letter} {key.does}" for key in KEYS)
+    return (
+        f"Play a game against the perfect opponent in the terminal ({listed(KEYS)}).\n\n"
+        f"Type a free cell's number to move; {keys}.\n\n"
+        "\b\nExample:\n    ttt-lookup play\n    ttt-lookup play --as O --skill 0.7 --seed 1"
+    )
+
+
+@click.command(help=_help())
 @database_options
 @click.option(
     "--as",
@@ -46,18 +83,7 @@ UNDO, AGAIN = "undo", "again"
 )
 @click.option("--seed", type=SEED, help="Seed the computer's choices, for a repeatable game.")
 def play(side: str, skill: float, seed: int | None, variant: Variant, db: str | None) -> None:
-    """Play a game against the perfect opponent in the terminal (h hint, u undo, q quit).
-
-    Type a free cell's number to move, h for a hint (the best and the preferred moves), u to
-    take back your last move (and the computer's reply), q to quit. When the game is over,
-    r plays again, u takes your last move back, q quits.
-
-    \b
-    Example:
-        ttt-lookup play
-        ttt-lookup play --as O --skill 0.7 --seed 1
-    """
-
+    """A game in the terminal; the help is :func:`_help`'s, from the table of keys."""
     oracle = load_oracle(db, variant)
     rng = random.Random(seed)
     you = side.upper()
@@ -96,34 +122,33 @@ def _game_over(history: list[str], you: str, variant: Variant) -> str | None:
     won = rules.winner(board, variant)
     click.echo("A draw." if won is None else "You win!" if won == you else "The computer wins.")
     click.echo(f"The game: {' '.join(_moves(history))}")
+    letters = [key.letter for key in OVER_KEYS]
     while True:
-        answer = _prompt("Game over (r play again, u undo, q quit)")
-        if answer in (None, "q", "quit"):
-            return None
-        if answer in ("r", "again"):
-            return AGAIN
-        if answer in ("u", "undo"):
-            return UNDO
-        click.echo(f"{answer!r} is not one of r, u or q.")
+        answer = _prompt(f"Game over ({listed(OVER_KEYS)})")
+        word = QUIT if answer is None else _word(answer, OVER_KEYS)
+        if word is not None:
+            return None if word == QUIT else word
+        click.echo(f"{answer!r} is not one of {', '.join(letters[:-1])} or {letters[-1]}.")
 
 
 def _ask_move(oracle: Oracle, board: str) -> str | int | None:
     """The human's move, UNDO or None (quit), asking again until it is one; h shows a hint."""
     free = rules.legal_moves(board, oracle.variant)
-    keys = f"a free cell 0-{oracle.variant.cells - 1}; h hint, u undo, q quit"
+    keys = listed(MOVE_KEYS)
     while True:
-        answer = _prompt(f"Your move ({keys})")
-        if answer in (None, "q", "quit"):
-            return None
-        if answer in ("h", "hint"):
-            click.echo("\n".join(move_sets(oracle.probe(board))))
+        answer = _prompt(f"Your move (a free cell 0-{oracle.variant.cells - 1}; {keys})")
+        word = QUIT if answer is None else _word(answer, MOVE_KEYS)
+        if word == HINT:
+            position = oracle.probe(board)
+            click.echo("\n".join(move_sets(position.value, position.best_moves, position.preferred_moves)))
             continue
-        if answer in ("u", "undo"):
-            return UNDO
+        if word is not None:
+            return None if word == QUIT else word
+        assert answer is not None
         cell = rules.cell_number(answer)
         if cell in free:
             return cell
-        click.echo(f"{answer!r} is not a free cell; choose one of {' '.join(map(str, free))} (h hint, u undo, q quit).")
+        click.echo(f"{answer!r} is not a free cell; choose one of {' '.join(map(str, free))} ({keys}).")
 
 
 def _prompt(text: str) -> str | None:

@@ -12,9 +12,9 @@ it replays each agent's sampling rule in numpy, giving the board after each move
   ``cells[int(v * len(cells))]``. With ``P = 1``, :meth:`PerfectMoves.by_row` serves every
   game at once by its row (board and learner's side), no draw and no move where the learner is
   to move or the game is over.
-- any other enumerable agent using :meth:`Agent.choose` (``random``, ``think1..3``,
+- any other enumerable agent using :meth:`PolicyAgent.choose` (``random``, ``think1..3``,
   ``heuristic``, ``onestep``, ``nstep:D``, ``minimax:D``) (:class:`PolicyMoves`): that rule
-  over tables of the agent's own samplers (:meth:`Agent.sampler`), filled the first time a board
+  over tables of the agent's own samplers (:meth:`PolicyAgent.sampler`), filled the first time a board
   is met.
 - anything else (``mc:N``, a custom agent) (:class:`LoopMoves`): ``agent.choose`` per game.
 
@@ -36,7 +36,7 @@ from ..builder.first_use import shared_oracle
 from ..game import array_rules
 from ..game.variant import Variant
 from ..lookup.tables import bit_tables
-from ..players.agents import Agent, make_agent
+from ..players.agents import Agent, PolicyAgent, make_agent
 from ..players.agents.perfect import PerfectAgent
 from .observation import ILLEGAL, PLAYING, BoardTables, children, x_to_move
 
@@ -146,7 +146,7 @@ def batch_moves(agent: Agent, tables: BoardTables) -> BatchMoves:
     """The fastest numpy replay of ``agent.choose`` for ``agent`` (see the module docstring)."""
     if type(agent) is PerfectAgent:
         return PerfectMoves(agent, tables)
-    if getattr(agent, "enumerable", False) and type(agent).choose is Agent.choose:
+    if isinstance(agent, PolicyAgent) and type(agent).choose is PolicyAgent.choose:
         return PolicyMoves(agent, tables)
     return LoopMoves(agent, tables)
 
@@ -268,7 +268,7 @@ class _CellMoves:
 
 
 class PolicyMoves(_CellMoves):
-    def __init__(self, agent: Agent, tables: BoardTables) -> None:
+    def __init__(self, agent: PolicyAgent, tables: BoardTables) -> None:
         super().__init__(tables)
         self.agent = agent
         size, n = tables.masks.shape

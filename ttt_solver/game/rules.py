@@ -28,8 +28,10 @@ _FROM_NUMBER = {1: X, -1: O, 0: EMPTY}
 _TO_NUMBER = {X: 1, O: -1, EMPTY: 0}
 
 
-def normalize(text: str, variant: Variant | str = STANDARD) -> str:
-    """Text in any accepted spelling -> canonical spelling; checks characters and length only."""
+def normalize(text: str, variant: Variant | str = STANDARD, variant_from: str = "") -> str:
+    """Text in any accepted spelling -> canonical spelling; checks characters and length only.
+    ``variant_from``: where the variant came from, for the message (``the variant 4x4 of --db
+    'data/4x4.sqlite'``), when the caller did not name it."""
     variant = as_variant(variant)
     if not isinstance(text, str):
         raise InvalidBoardError(f"invalid board {shown(text)}: expected text")
@@ -44,7 +46,10 @@ def normalize(text: str, variant: Variant | str = STANDARD) -> str:
             )
         cells.append(mark)
     if len(cells) != variant.cells:
-        raise InvalidBoardError(f"invalid board {shown(text)}: expected {variant.cells} cells, got {len(cells)}")
+        source = f" ({variant_from})" if variant_from else ""
+        raise InvalidBoardError(
+            f"invalid board {shown(text)}: expected {variant.cells} cells{source}, got {len(cells)}"
+        )
     return "".join(cells)
 
 
@@ -99,9 +104,10 @@ def legality_error(text: str, variant: Variant | str = STANDARD) -> str | None:
     return None
 
 
-def parse(text: str, variant: Variant | str = STANDARD) -> str:
-    """Normalise and check a text board; raise InvalidBoardError naming what is wrong."""
-    board = normalize(text, variant)
+def parse(text: str, variant: Variant | str = STANDARD, variant_from: str = "") -> str:
+    """Normalise and check a text board; raise InvalidBoardError naming what is wrong
+    (``variant_from``: see :func:`normalize`)."""
+    board = normalize(text, variant, variant_from)
     reason = legality_error(board, variant)
     if reason is not None:
         raise InvalidBoardError(f"illegal board {board!r}: {reason}")
@@ -248,13 +254,18 @@ def parse_moves(spec: str, variant: Variant | str = STANDARD) -> str:
 
 
 def board_from_input(
-    text: str | None, moves: str | None, variant: Variant | str = STANDARD, names: tuple[str, str] = ("board", "moves")
+    text: str | None,
+    moves: str | None,
+    variant: Variant | str = STANDARD,
+    names: tuple[str, str] = ("board", "moves"),
+    variant_from: str = "",
 ) -> Board:
     """The legal board that user input names: exactly one of a board's text or the cells
     played from the empty board (``"4,0,8"``). The one parser of both, for the command line and
     the HTTP API, where the input enters: what it returns travels on parsed (an
     :class:`~ttt_solver.lookup.oracle.Oracle` takes a Board as it is). ``names`` are what the
-    interface calls the two (for the message)."""
+    interface calls the two, and ``variant_from`` where the variant came from (for the
+    message)."""
     board_name, moves_name = names
     if text is not None and moves is not None:
         raise InvalidBoardError(f"give either {board_name} or {moves_name}, not both")
@@ -263,7 +274,8 @@ def board_from_input(
         return Board._of_legal(parse_moves(moves, variant), variant)
     if text is None:
         raise InvalidBoardError(f"no board given: pass {board_name} (e.g. X...O....) or {moves_name} (e.g. 4,0,8)")
-    return Board(text, variant)
+    variant = as_variant(variant)
+    return Board._of_legal(parse(text, variant, variant_from), variant)
 
 
 def all_boards(variant: Variant | str = STANDARD) -> list[str]:

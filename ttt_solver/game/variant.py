@@ -15,6 +15,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import InvalidVariantError, shown
+from .suggest import did_you_mean
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -74,16 +75,17 @@ class Variant:
         raise InvalidVariantError. The name it gives back is ASCII (``3x3-misere``)."""
         if not isinstance(name, str):
             raise InvalidVariantError(f"invalid variant {shown(name)}: expected text such as 4x4k3")
-        match = _NAME.fullmatch(name.strip().lower())
+        typed = name.strip().lower()
+        match = _NAME.fullmatch(typed)
         if match is None:
+            hint = did_you_mean(typed, _names_like(typed))
             raise InvalidVariantError(
                 f"invalid variant {shown(name)}: expected RxC with optional kK and -misere, e.g. 4x4k3"
+                + (f"; {hint}" if hint else "")
             )
-        # A number of more than 3 digits is out of every range (and int() of thousands of
-        # digits is refused): stand in 1000 for it.
-        rows, cols = (int(match[i]) if len(match[i]) <= 3 else 1000 for i in (1, 2))
-        k = (int(match[3]) if len(match[3]) <= 3 else 1000) if match[3] else max(rows, cols)
-        wrong = _wrong_part(rows, cols, k)
+        rows, cols = _number(match[1]), _number(match[2])
+        k = _number(match[3]) if match[3] else max(rows, cols)
+        wrong = _wrong_part(rows, cols, k, (match[1], match[2], match[3] or str(k)))
         if wrong:
             raise InvalidVariantError(f"invalid variant {shown(name)}: {wrong}")
         return cls(rows, cols, k, bool(match[4]))
@@ -187,12 +189,36 @@ def _line_read(cells: tuple[Cell, ...], size: int) -> LineRead:
     return LineRead(marks, marks("X" * size), marks("O" * size))
 
 
-def _wrong_part(rows: int, cols: int, k: int) -> str:
+def _number(digits: str) -> int:
+    """The number ASCII ``digits`` write, or 1000 for one of more than 3 digits (besides leading
+    zeros): out of every range, and int() of thousands of digits is refused."""
+    significant = digits.lstrip("0")
+    return int(digits) if len(significant) <= 3 else 1000
+
+
+def _names_like(typed: str) -> list[str]:
+    """Variant names a mistyped one may have meant: those its first three numbers make
+    (``3x3misere`` -> ``3x3-misere``), else the named variants (``33x`` -> ``3x3``)."""
+    numbers = [_number(digits) for digits in re.findall("[0-9]+", typed)[:3]]
+    shapes = [(numbers[0], numbers[1], max(numbers[:2]))] if len(numbers) >= 2 else []
+    shapes += [(numbers[0], numbers[1], numbers[2])] if len(numbers) == 3 else []
+    made = [
+        f"{rows}x{cols}{'' if k == max(rows, cols) else f'k{k}'}{ending}"
+        for rows, cols, k in shapes
+        if not _wrong_part(rows, cols, k)
+        for ending in ("", "-misere")
+    ]
+    return made or list(NAMED_VARIANTS)
+
+
+def _wrong_part(rows: int, cols: int, k: int, typed: tuple[str, str, str] | None = None) -> str:
     """What is wrong with a board of ``rows`` x ``cols``, ``k`` in a row, naming the part (rows,
-    columns, cells or k); "" if nothing."""
+    columns, cells or k); "" if nothing. ``typed``: the three numbers as the user wrote them,
+    for the message (a number too long to read is said as it was given)."""
+    said = dict(zip(("rows", "columns", "k"), typed or (str(rows), str(cols), str(k))))
     for what, value in (("rows", rows), ("columns", cols)):
         if not 1 <= value <= MAX_CELLS:
-            return f"{what} must be from 1 to {MAX_CELLS}, not {value if value < 1000 else 'more than 999'}"
+            return f"{what} must be from 1 to {MAX_CELLS}, not {_said(said[what])}"
     if rows * cols > MAX_CELLS:
         return f"a {rows}x{cols} board has {rows * cols} cells; the most is {MAX_CELLS}"
     if 3 <= k <= max(rows, cols):
@@ -201,8 +227,12 @@ def _wrong_part(rows: int, cols: int, k: int) -> str:
     if side < 3:
         return f"a {board} board is too small: k (how many in a row) is at least 3, so a side needs 3 cells or more"
     allowed = "3" if side == 3 else "3 or 4" if side == 4 else f"from 3 to {side}"
-    said = k if k < 1000 else "more than 999"
-    return f"on a {board} board k must be {allowed}, not {said} (k runs from 3 to the longer side)"
+    return f"on a {board} board k must be {allowed}, not {_said(said['k'])} (k runs from 3 to the longer side)"
+
+
+def _said(digits: str) -> str:
+    """A number as a message repeats it: as typed, the middle of a very long one left out."""
+    return digits if len(digits) <= 24 else f"{digits[:10]}...{digits[-10:]} ({len(digits):,} digits)"
 
 
 STANDARD = Variant()

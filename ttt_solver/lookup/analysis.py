@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..errors import InvalidBoardError
 from ..game import rules
 
 if TYPE_CHECKING:
@@ -40,3 +41,16 @@ def analyze(oracle: Oracle, board: BoardLike) -> dict[str, Any]:
     :func:`analysis` data."""
     position = oracle.probe(board)
     return analysis(position, oracle.line(position.board), oracle.variant)
+
+
+def checked_boards(texts: list[str], variant: Variant) -> list[str | InvalidBoardError]:
+    """Each board text of a batch as normalised legal text, or the error that a lookup of it
+    alone raises (in the same words), in order: a batch whose caller wants an answer for every
+    board it can answer, as python-chess's ``get_*`` answers a default where ``probe_*`` raises."""
+    found: list[str | InvalidBoardError] = []
+    for text in texts:
+        try:
+            found.append(rules.parse(text, variant))
+        except InvalidBoardError as error:
+            found.append(error)
+    return found

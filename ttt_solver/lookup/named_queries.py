@@ -11,6 +11,10 @@ is none), and the rest describes the columns. Parameters appear in the SQL as ``
 A parameter's type is the one declared, else its default's (``int``, ``real`` or ``text``);
 values given on the command line must parse as that type (integers within SQL's 64-bit
 range), so that ``losses >= :min_losing`` compares numbers, never text.
+
+The user's own SQL runs the same way (:func:`question`: text that is not a name is SQL), its
+``:NAME`` placeholders bound from ``--param``; the connection only reads, so a statement that
+would write is refused by the database (:meth:`~ttt_solver.store.reader.Reader.statement`).
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ _VARIANTS_LINE = re.compile(r"--\s*variants:\s*(.*)")
 _INT64 = (-(2**63), 2**63 - 1)
 _PLACEHOLDER = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 _STRINGS_AND_COMMENTS = re.compile(r"'(?:[^']|'')*'|--[^\n]*")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # a named query's name; any other text is SQL
+USER_SQL = "SQL"  # what messages call the user's own statement
 
 
 class QueryError(TTTError, ValueError):
@@ -73,9 +79,10 @@ class NamedQuery:
     sql: str
     params: dict[str, Param]
     variants: tuple[str, ...] = ()  # the variants it answers; () for every variant
+    users: bool = False  # the user's own SQL, not one of the files
 
     @classmethod
-    def from_text(cls, name: str, text: str) -> NamedQuery:
+    def from_text(cls, name: str, text: str, users: bool = False) -> NamedQuery:
         header = []
         for line in text.splitlines():
             if not line.startswith("--"):
@@ -96,7 +103,7 @@ class NamedQuery:
                 variants = tuple(v.strip() for v in listed[1].split(",") if v.strip())
         used = dict.fromkeys(_PLACEHOLDER.findall(_STRINGS_AND_COMMENTS.sub(" ", text)))
         params = {p: declared.get(p, Param(p, None, "", True)) for p in used}
-        return cls(name, description, text, params, variants)
+        return cls(name, description, text, params, variants, users)
 
     def check_variant(self, variant_name: str) -> None:
         """QueryError if the query does not answer ``variant_name``."""
@@ -138,7 +145,7 @@ def answer(named: NamedQuery, db: str, variant: Variant, bound: dict[str, Any]) 
     # Opening checks the meta table: a foreign, outdated or mismatched database fails here.
     with Reader(Target.parse(db), variant.name) as reader, reader.snapshot():
         check_stored(DatabaseRows(reader, variant)).raise_for_contradictions("is damaged, so no query answers from it")
-        return reader.query(named.sql, bound)
+        return (reader.statement if named.users else reader.query)(named.sql, bound)
 
 
 def coerce(text: str) -> Any:
@@ -162,6 +169,22 @@ def folder() -> Traversable:
 
 def names() -> list[str]:
     return sorted(entry.name[:-4] for entry in folder().iterdir() if entry.name.endswith(".sql"))
+
+
+def is_name(text: str) -> bool:
+    """Whether ``text`` names a query (a word: letters, digits and ``_``, not starting with a
+    digit), rather than being SQL of the user's own."""
+    return _NAME.fullmatch(text) is not None
+
+
+def question(text: str) -> NamedQuery:
+    """The query ``text`` asks: the named query it names (QueryError if there is none), else
+    its SQL as the user's own statement."""
+    if is_name(text):
+        return get(text)
+    if not text.strip():
+        raise QueryError("no query given: pass a NAME (see ttt-lookup query --list) or a SELECT statement")
+    return NamedQuery.from_text(USER_SQL, text, users=True)
 
 
 def get(name: str) -> NamedQuery:

@@ -26,6 +26,7 @@ import numpy as np
 from ..errors import NotEnumerableError, NotFeasibleError
 from ..game import rules
 from ..game.variant import Variant, position_bound
+from .agents import PolicyAgent
 from .record import Record
 
 if TYPE_CHECKING:
@@ -143,12 +144,12 @@ def compare_exact(a: Agent, b: Agent, progress: Callable[[int], Any] | None = No
     """The exact outcome probabilities of A against B; raise NotEnumerableError for a sampled-only agent.
     ``progress(n)``: n more of the ``2 * position_bound(cells)`` positions the two walks may visit
     are done (see :func:`outcome_probabilities`)."""
-    for agent in (a, b):
-        if not agent.enumerable:
-            raise NotEnumerableError(
-                f"agent {agent.name!r} cannot be enumerated (it only samples moves), so there is no exact result;"
-                " compare it by sampling"
-            )
+    if not isinstance(a, PolicyAgent) or not isinstance(b, PolicyAgent):
+        sampled = b if isinstance(a, PolicyAgent) else a
+        raise NotEnumerableError(
+            f"agent {sampled.name!r} cannot be enumerated (it only samples moves), so there is no exact result;"
+            " compare it by sampling"
+        )
     check_exact(_same_variant(a, b))
     a_as_x, a_as_o = outcome_probabilities(a, b, None, progress), outcome_probabilities(b, a, None, progress)
     return Comparison(a.name, b.name, True, None, a_as_x, a_as_o)
@@ -158,7 +159,7 @@ _PROGRESS_STEP = 256  # positions walked between two progress reports
 
 
 def outcome_probabilities(
-    agent_x: Agent, agent_o: Agent, board: str | None = None, progress: Callable[[int], Any] | None = None
+    agent_x: PolicyAgent, agent_o: PolicyAgent, board: str | None = None, progress: Callable[[int], Any] | None = None
 ) -> Outcomes:
     """Exact probabilities of X win / draw / O win when these agents play on from ``board``;
     raise NotFeasibleError if the walk could visit more than :data:`EXACT_LIMIT` positions.

@@ -28,7 +28,7 @@ from ..errors import InvalidAgentError, NotEnumerableError, NotFeasibleError
 from ..game import rules
 from ..game.variant import Variant, position_bound
 from .agent_names import DEFAULT_AGENTS
-from .agents import Agent, make_agent
+from .agents import Agent, PolicyAgent, make_agent
 from .arena import Comparison, Seed, check_exact, compare_exact, compare_sampled, exact_feasible
 from .record import Record
 
@@ -201,7 +201,7 @@ def accuracy(
             f"accuracy over every position of {agent.variant.name} is not feasible (up to"
             f" {position_bound(agent.variant.cells):,} of them); measure it on sample_positions(...)"
         )
-    rng = None if agent.enumerable else np.random.default_rng(seed)
+    rng = None if isinstance(agent, PolicyAgent) else np.random.default_rng(seed)  # for an agent that only samples
     groups: dict[tuple[str, int], list[float]] = {}
     found: list[tuple[float, int, str, Blunder]] = []
     for done, board in enumerate(unfinished_boards(agent.variant) if boards is None else boards, 1):
@@ -209,7 +209,7 @@ def accuracy(
             progress(_PROGRESS_STEP)
         position = oracle.probe(board)
         values = {move.cell: move.value for move in position.moves}
-        policy = agent.policy(board) if rng is None else _sampled_policy(agent, board, samples, rng)
+        policy = agent.policy(board) if isinstance(agent, PolicyAgent) else _sampled_policy(agent, board, samples, rng)
         keep = sum(p for cell, p in policy.items() if values[cell] == position.value)
         groups.setdefault((rules.to_move(board), position.value), []).append(keep)
         drop = sum(p * (position.value - values[cell]) for cell, p in policy.items())

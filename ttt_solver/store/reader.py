@@ -7,11 +7,13 @@ the queries of ttt-solver's tables; it only reads.
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
 from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from ..errors import DatabaseError, shown
+from ..errors import DatabaseError, InvalidStatementError, shown
 from . import MOVE_COLUMNS, TABLE_NAMES
 from .connection import Connection, Row
 from .database_server import live_tables
@@ -223,3 +225,66 @@ class Reader(Connection):
             if failure is None:
                 raise
             raise failure from None
+
+    def statement(self, sql: str, params: dict[str, Any]) -> tuple[list[str], list[Row]]:
+        """SQL the user wrote (``ttt-lookup query "SELECT ..."``), with bound parameters: column
+        names and rows. It cannot write, whatever it says: the connection only reads (SQLite's
+        ``mode=ro``, a server's read-only transactions). What the database refuses in it (a write,
+        a syntax error, a table that is not there) is an InvalidStatementError naming why.
+
+        On a SQLite file SQLite's authorizer also refuses, while it runs, all but reads: ``mode=ro``
+        keeps the file unchanged, but would let ATTACH create a file, or a temporary table be made."""
+        try:
+            with self._reading_only():
+                return self._run(sql, params)
+        except Exception as error:
+            failure = self._failure(error, _StatementFailed)
+            if failure is None:
+                raise
+            if isinstance(failure, _StatementFailed):
+                raise InvalidStatementError(f"invalid SQL {shown(sql)}: {_why_refused(error, str(failure))}") from None
+            raise failure from None
+
+    @contextmanager
+    def _reading_only(self) -> Iterator[None]:
+        if self._conn is None:  # a server: its read-only transactions refuse any write
+            yield
+            return
+        self._conn.set_authorizer(_reads)
+        try:
+            yield
+        finally:
+            self._conn.set_authorizer(None)
+
+
+_READS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
+# PRAGMAs that describe a table or index named as their argument (any PRAGMA without one reports).
+_DESCRIBING = {"table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo", "foreign_key_list"}
+
+
+def _reads(action: int, arg1: str | None, arg2: str | None, _db: str | None, _trigger: str | None) -> int:
+    """SQLite's authorizer for the user's SQL: reading tables, calling functions, a PRAGMA that
+    reports (``PRAGMA table_info(positions)``), and nothing else (a PRAGMA that sets, ATTACH, any
+    table made or changed)."""
+    reporting = arg2 is None or (arg1 or "").lower() in _DESCRIBING
+    reads = action in _READS or (action == sqlite3.SQLITE_PRAGMA and reporting)
+    return sqlite3.SQLITE_OK if reads else sqlite3.SQLITE_DENY
+
+
+class _StatementFailed(DatabaseError):
+    """What :meth:`Reader.statement` says of a statement the database refused, before it says it
+    as the user's mistake."""
+
+
+_SQLITE_READONLY = 8  # the primary result code of a write on a read-only connection
+_SQLITE_AUTH = 23  # and of what the authorizer refused
+
+
+def _why_refused(error: Exception, why: str) -> str:
+    """The database's reason, said plainly when the statement would have written."""
+    code = getattr(error, "sqlite_errorcode", 0) & 0xFF
+    if code == _SQLITE_READONLY or "read-only" in why or "readonly" in why:
+        return f"it would change the database, which query only reads ({why})"
+    if code == _SQLITE_AUTH or why == "not authorized":
+        return f"query only reads: no changes, ATTACH or PRAGMA settings ({why})"
+    return why

@@ -165,10 +165,11 @@ def _position_routes(app: FastAPI, registry: Registry, time_limit: float) -> Non
     )
     async def batch(variant: str, body: BatchIn) -> Response:
         """Value, remoteness and one best move of up to 10,000 boards, in the order given
-        (``best_move`` is null on a finished board)."""
+        (``best_move`` is null on a finished board). A bad board makes the batch a 400, or, with
+        ``"on_error": "item"``, an error object in its place."""
         one = await _current(registry, variant)
-        found = data.batch(one, body.boards, time.monotonic() + time_limit)
-        return Response(_batch_json(found), media_type=_JSON)
+        found = data.batch(one, body.boards, time.monotonic() + time_limit, each=body.on_error == "item")
+        return Response(_batch_json(found, body.boards), media_type=_JSON)
 
 
 async def _current(registry: Registry, name: str) -> data.Served:
@@ -202,20 +203,30 @@ class _Listing:
         return self.made[key]
 
 
-def _batch_json(found: dict[str, Any]) -> bytes:
+def _batch_json(found: dict[str, Any], given: list[str]) -> bytes:
     """The batch answer as JSON text. Board texts are plain X, O and ., and a row's other
-    fields take few distinct values, so each distinct tail is formatted once."""
+    fields take few distinct values, so each distinct tail is formatted once. Each bad board
+    (``found["errors"]``) is an error object in its place, with the board as ``given``."""
     boards: list[str] = found["boards"]
-    if not boards:
-        return b'{"results":[]}'
-    # value + 1, remoteness and best move + 1 each fit in 6 bits (at most 25 cells)
-    code = (found["values"].astype(np.int32) + 1) << 12
-    code |= found["remoteness"].astype(np.int32) << 6
-    code |= found["best_moves"].astype(np.int32) + 1
-    kinds, which = np.unique(code, return_inverse=True)
-    tails = [_tail(int(kind)) for kind in kinds]
-    rows = map(operator.add, boards, [tails[i] for i in which.tolist()])
-    return ('{"results":[{"board":"' + '},{"board":"'.join(rows) + "}]}").encode()
+    errors: dict[int, str] = found["errors"]
+    rows: list[str] = []
+    if boards:
+        # value + 1, remoteness and best move + 1 each fit in 6 bits (at most 25 cells)
+        code = (found["values"].astype(np.int32) + 1) << 12
+        code |= found["remoteness"].astype(np.int32) << 6
+        code |= found["best_moves"].astype(np.int32) + 1
+        kinds, which = np.unique(code, return_inverse=True)
+        tails = [_tail(int(kind)) for kind in kinds]
+        rows = ['{"board":"' + row + "}" for row in map(operator.add, boards, [tails[i] for i in which.tolist()])]
+    if errors:
+        answered = iter(rows)
+        rows = [
+            json.dumps({"board": given[i], "error": errors[i]}, separators=(",", ":"))
+            if i in errors
+            else next(answered)
+            for i in range(len(given))
+        ]
+    return ('{"results":[' + ",".join(rows) + "]}").encode()
 
 
 def _tail(code: int) -> str:

@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import DatabaseError, InvalidBoardError, InvalidVariantError
 from ..game import rules
 from ..game.variant import STANDARD, Variant
-from ..lookup.analysis import analyze
+from ..lookup.analysis import analyze, checked_boards
 from ..lookup.oracle import Oracle
 from ..lookup.rows import DatabaseRows
 from ..lookup.stats import stats_of
@@ -224,42 +224,52 @@ def position(served: Served, board: rules.Board) -> dict[str, Any]:
     return analyze(served.lookups, board)
 
 
-def batch(served: Served, boards: list[str], deadline: float) -> dict[str, Any]:
+def batch(served: Served, boards: list[str], deadline: float, each: bool = False) -> dict[str, Any]:
     """Value, remoteness and one best move (-1 on a finished board) per board text, in order,
     as numpy arrays beside the normalised texts: the whole array at once through the oracle's
     batch lookups.
 
-    Raise InvalidBoardError naming the first bad board, BatchTimeout after ``deadline``
-    (a ``time.monotonic()`` instant)."""
-    texts = _normalize_all(served.variant, boards)
-    array = _to_array(texts, served.cells)
+    Raise InvalidBoardError naming the first bad board; or, ``each``, answer the others and
+    give each bad board's message under ``errors`` (index -> message; its row is left out of the
+    arrays). BatchTimeout after ``deadline`` (a ``time.monotonic()`` instant)."""
+    errors: dict[int, str] = {}
     try:
+        texts = _normalize_all(served.variant, boards)
+        array = _to_array(texts, served.cells)
         values = served.batch.value_batch(array)
     except InvalidBoardError:
-        # The oracle names the row; name the board and say why in the same words as a single lookup.
-        for i, text in enumerate(texts):
-            reason = rules.legality_error(text, served.variant)
-            if reason is not None:
-                raise InvalidBoardError(f"boards[{i}]: illegal board {text!r}: {reason}") from None
-        raise
+        if not each:
+            raise _first_bad(served.variant, boards) from None
+        texts, errors = _good_and_bad(served.variant, boards)
+        array = _to_array(texts, served.cells)
+        values = served.batch.value_batch(array)
     best = served.batch.best_move_batch(array)
     remoteness = served.batch.remoteness_batch(array)
     if time.monotonic() > deadline:
         raise BatchTimeout(f"the batch took longer than allowed; send fewer boards of {served.name} per request")
-    return {"boards": texts, "values": values, "remoteness": remoteness, "best_moves": best}
+    return {"boards": texts, "values": values, "remoteness": remoteness, "best_moves": best, "errors": errors}
+
+
+def _first_bad(variant: Variant, boards: list[str]) -> InvalidBoardError:
+    """The error of the first bad board, named by its place: the words of a single lookup."""
+    index, error = next(
+        (index, found) for index, found in enumerate(checked_boards(boards, variant)) if not isinstance(found, str)
+    )
+    return InvalidBoardError(f"boards[{index}]: {error}")
+
+
+def _good_and_bad(variant: Variant, boards: list[str]) -> tuple[list[str], dict[int, str]]:
+    """The normalised legal boards, in order, and each bad board's message by its index."""
+    checked = checked_boards(boards, variant)
+    good = [found for found in checked if isinstance(found, str)]
+    return good, {index: str(found) for index, found in enumerate(checked) if not isinstance(found, str)}
 
 
 def _normalize_all(variant: Variant, boards: list[str]) -> list[str]:
     """The boards in normalised spelling; checked in one pass when they already are."""
     if set(map(len, boards)) <= {variant.cells} and not "".join(boards).translate(_DROP_NORMAL):
         return boards
-    texts = []
-    for index, text in enumerate(boards):
-        try:
-            texts.append(rules.normalize(text, variant))
-        except InvalidBoardError as error:
-            raise InvalidBoardError(f"boards[{index}]: {error}") from None
-    return texts
+    return [rules.normalize(text, variant) for text in boards]
 
 
 def _to_array(texts: list[str], cells: int) -> Any:

@@ -47,6 +47,11 @@ class BatchIn(BaseModel):
         description=f"Board texts (up to {MAX_BATCH:,}), any accepted spelling",
         examples=[["X...O....", "........."]],
     )
+    on_error: Literal["refuse", "item"] = Field(
+        default="refuse",
+        description="refuse: a bad board makes the whole batch a 400 naming it; item: every good board is"
+        " answered, and each bad one is an error object in its place",
+    )
 
 
 class BatchResult(BaseModel):
@@ -59,8 +64,16 @@ class BatchResult(BaseModel):
     )
 
 
+class BatchItemError(BaseModel):
+    board: str = Field(description="The board as it was sent")
+    error: str = Field(description="What is wrong with it, in the words of a single lookup's 400")
+
+
 class BatchOut(BaseModel):
-    results: list[BatchResult] = Field(description="One result per board, in the order given")
+    results: list[BatchResult | BatchItemError] = Field(
+        description='One result per board, in the order given; with "on_error": "item", an error object for'
+        " each bad board"
+    )
 
 
 class VariantOut(BaseModel):

@@ -16,9 +16,9 @@
 ``perfect:P``  perfect with probability P, else a uniformly random move
 =============  ==============================================================================
 
-Every agent has ``name``, ``enumerable`` and ``variant``, ``policy(board) -> {cell: p}``
-(NotEnumerableError for ``mc:N``) and ``choose(board, rng) -> cell`` with a
-``numpy.random.Generator``. Boards are normalised text of unfinished legal positions.
+Every agent has ``name``, ``enumerable`` and ``variant`` and ``choose(board, rng) -> cell``
+with a ``numpy.random.Generator``; every one but ``mc:N``, which only samples, is a
+:class:`PolicyAgent` (``enumerable``), with ``policy(board) -> {cell: p}`` too. Boards are normalised text of unfinished legal positions.
 
 Variants: every agent plays every normal (k-in-a-row wins) variant, its rules read with k in a
 row ("two" is k - 1, the heuristic's middle and corners are the board's). Misère, where making
@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, TypeVar
 from ...errors import InvalidAgentError
 from ...game.variant import STANDARD, Variant, as_variant
 from ..agent_names import AGENT_NAMES, PLAIN_AGENTS
-from .base import Agent, Policy
+from .base import Agent, Policy, PolicyAgent
 from .heuristic import HeuristicAgent, OneStepAgent
 from .minimax import MinimaxAgent
 from .montecarlo import MonteCarloAgent
@@ -50,7 +50,7 @@ N = TypeVar("N", int, float)
 if TYPE_CHECKING:
     from ...lookup.oracle import Oracle
 
-__all__ = ["AGENT_NAMES", "PLAIN_AGENTS", "Agent", "Policy", "make_agent"]
+__all__ = ["AGENT_NAMES", "PLAIN_AGENTS", "Agent", "Policy", "PolicyAgent", "make_agent"]
 
 _DEFAULT_ARGUMENT = {"nstep": "3", "minimax": "3", "mc": "1000", "perfect": "1"}
 _MISERE_FAMILIES = ("random", "nstep", "mc", "perfect")  # the others' rules assume making a line wins

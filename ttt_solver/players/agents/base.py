@@ -1,12 +1,12 @@
 """The agent protocol and the small rules every seed player shares.
 
-An agent plays one side of a position: :meth:`Agent.policy` gives its move distribution
-``{cell: probability}`` where that can be enumerated, :meth:`Agent.choose` picks one move
-with an injected ``numpy.random.Generator``. Boards are normalised text of an unfinished
+An agent plays one side of a position: :meth:`Agent.choose` picks one move with an injected
+``numpy.random.Generator``; a :class:`PolicyAgent` also gives its move distribution
+``{cell: probability}``, :meth:`PolicyAgent.policy`. Boards are normalised text of an unfinished
 legal position (see :mod:`ttt_solver.game.rules`). Policies are deterministic functions of the
 board, so they are worked out once per board and memoised.
 
-``choose`` samples the memoised policy, as :meth:`Agent.sampler` gives it (its cells in the
+A PolicyAgent's ``choose`` samples the memoised policy, as :meth:`PolicyAgent.sampler` gives it (its cells in the
 policy's order, with their cumulative shares), with at most one draw ``u = rng.random()``: a
 single move takes no draw; equally likely cells give ``cells[int(u * n)]``; otherwise the first
 cell whose cumulative share exceeds ``u * total``. The vectorised environment replays this rule
@@ -22,7 +22,7 @@ from functools import lru_cache
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ...errors import GameOverError, InvalidAgentError, InvalidBoardError, NotEnumerableError
+from ...errors import GameOverError, InvalidAgentError, InvalidBoardError
 from ...game import rules
 from ...game.variant import Variant, position_bound
 
@@ -33,7 +33,7 @@ T = TypeVar("T")
 Cell = int
 Policy = dict[Cell, float]
 Sampler = tuple[tuple[Cell, ...], tuple[float, ...] | None]
-"""A policy as :meth:`Agent.choose` draws from it: its cells, and their cumulative shares (None
+"""A policy as :meth:`PolicyAgent.choose` draws from it: its cells, and their cumulative shares (None
 when the cells are equally likely)."""
 
 MEMO_LIMIT = 1 << 18  # entries an agent's memo keeps: a long run on a big board (4x4) meets millions of boards
@@ -44,18 +44,38 @@ SEARCH_LIMIT = 200_000
 
 
 class Agent(ABC):
-    """A player: ``policy(board)`` where enumerable, ``choose(board, rng)`` always."""
+    """A player: ``choose(board, rng)``. An agent whose move distribution can be written out
+    is a :class:`PolicyAgent` (``enumerable``), which adds ``policy`` and ``sampler``; one that
+    only samples (``mc:N``) is an Agent alone, with neither."""
 
-    enumerable: bool = True
+    enumerable: bool = False
 
     def __init__(self, name: str, variant: Variant) -> None:
         self.name = name
         self.variant = variant
+
+    @abstractmethod
+    def choose(self, board: str, rng: Generator) -> Cell:
+        """One move on ``board``, drawn with ``rng``."""
+
+    def __repr__(self) -> str:
+        extra = "" if self.variant.name == "3x3" else f", variant=Variant.parse({self.variant.name!r})"
+        return f"make_agent({self.name!r}{extra})"
+
+
+class PolicyAgent(Agent):
+    """An agent with a move distribution, ``policy(board)``, that ``choose`` samples (see the
+    module docstring)."""
+
+    enumerable = True
+
+    def __init__(self, name: str, variant: Variant) -> None:
+        super().__init__(name, variant)
         self._policies: dict[str, Policy] = {}
         self._samplers: dict[str, Sampler] = {}
 
     def policy(self, board: str) -> Policy:
-        """The move distribution on ``board``; raise NotEnumerableError if there is none."""
+        """The move distribution on ``board``."""
         return dict(self._policy_of(board))
 
     def choose(self, board: str, rng: Generator) -> Cell:
@@ -74,7 +94,7 @@ class Agent(ABC):
 
     def sampler(self, board: str) -> Sampler:
         """The policy on ``board`` as :meth:`choose` draws from it (and the vectorised environment
-        replays it); raise NotEnumerableError if there is none."""
+        replays it)."""
         return recall(self._samplers, board, self._new_sampler)
 
     def _new_sampler(self, board: str) -> Sampler:
@@ -89,20 +109,14 @@ class Agent(ABC):
         return known or recall(self._policies, board, self._new_policy)
 
     def _new_policy(self, board: str) -> Policy:
-        if not self.enumerable:
-            raise NotEnumerableError(f"agent {self.name!r} has no enumerable move distribution: it only samples moves")
         return self._policy(check_board(board, self.variant))
 
     @abstractmethod
     def _policy(self, board: str) -> Policy:
         """The policy on a checked, normalised, unfinished board."""
 
-    def __repr__(self) -> str:
-        extra = "" if self.variant.name == "3x3" else f", variant=Variant.parse({self.variant.name!r})"
-        return f"make_agent({self.name!r}{extra})"
 
-
-class SearchAgent(Agent):
+class SearchAgent(PolicyAgent):
     """A depth-limited search player: uniform over the cells with the best ``scores``."""
 
     kind = "search"

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from ...game import rules
 from ...game.variant import STANDARD, Variant
-from .base import Agent, Policy, empty_cells, opponent, uniform, winning_cells
+from .base import Policy, PolicyAgent, empty_cells, opponent, uniform, winning_cells
 
 
-class HeuristicAgent(Agent):
+class HeuristicAgent(PolicyAgent):
     def __init__(self, variant: Variant = STANDARD) -> None:
         super().__init__("heuristic", variant)
         rows, cols = variant.rows, variant.cols
@@ -37,7 +37,7 @@ class HeuristicAgent(Agent):
         return uniform(corners or empties)
 
 
-class OneStepAgent(Agent):
+class OneStepAgent(PolicyAgent):
     def __init__(self, variant: Variant = STANDARD) -> None:
         super().__init__("onestep", variant)
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from ...game import rules
 from ...game.variant import STANDARD, Variant
-from .base import Agent, Cell, Policy, check_board
+from .base import Agent, Cell, check_board
 
 if TYPE_CHECKING:
     from numpy.random import Generator
@@ -40,7 +40,7 @@ MAX_TRIALS = 100_000  # playouts a move may take: about 40 ms a move at the most
 
 
 class MonteCarloAgent(Agent):
-    enumerable = False
+    """``mc:N``: samples moves (it has no policy to write out)."""
 
     def __init__(self, trials: int, variant: Variant = STANDARD) -> None:
         if not isinstance(trials, int) or not 1 <= trials <= MAX_TRIALS:
@@ -48,9 +48,6 @@ class MonteCarloAgent(Agent):
         super().__init__(f"mc:{trials}", variant)
         self.trials = trials
         self._lines: Any = None
-
-    def _policy(self, board: str) -> Policy:  # never called: enumerable is False
-        raise NotImplementedError
 
     def choose(self, board: str, rng: Generator) -> Cell:
         scores, empties = self._scores(check_board(board, self.variant), rng)

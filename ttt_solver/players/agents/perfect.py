@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ...builder.first_use import shared_oracle
 from ...errors import GameOverError
 from ...game.variant import STANDARD, Variant
-from .base import Agent, Cell, Policy, check_board, empty_cells, recall
+from .base import Cell, Policy, PolicyAgent, check_board, empty_cells, recall
 
 if TYPE_CHECKING:
     from numpy.random import Generator
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ...lookup.oracle import Oracle
 
 
-class PerfectAgent(Agent):
+class PerfectAgent(PolicyAgent):
     def __init__(self, probability: float = 1.0, oracle: Oracle | None = None, variant: Variant = STANDARD) -> None:
         if not 0.0 <= probability <= 1.0:
             raise ValueError(f"perfect probability must be from 0 to 1, got {probability!r}")

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from ...game.variant import STANDARD, Variant
-from .base import Agent, Policy, empty_cells, uniform
+from .base import Policy, PolicyAgent, empty_cells, uniform
 
 
-class RandomAgent(Agent):
+class RandomAgent(PolicyAgent):
     def __init__(self, variant: Variant = STANDARD) -> None:
         super().__init__("random", variant)
 

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from ...game import rules
 from ...game.variant import STANDARD, Variant
-from .base import Agent, Cell, Policy, empty_cells, opponent, place, uniform, winning_cells
+from .base import Cell, Policy, PolicyAgent, empty_cells, opponent, place, uniform, winning_cells
 
 
-class ThinkAgent(Agent):
+class ThinkAgent(PolicyAgent):
     def __init__(self, level: int, variant: Variant = STANDARD) -> None:
         if level not in (1, 2, 3):
             raise ValueError(f"think level must be 1, 2 or 3, got {level!r}")
