@@ -61,7 +61,8 @@ from ..store.writer import (
 )
 from ..system.memory import machine_memory, memory_is_an_error, size_text
 from ..version import __version__
-from .disk import check_room, failure, kept
+from .disk import check_room, failure
+from .kept import kept
 from .plan import check_machine
 from .shard_write import shard_count, write_sharded
 
