@@ -91,6 +91,12 @@ class BuildReport:
     outcomes: dict[str, int]  # win/draw/loss for the side to move, over all legal boards
     digest: str
     seconds: float
+    # What ran the build's tasks, as the caller that chose the engine records it (the command
+    # line does): "dask" with its workers, their threads and its dashboard; None: this process.
+    engine: str | None = None
+    workers: int = 1
+    threads: int = 1
+    dashboard: str | None = None
 
     def summary(self) -> str:
         o = self.outcomes
@@ -150,7 +156,7 @@ def build(
     if tables is not None and where.file is None:  # nothing to keep in a folder: one transaction
         report = _write(where, variant, tables.solved, None, force, store_moves, progress, _rows_step(steps, writing))
         return BuildReport(*report, time.perf_counter() - started)
-    folder = _scratch_folder(where, variant)
+    folder = scratch_folder(where, variant)
     with _scratch_errors(where, folder), locked(folder) as waited:
         if waited and progress:
             progress(f"{variant}: waited for another build of {where}")
@@ -162,6 +168,8 @@ def build(
                 solve_scratch(scratch, memory, progress, steps)
             else:
                 engine.solve(scratch, memory, progress, steps)
+            if shards == 1 and progress:
+                progress(f"{variant}: merging the tiers into code order")
             solved = merge_scratch(scratch, memory, steps) if shards == 1 else None
         else:
             solved = tables.solved
@@ -218,8 +226,9 @@ def _scratch_errors(where: Target, folder: str) -> Iterator[None]:
         raise BuildError(f"cannot build database at {where.spec!r}: {failure(error, folder)}") from None
 
 
-def _scratch_folder(where: Target, variant: Variant) -> str:
-    """Beside a file target; for a server, in the data folder, named for the URL."""
+def scratch_folder(where: Target, variant: Variant) -> str:
+    """The scratch folder of a build of ``variant`` at ``where``: beside a file target; for a
+    server, in the data folder, named for the URL."""
 
     if where.file is not None:  # beside the file a symbolic link points to: renamed over it at the end
         return scratch_path(str(destination(Path(where.file))))
