@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import subprocess
 import sys
@@ -418,4 +419,4 @@ def test_writing_reports_every_position_row_as_it_goes(tmp_path):
 def test_the_build_command_shows_a_writing_bar_on_stderr(tmp_path, monkeypatch):
     monkeypatch.setattr(database, "bars", drawn_bars)  # as on a terminal
     result = CliRunner().invoke(cli, ["build", "--db", str(tmp_path / "t.sqlite")])
-    assert result.exit_code == 0 and "\r3x3: writing rows   0%|" in result.stderr
+    assert result.exit_code == 0 and re.search(r"\r3x3: writing rows +\d+%\|", result.stderr)

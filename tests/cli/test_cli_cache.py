@@ -145,7 +145,7 @@ def test_the_stopped_builds_in_the_data_folder_are_listed_with_their_sizes(folde
     assert result.stdout == (
         f"{folder}: empty\n"
         "stopped builds (the same build command resumes one; --remove-stopped removes them):\n"
-        f"  3x6k4  {kept}  2.0 MB\n"
+        f"  3x6k4  {kept}  1.9MB\n"
     )
     assert json.loads(run("--json").stdout)["stopped"] == [
         {"folder": str(kept), "variant": "3x6k4", "bytes": 2_000_000, "running": False, "removed": False}
@@ -163,8 +163,8 @@ def test_remove_stopped_removes_them_but_never_a_running_build(folder, data):
     assert result.exit_code == 0 and result.stderr == ""
     assert result.stdout == (
         f"{folder}: empty\n"
-        f"  3x6k4  {kept}  2.0 MB  removed\n"
-        f"  4x5k4  {running}  3.0 MB  a build is running in it: left as it is\n"
+        f"  3x6k4  {kept}  1.9MB  removed\n"
+        f"  4x5k4  {running}  2.9MB  a build is running in it: left as it is\n"
     )
     assert not kept.exists() and (running / "tier-18" / "code.bin").is_file()
     assert json.loads(run("--remove-stopped", "--json").stdout)["stopped"] == [

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.terminal import drawn_bars
 
 from ttt_solver.builder import first_use, plan
 from ttt_solver.builder.plan import make_plan, takes
-from ttt_solver.cli import cli
+from ttt_solver.cli import cli, database
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.solve import default_memory
 from ttt_solver.store import paths
@@ -159,3 +160,25 @@ def test_a_stopped_build_in_the_data_folder_names_the_cache_command(tmp_path, mo
     assert f"  to remove it: ttt-lookup cache --remove-stopped, or rm -r {folder}\n" in result.stderr
     listed = CliRunner().invoke(cli, ["cache"])
     assert f"  3x4k3  {folder}  " in listed.stdout
+
+
+def test_a_build_that_will_resume_says_what_proving_the_resumed_database_takes(tmp_path, monkeypatch):
+    from ttt_solver.cli.stopping import Terminated
+    from ttt_solver.store import writer
+
+    def stopped(*_args: object, **_kwargs: object) -> None:
+        raise Terminated(15)
+
+    target = tmp_path / "t.sqlite"
+    with monkeypatch.context() as stopping:
+        stopping.setattr(writer.FileWriter, "positions", stopped)
+        assert CliRunner().invoke(cli, ["build", "--db", str(target), "--memory", TINY]).exit_code == 143
+    monkeypatch.setattr(plan, "LONG_SECONDS", 0.0)
+    monkeypatch.setattr(database, "bars", drawn_bars)  # as on a terminal: the proof has its bar too
+    result = CliRunner().invoke(cli, ["build", "--db", str(target), "--memory", TINY])
+    assert result.exit_code == 0, result.output
+    assert re.search(r"\r3x3: proving +\d+%\|", result.stderr)
+    assert result.stderr.splitlines()[0].endswith(
+        ", and about 0 s more to prove the resumed database whole; --plan says more"
+    )
+    assert "3x3: proved the resumed database whole in " in result.stderr

@@ -175,10 +175,10 @@ def build(
             solved = tables.solved
         if solved is None:
             assert engine is not None
-            report = _write_shards(where, scratch, shards, engine, memory, progress, _rows_step(steps, writing))
+            report = _write_shards(where, scratch, shards, engine, memory, progress, _rows_step(steps, writing), steps)
         else:
             report = _write(where, variant, solved, scratch, force, store_moves, progress,
-                            _rows_step(steps, writing), memory)  # fmt: skip
+                            _rows_step(steps, writing), memory, steps)  # fmt: skip
         if engine is not None:  # where its tasks exchanged files, if not the scratch folder
             engine.storage(scratch.path, variant.name).clear()
         scratch.remove()
@@ -259,6 +259,7 @@ def _write(
     progress: Progress | None,
     written: Callable[[int, int], None] | None,
     memory: int | None = None,
+    steps: Steps | None = None,
 ) -> tuple[str, str, int, int, int, dict[str, int], str]:
 
     total = len(solved)
@@ -283,7 +284,7 @@ def _write(
             file = scratch.file("database.sqlite")
             _write_file(scratch, variant, solved, move_blocks, arrays, meta, written)
             if scratch.resumed:
-                _prove(scratch, file, memory, progress)
+                _prove(scratch, file, memory, progress, steps)
             install(file, where)
     return str(where), variant.name, legal, total, moves, outcomes, meta["digest"]
 
@@ -296,6 +297,7 @@ def _write_shards(
     memory: int,
     progress: Progress | None,
     written: Callable[[int, int], None] | None,
+    steps: Steps | None = None,
 ) -> tuple[str, str, int, int, int, dict[str, int], str]:
     """_write for a database of ``count`` shards, merged and written by the engine's tasks from
     the solved tiers (:mod:`.shard_write`): it stores no moves."""
@@ -308,7 +310,7 @@ def _write_shards(
     shards, outcomes = write_sharded(scratch, count, engine, memory, meta, destination(Path(where.file)).name, written)
     legal = sum(outcomes.values())
     if scratch.resumed:
-        _prove(scratch, scratch.file("database.sqlite"), memory, progress)
+        _prove(scratch, scratch.file("database.sqlite"), memory, progress, steps)
     install(scratch.file("database.sqlite"), where, shards)
     return str(where), variant.name, legal, total, 0, outcomes, meta["digest"]
 
@@ -380,12 +382,12 @@ def _rows_written(scratch: Scratch, file: str, solved: Solved) -> int:
     return rows
 
 
-def _prove(scratch: Scratch, file: str, memory: int | None, progress: Progress | None) -> None:
+def _prove(scratch: Scratch, file: str, memory: int | None, progress: Progress | None, steps: Steps | None) -> None:
     """A resumed build's file proved whole (``ttt-lookup verify``) before it is installed."""
 
     started = time.perf_counter()
     with Reader(Target.parse(file), scratch.variant.name) as reader:
-        report = verify_source(DatabaseRows(reader, scratch.variant), memory)
+        report = verify_source(DatabaseRows(reader, scratch.variant), memory, steps)
     if not report.ok:
         remove_database(file)
         raise BuildError(

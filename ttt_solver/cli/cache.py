@@ -14,6 +14,7 @@ import click
 
 from ..builder.kept import StoppedBuild, remove_stopped_builds, stopped_builds
 from ..store.cache_folder import CacheEntry, cache_entries, cache_folder, clear_cache
+from ..system.memory import size_text
 from .output import echo_json, output_options
 
 
@@ -92,7 +93,7 @@ def _echo_stopped(stopped: list[StoppedBuild], removed: set[str], removing: bool
             state = "could not be removed"
         else:
             state = ""
-        shown = f"  {name}  {build.folder}  {_megabytes(build.size)}"
+        shown = f"  {name}  {build.folder}  {size_text(build.size)}"  # as the stopped build said it
         click.echo(f"{shown}  {state}" if state else shown)
 
 

@@ -141,7 +141,7 @@ def build(
             with bars(quiet, f"{variant}: ") as shown:
                 progress = None if quiet else shown.say
                 if progress:
-                    _say_upfront(progress, variant, db, memory, running)
+                    _say_upfront(progress, variant, db, memory, force, running)
                 report = build_database(
                     db, variant, force=force, progress=progress, steps=shown.step, memory=memory, engine=running,
                     shards=shards,
@@ -157,17 +157,23 @@ def build(
         click.echo(report.summary())
 
 
-def _say_upfront(say: Callable[[str], None], variant: Variant, db: str | None, memory: int | None,
+def _say_upfront(say: Callable[[str], None], variant: Variant, db: str | None, memory: int | None, force: bool,
                  running: DaskEngine | None) -> None:  # fmt: skip
     """The lines a build says before it starts: the engine it runs on, and what it takes if its
     plan says seconds (the plan that ``--plan`` prints)."""
-    from ..builder.plan import make_plan
+    from ..builder.build import scratch_folder
+    from ..builder.kept import folder_size
+    from ..builder.plan import duration, make_plan
     from ..solver.solve import default_memory
 
     _say_engine(say, variant, running)
     plan = make_plan(variant, target_folder(db, variant))
     cost = (plan.cpu_seconds, plan.disk_bytes, "of disk")
-    _say_cost(say, f"{variant}: this build takes", cost, memory or default_memory(), running, "; --plan says more")
+    end = "; --plan says more"
+    if not force and folder_size(scratch_folder(_target(db, variant), variant)):  # it will resume
+        proof = verify_seconds(sum(tier.canonical for tier in plan.tiers))
+        end = f", and about {duration(proof)} more to prove the resumed database whole{end}"
+    _say_cost(say, f"{variant}: this build takes", cost, memory or default_memory(), running, end)
 
 
 def _say_cost(
@@ -203,9 +209,13 @@ def _stopped_says(db: str | None, variant: Variant) -> Iterator[None]:
         from ..builder.build import scratch_folder
         from ..builder.kept import stop_lines
 
-        folder = scratch_folder(Target.parse(db if db is not None else database_file(variant)), variant)
+        folder = scratch_folder(_target(db, variant), variant)
         click.echo("\n".join(stop_lines(folder, variant.name)), err=True)
         raise
+
+
+def _target(db: str | None, variant: Variant) -> Target:
+    return Target.parse(db if db is not None else database_file(variant))
 
 
 def check_engine_options(engine: str | None, workers: int | None, address: str | None, storage: str | None) -> None:
@@ -235,7 +245,7 @@ def _engine(
 
 def target_folder(db: str | None, variant: Variant) -> str:
     """The folder a build of ``variant`` at ``db`` writes into (for its free disk)."""
-    target = Target.parse(db if db is not None else database_file(variant))
+    target = _target(db, variant)
     return os.path.dirname(os.path.abspath(target.file)) if target.file is not None else data_folder()
 
 

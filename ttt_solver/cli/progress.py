@@ -40,18 +40,21 @@ class Bars:
     def phase(self, total: int, label: str) -> Callable[[int], None]:
         def advance(n: int) -> None:
             raise_if_stopped()
-            if self._label != label:
-                self.close()
-                self._label = label
-                if self.shown:
-                    sized = _columns() > 0  # a terminal of no size (a pty nobody sized): tqdm would draw nothing
-                    self._bar = tqdm(
-                        total=total, desc=self.prefix + label, unit="", unit_scale=True, file=sys.stderr,
-                        leave=False, bar_format=BAR_FORMAT, dynamic_ncols=sized,
-                        ncols=None if sized else 80, nrows=None if sized else 24,
-                    )  # fmt: skip
-            if self._bar is not None:
-                self._bar.update(n)
+            if self._label == label:
+                if self._bar is not None:
+                    self._bar.update(n)
+                return
+            self.close()
+            self._label = label
+            if self.shown:
+                # The first progress is the bar's start: done before the bar was drawn (the first
+                # chunk, or what a resumed run found done), it is left out of the rate.
+                sized = _columns() > 0  # a terminal of no size (a pty nobody sized): tqdm would draw nothing
+                self._bar = tqdm(
+                    total=total, initial=n, desc=self.prefix + label, unit="", unit_scale=True, file=sys.stderr,
+                    leave=False, bar_format=BAR_FORMAT, dynamic_ncols=sized,
+                    ncols=None if sized else 80, nrows=None if sized else 24,
+                )  # fmt: skip
 
         return advance
 
