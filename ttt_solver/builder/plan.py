@@ -207,8 +207,9 @@ def _tier(variant: Variant, ply: int, boards: int, rng: random.Random) -> TierPl
 
 def takes(seconds: float, disk: int, memory: int, disk_what: str = "of disk") -> str:
     """What a run takes, in words: ``about 34 s of CPU, 1.2GB of disk and memory within its
-    budget of 8GB`` (``memory``: the budget)."""
-    return f"about {duration(seconds)} of CPU, {size_text(disk)} {disk_what} and memory within its budget of {size_text(memory)}"
+    budget of 8GB`` (``memory``: the budget; no disk said where it writes none)."""
+    written = f", {size_text(disk)} {disk_what}" if disk else ""
+    return f"about {duration(seconds)} of CPU{written} and memory within its budget of {size_text(memory)}"
 
 
 def duration(seconds: float) -> str:

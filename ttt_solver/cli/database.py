@@ -300,8 +300,8 @@ def verify(
             rows = number_in(source.meta.get("positions")) or 0
             budget = memory or default_memory()
             disk = temporary_bytes(rows, budget, running is not None)
-            where = "of temporary disk (TMPDIR)" if disk else "of disk"
-            _say_cost(progress, f"{variant}: verify takes", (verify_seconds(rows), disk, where), budget, running)
+            cost = (verify_seconds(rows), disk, "of temporary disk (TMPDIR)")
+            _say_cost(progress, f"{variant}: verify takes", cost, budget, running)
         report = verify_source(source, memory, shown.step, progress, running)
     if fmt == "json":
         echo_json(report.to_dict())
