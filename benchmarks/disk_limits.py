@@ -41,7 +41,8 @@ from pathlib import Path
 
 from damage_campaign import contents, phase_of, progress
 
-from ttt_solver.builder.disk import estimate, folder_size
+from ttt_solver.builder.disk import estimate
+from ttt_solver.builder.kept import folder_size
 from ttt_solver.game.variant import Variant
 from ttt_solver.system.memory import size_text
 

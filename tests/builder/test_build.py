@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import subprocess
 import sys
@@ -11,9 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from support.terminal import drawn_bars
 
 from ttt_solver.builder.build import build
-from ttt_solver.cli import cli
+from ttt_solver.cli import cli, database
 from ttt_solver.errors import BuildError, DatabaseError
 from ttt_solver.game import array_rules, codec, rules
 from ttt_solver.game.variant import STANDARD, Variant
@@ -414,6 +416,7 @@ def test_writing_reports_every_position_row_as_it_goes(tmp_path):
     assert sum(rows for rows, _ in reports) == 28_275 and {total for _, total in reports} == {28_275}
 
 
-def test_the_build_command_shows_a_writing_bar_on_stderr(tmp_path):
+def test_the_build_command_shows_a_writing_bar_on_stderr(tmp_path, monkeypatch):
+    monkeypatch.setattr(database, "bars", drawn_bars)  # as on a terminal
     result = CliRunner().invoke(cli, ["build", "--db", str(tmp_path / "t.sqlite")])
-    assert result.exit_code == 0 and "writing rows" in result.stderr
+    assert result.exit_code == 0 and re.search(r"\r3x3: writing rows +\d+%\|", result.stderr)

@@ -387,7 +387,7 @@ def test_the_build_command_keeps_its_whole_progress(tmp_path):
         f"3x3: ply {ply}: {count:,} position{'' if count == 1 else 's'}"
         for ply, count in reversed(list(enumerate(counts)))
     ]
-    assert "writing rows" in lines
+    assert lines[-1] == f"3x3: writing 765 positions to {tmp_path / 't.sqlite'}"
 
 
 # -- query ------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """``ttt-lookup cache``: what the cache folder holds (entries, sizes, total), ``--clear``
-removing it, ``--json``, and every error path as one line."""
+removing it, ``--json``, and every error path as one line; the work stopped builds kept in the
+data folder, listed with its sizes and removed by ``--remove-stopped`` (never a running build's)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,11 @@ from ttt_solver.cli import cli
 
 @pytest.fixture
 def folder(tmp_path, monkeypatch):
-    """The cache folder, under a temporary XDG_CACHE_HOME (not created)."""
+    """The cache folder, under a temporary XDG_CACHE_HOME (not created); the data folder there too."""
+    from ttt_solver.store import paths
+
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(paths, "data_folder", lambda: str(tmp_path / "data"))
     return tmp_path / "ttt-solver"
 
 
@@ -66,6 +70,7 @@ def test_json(folder):
             {"name": "x.part", "bytes": 10},
         ],
         "bytes": 1_750_012,
+        "stopped": [],
     }
 
 
@@ -81,6 +86,7 @@ def test_clear_removes_the_folder_and_says_what_it_held(folder):
         "cleared": True,
         "entries": [],
         "bytes": 0,
+        "stopped": [],
     }
 
 
@@ -109,3 +115,59 @@ def test_bad_usage_is_exit_code_2(folder):
     result = run("--clear", "extra")
     assert result.exit_code == 2 and result.stderr.startswith("Error: ")
     assert result.stderr.count("\n") == 1
+
+
+# -- the work stopped builds kept ---------------------------------------------------------------
+
+
+@pytest.fixture
+def data(folder):
+    """The data folder (see ``folder``), made."""
+    found = folder.parent / "data"
+    found.mkdir()
+    return found
+
+
+def stopped_build(data, variant="3x6k4", size=2_000_000):
+    """A scratch folder as a stopped build leaves it: its manifest, its lock, a finished tier."""
+    folder = data / f".{variant}.sqlite.solving"
+    (folder / "tier-18").mkdir(parents=True)
+    (folder / "manifest.json").write_text(json.dumps({"format": 2, "variant": variant}))
+    (folder / "lock").write_bytes(b"")
+    (folder / "tier-18" / "code.bin").write_bytes(b"c" * (size - len((folder / "manifest.json").read_bytes())))
+    return folder
+
+
+def test_the_stopped_builds_in_the_data_folder_are_listed_with_their_sizes(folder, data):
+    kept = stopped_build(data)
+    result = run()
+    assert result.exit_code == 0 and result.stderr == ""
+    assert result.stdout == (
+        f"{folder}: empty\n"
+        "stopped builds (the same build command resumes one; --remove-stopped removes them):\n"
+        f"  3x6k4  {kept}  1.9MB\n"
+    )
+    assert json.loads(run("--json").stdout)["stopped"] == [
+        {"folder": str(kept), "variant": "3x6k4", "bytes": 2_000_000, "running": False, "removed": False}
+    ]
+    assert kept.is_dir()  # listing removes nothing
+
+
+def test_remove_stopped_removes_them_but_never_a_running_build(folder, data):
+    import fcntl
+
+    kept, running = stopped_build(data), stopped_build(data, "4x5k4", 3_000_000)
+    with open(running / "lock", "rb") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # as the build running in it holds it
+        result = run("--remove-stopped")
+    assert result.exit_code == 0 and result.stderr == ""
+    assert result.stdout == (
+        f"{folder}: empty\n"
+        f"  3x6k4  {kept}  1.9MB  removed\n"
+        f"  4x5k4  {running}  2.9MB  a build is running in it: left as it is\n"
+    )
+    assert not kept.exists() and (running / "tier-18" / "code.bin").is_file()
+    assert json.loads(run("--remove-stopped", "--json").stdout)["stopped"] == [
+        {"folder": str(running), "variant": "4x5k4", "bytes": 3_000_000, "running": False, "removed": True}
+    ]
+    assert not running.exists() and run("--remove-stopped").stdout == f"{folder}: empty\nno stopped builds to remove\n"

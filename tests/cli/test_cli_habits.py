@@ -9,8 +9,9 @@ import sys
 import click
 import pytest
 from click.testing import CliRunner
+from support.terminal import drawn_bars
 
-from ttt_solver.cli import cli
+from ttt_solver.cli import cli, contests
 
 
 @pytest.fixture(scope="module")
@@ -145,7 +146,8 @@ def test_completion_of_variants():
 
 
 # -- progress and seeds -----------------------------------------------------------------------------
-def test_an_exact_tournament_shows_progress_on_stderr(db):
+def test_an_exact_tournament_shows_progress_on_stderr(db, monkeypatch):
+    monkeypatch.setattr(contests, "bars", drawn_bars)  # as on a terminal
     result = run("tournament", "--agents", "random,think1,heuristic", "--exact", "--json", "--db", db)
     assert result.exit_code == 0, result.output
     json.loads(result.stdout)  # stdout stays clean

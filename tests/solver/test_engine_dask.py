@@ -4,6 +4,7 @@ from them (one cluster for the module, ``dask_client`` of conftest: starting one
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -66,6 +67,23 @@ def test_the_command_line_builds_on_a_running_cluster(dask_client, variant_db, t
     assert "3x3: ply 5: 174 positions" in result.stderr  # 64K: chunks of 393 boards, 4 in the widest tier
     assert "(3x3): 5,478 positions in 765 canonical rows" in result.stdout
     assert rows(target) == rows(variant_db("3x3")) and digest(target) == digest(variant_db("3x3"))
+
+
+def test_a_build_on_dask_says_so_and_its_report_names_the_engine_and_the_workers(dask_client, tmp_path):
+    address = dask_client.scheduler.address
+    command = ["build", "--db", str(tmp_path / "3x3.sqlite"), "--engine", "dask", "--address", address]
+    result = CliRunner().invoke(cli, [*command, "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    dashboard = report["dashboard"]
+    assert (report["engine"], report["workers"], report["threads"]) == ("dask", 2, 2)
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/status", dashboard)
+    assert result.stderr.splitlines()[0] == f"3x3: on Dask, 2 workers, 2 threads; dashboard {dashboard}"
+    alone = CliRunner().invoke(cli, ["build", "--db", str(tmp_path / "alone.sqlite"), "--json"])
+    assert {key: json.loads(alone.stdout)[key] for key in ("engine", "workers", "threads", "dashboard")} == {
+        "engine": None, "workers": 1, "threads": 1, "dashboard": None
+    }  # fmt: skip
+    assert "Dask" not in alone.stderr
 
 
 def test_a_killed_build_resumes_from_its_recorded_tiers(dask_client, variant_db, tmp_path):

@@ -69,6 +69,13 @@ def read_rows(memory: int) -> int:
     return max(MIN_READ_ROWS, min(READ_ROWS, memory // READ_ROW_BYTES))
 
 
+def temporary_bytes(rows: int, memory: int, distributed: bool) -> int:
+    """The bytes a verify of ``rows`` rows writes into its temporary folder: none when every
+    row is held in its tier in memory (the rows fit a quarter of the budget, and no engine's
+    tasks read them: they read files)."""
+    return 0 if not distributed and rows * 32 <= memory // 4 else rows * ROW_BYTES
+
+
 def verify_source(
     source: Audited,
     memory: int | None = None,
@@ -149,10 +156,7 @@ def _verify(
             report.failed(f"there is no {name} table")
     if "positions" not in tables:
         return report
-    # Every row goes to its tier: in memory when the rows fit a quarter of the budget and no
-    # engine's tasks read them (they read files).
-    held = engine is None and count * 32 <= memory // 4
-    folder = None if held else _temporary_folder(count)
+    folder = None if not temporary_bytes(count, memory, engine is not None) else _temporary_folder(count)
     try:
         tiers = HeldTiers(variant, folder)
         report.stage(f"reading the positions table{'' if folder is None else ' into ' + folder}")

@@ -61,7 +61,8 @@ from ..store.writer import (
 )
 from ..system.memory import machine_memory, memory_is_an_error, size_text
 from ..version import __version__
-from .disk import check_room, failure, kept
+from .disk import check_room, failure
+from .kept import kept
 from .plan import check_machine
 from .shard_write import shard_count, write_sharded
 
@@ -90,6 +91,12 @@ class BuildReport:
     outcomes: dict[str, int]  # win/draw/loss for the side to move, over all legal boards
     digest: str
     seconds: float
+    # What ran the build's tasks, as the caller that chose the engine records it (the command
+    # line does): "dask" with its workers, their threads and its dashboard; None: this process.
+    engine: str | None = None
+    workers: int = 1
+    threads: int = 1
+    dashboard: str | None = None
 
     def summary(self) -> str:
         o = self.outcomes
@@ -149,7 +156,7 @@ def build(
     if tables is not None and where.file is None:  # nothing to keep in a folder: one transaction
         report = _write(where, variant, tables.solved, None, force, store_moves, progress, _rows_step(steps, writing))
         return BuildReport(*report, time.perf_counter() - started)
-    folder = _scratch_folder(where, variant)
+    folder = scratch_folder(where, variant)
     with _scratch_errors(where, folder), locked(folder) as waited:
         if waited and progress:
             progress(f"{variant}: waited for another build of {where}")
@@ -161,15 +168,17 @@ def build(
                 solve_scratch(scratch, memory, progress, steps)
             else:
                 engine.solve(scratch, memory, progress, steps)
+            if shards == 1 and progress:
+                progress(f"{variant}: merging the tiers into code order")
             solved = merge_scratch(scratch, memory, steps) if shards == 1 else None
         else:
             solved = tables.solved
         if solved is None:
             assert engine is not None
-            report = _write_shards(where, scratch, shards, engine, memory, progress, _rows_step(steps, writing))
+            report = _write_shards(where, scratch, shards, engine, memory, progress, _rows_step(steps, writing), steps)
         else:
             report = _write(where, variant, solved, scratch, force, store_moves, progress,
-                            _rows_step(steps, writing), memory)  # fmt: skip
+                            _rows_step(steps, writing), memory, steps)  # fmt: skip
         if engine is not None:  # where its tasks exchanged files, if not the scratch folder
             engine.storage(scratch.path, variant.name).clear()
         scratch.remove()
@@ -217,8 +226,9 @@ def _scratch_errors(where: Target, folder: str) -> Iterator[None]:
         raise BuildError(f"cannot build database at {where.spec!r}: {failure(error, folder)}") from None
 
 
-def _scratch_folder(where: Target, variant: Variant) -> str:
-    """Beside a file target; for a server, in the data folder, named for the URL."""
+def scratch_folder(where: Target, variant: Variant) -> str:
+    """The scratch folder of a build of ``variant`` at ``where``: beside a file target; for a
+    server, in the data folder, named for the URL."""
 
     if where.file is not None:  # beside the file a symbolic link points to: renamed over it at the end
         return scratch_path(str(destination(Path(where.file))))
@@ -249,6 +259,7 @@ def _write(
     progress: Progress | None,
     written: Callable[[int, int], None] | None,
     memory: int | None = None,
+    steps: Steps | None = None,
 ) -> tuple[str, str, int, int, int, dict[str, int], str]:
 
     total = len(solved)
@@ -273,7 +284,7 @@ def _write(
             file = scratch.file("database.sqlite")
             _write_file(scratch, variant, solved, move_blocks, arrays, meta, written)
             if scratch.resumed:
-                _prove(scratch, file, memory, progress)
+                _prove(scratch, file, memory, progress, steps)
             install(file, where)
     return str(where), variant.name, legal, total, moves, outcomes, meta["digest"]
 
@@ -286,6 +297,7 @@ def _write_shards(
     memory: int,
     progress: Progress | None,
     written: Callable[[int, int], None] | None,
+    steps: Steps | None = None,
 ) -> tuple[str, str, int, int, int, dict[str, int], str]:
     """_write for a database of ``count`` shards, merged and written by the engine's tasks from
     the solved tiers (:mod:`.shard_write`): it stores no moves."""
@@ -298,7 +310,7 @@ def _write_shards(
     shards, outcomes = write_sharded(scratch, count, engine, memory, meta, destination(Path(where.file)).name, written)
     legal = sum(outcomes.values())
     if scratch.resumed:
-        _prove(scratch, scratch.file("database.sqlite"), memory, progress)
+        _prove(scratch, scratch.file("database.sqlite"), memory, progress, steps)
     install(scratch.file("database.sqlite"), where, shards)
     return str(where), variant.name, legal, total, 0, outcomes, meta["digest"]
 
@@ -370,12 +382,12 @@ def _rows_written(scratch: Scratch, file: str, solved: Solved) -> int:
     return rows
 
 
-def _prove(scratch: Scratch, file: str, memory: int | None, progress: Progress | None) -> None:
+def _prove(scratch: Scratch, file: str, memory: int | None, progress: Progress | None, steps: Steps | None) -> None:
     """A resumed build's file proved whole (``ttt-lookup verify``) before it is installed."""
 
     started = time.perf_counter()
     with Reader(Target.parse(file), scratch.variant.name) as reader:
-        report = verify_source(DatabaseRows(reader, scratch.variant), memory)
+        report = verify_source(DatabaseRows(reader, scratch.variant), memory, steps)
     if not report.ok:
         remove_database(file)
         raise BuildError(

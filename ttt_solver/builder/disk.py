@@ -12,13 +12,13 @@ import errno
 import os
 import resource
 import shutil
-from contextlib import suppress
 
 from ..errors import BuildError
 from ..game.variant import Variant
 from ..solver.passes import ROW_BYTES
 from ..store.build_cost import tier_sizes
 from ..system.memory import size_text
+from .kept import file_sizes, folder_size, kept
 
 FILE_ROW_BYTES = 18  # a row of the SQLite file (3x6k4: 358,641,664 bytes for 20,800,974 rows)
 
@@ -66,43 +66,9 @@ def failure(error: BaseException, folder: str) -> str:
     return f"{why}; {kept(folder, remedy)}"
 
 
-def kept(folder: str, remedy: str) -> str:
-    """What a failed build leaves: the scratch folder, if it holds anything, to resume from."""
-    size = folder_size(folder)
-    if not size:
-        return "nothing was kept"
-    return (
-        f"the scratch folder {folder!r} ({size_text(size)}) is kept for a resume: {remedy} and run the same"
-        " command again, or delete the folder"
-    )
-
-
 def _at_size_limit(folder: str) -> bool:
     limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
     if limit == resource.RLIM_INFINITY:
         return False
-    largest = max(_sizes(folder), default=0)
+    largest = max(file_sizes(folder), default=0)
     return largest + (1 << 20) >= limit
-
-
-def folder_size(folder: str) -> int:
-    """Bytes in the files under ``folder`` (0 if there is none)."""
-    return sum(_sizes(folder))
-
-
-def _sizes(folder: str) -> list[int]:
-    """The size of each file under ``folder``. A file removed meanwhile is left out: a task that
-    a stopped build left running on a cluster may still be writing there (its SQLite journal
-    comes and goes)."""
-    found: list[int] = []
-    try:
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
-                    found += _sizes(entry.path)
-                elif entry.is_file(follow_symlinks=False):
-                    with suppress(FileNotFoundError):
-                        found.append(entry.stat().st_size)
-    except OSError:
-        pass
-    return found

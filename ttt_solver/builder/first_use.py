@@ -5,7 +5,8 @@ layer, a command that looks something up (``analyze``, ``best``, ``query``, ``st
 Python caller that wants a player (``PerfectAgent``, the environments, the OpenSpiel bot) ask
 here: a missing default database of a small variant, up to :data:`FIRST_USE_CELLS` cells (4x4
 builds in about 2 s), is built at once and the build is announced in one line (on stderr from
-the command line, as a :class:`FirstUseBuild` warning in Python); any other is a
+the command line, as a :class:`FirstUseBuild` warning in Python), with what it takes if its plan
+says seconds (:data:`~ttt_solver.builder.plan.LONG_SECONDS`); any other is a
 :class:`~ttt_solver.errors.DatabaseMissingError` naming the build command and its cost.
 
 :func:`shared_oracle` also keeps one loaded oracle per database for the whole process, so that
@@ -20,10 +21,12 @@ from collections.abc import Callable
 
 from ..game.variant import STANDARD, Variant
 from ..lookup.oracle import Oracle
+from ..solver.solve import default_memory
 from ..store import Target
 from ..store.build_cost import missing_default
 from ..store.paths import database_file
 from .build import build
+from .plan import LONG_SECONDS, make_plan, takes
 
 FIRST_USE_CELLS = 16
 """The most cells of a variant built on first use (4x4: 1.2 million rows in about 2 s)."""
@@ -42,7 +45,13 @@ def default_database(variant: Variant = STANDARD, announce: Callable[[str], None
         return path
     if variant.cells > FIRST_USE_CELLS:
         raise missing_default(variant)
-    line = f"building the {variant.name} database at {path} (first use; a moment)"
+    plan = make_plan(variant, os.path.dirname(path))
+    cost = (
+        f"first use: {takes(plan.cpu_seconds, plan.disk_bytes, default_memory())}"
+        if plan.cpu_seconds >= LONG_SECONDS
+        else "first use; a moment"
+    )
+    line = f"building the {variant.name} database at {path} ({cost})"
     if announce is None:
         warnings.warn(line, FirstUseBuild, stacklevel=2)
     else:

@@ -38,6 +38,9 @@ from ..system.memory import machine_memory, size_text
 from .disk import FILE_ROW_BYTES, peak_bytes
 
 SAMPLES = 400  # boards drawn from each tier
+LONG_SECONDS = 2.0
+"""Work this plan puts at this much CPU or more (a build, a verify, a build on first use) says
+up front what it takes (:func:`takes`): it lasts some seconds, more on a busy machine."""
 COSTS = "ttt_solver/store/build_cost.py"  # where the measured per-board costs are, and how they were measured
 
 
@@ -200,6 +203,13 @@ def _tier(variant: Variant, ply: int, boards: int, rng: random.Random) -> TierPl
             legal += 1
             rows += 1 / orbit_size(text, variant)
     return TierPlan(ply, boards, round(boards * legal / samples), round(boards * rows / samples))
+
+
+def takes(seconds: float, disk: int, memory: int, disk_what: str = "of disk") -> str:
+    """What a run takes, in words: ``about 34 s of CPU, 1.2GB of disk and memory within its
+    budget of 8GB`` (``memory``: the budget; no disk said where it writes none)."""
+    written = f", {size_text(disk)} {disk_what}" if disk else ""
+    return f"about {duration(seconds)} of CPU{written} and memory within its budget of {size_text(memory)}"
 
 
 def duration(seconds: float) -> str:

@@ -5,9 +5,8 @@ from __future__ import annotations
 # Imported in the commands, not at the top: numpy and SQLAlchemy stay off every command that does not need them (--help imports each command module to list it).
 import dataclasses
 import os
-import sys
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import TYPE_CHECKING
 
 import click
@@ -15,7 +14,8 @@ import click
 from ..errors import MachineTooSmallError, install_hint
 from ..game.variant import Variant
 from ..lookup.rows import DatabaseRows
-from ..store import Target
+from ..store import Target, number_in
+from ..store.build_cost import verify_seconds
 from ..store.paths import data_folder, database_file
 from ..store.reader import Reader
 from ..store.shards import MOST_SHARDS
@@ -23,10 +23,11 @@ from ..system.memory import machine_memory
 from .options import CLIError, CLIFailure, F, database_options, existing_database, target_options
 from .output import echo_json, output_options
 from .params import Address, OneOf, Size, Whole
-from .progress import bars, progress_lines, quiet_option
+from .progress import bars, quiet_option
+from .stopping import Terminated
 
 if TYPE_CHECKING:
-    from ..solver.solve import Engine
+    from ..solver.engine_dask import DaskEngine
 
 ENGINES = ("dask",)
 
@@ -136,15 +137,17 @@ def build(
             check_machine(variant, target_folder(db, variant))
         from ..builder.build import build as build_database
 
-        with _engine(engine, workers, address, storage) as running:
-            if quiet:
-                report = build_database(db, variant, force=force, memory=memory, engine=running, shards=shards)
-            else:
-                with bars() as shown:
-                    report = build_database(
-                        db, variant, force=force, progress=progress_lines(quiet), steps=shown.step, memory=memory,
-                        engine=running, shards=shards,
-                    )  # fmt: skip
+        with _engine(engine, workers, address, storage) as running, _stopped_says(db, variant):
+            with bars(quiet, f"{variant}: ") as shown:
+                progress = None if quiet else shown.say
+                if progress:
+                    _say_upfront(progress, variant, db, memory, force, running)
+                report = build_database(
+                    db, variant, force=force, progress=progress, steps=shown.step, memory=memory, engine=running,
+                    shards=shards,
+                )  # fmt: skip
+            if running is not None:
+                report = dataclasses.replace(report, engine="dask", **running.cluster)
     except MachineTooSmallError as error:
         click.echo("\n".join(error.plan.lines()))
         raise
@@ -152,6 +155,67 @@ def build(
         echo_json(dataclasses.asdict(report))
     else:
         click.echo(report.summary())
+
+
+def _say_upfront(say: Callable[[str], None], variant: Variant, db: str | None, memory: int | None, force: bool,
+                 running: DaskEngine | None) -> None:  # fmt: skip
+    """The lines a build says before it starts: the engine it runs on, and what it takes if its
+    plan says seconds (the plan that ``--plan`` prints)."""
+    from ..builder.build import scratch_folder
+    from ..builder.kept import folder_size
+    from ..builder.plan import duration, make_plan
+    from ..solver.solve import default_memory
+
+    _say_engine(say, variant, running)
+    plan = make_plan(variant, target_folder(db, variant))
+    cost = (plan.cpu_seconds, plan.disk_bytes, "of disk")
+    end = "; --plan says more"
+    if not force and folder_size(scratch_folder(_target(db, variant), variant)):  # it will resume
+        proof = verify_seconds(sum(tier.canonical for tier in plan.tiers))
+        end = f", and about {duration(proof)} more to prove the resumed database whole{end}"
+    _say_cost(say, f"{variant}: this build takes", cost, memory or default_memory(), running, end)
+
+
+def _say_cost(
+    say: Callable[[str], None],
+    start: str,
+    cost: tuple[float, int, str],
+    budget: int,
+    running: DaskEngine | None,
+    end: str = "",
+) -> None:
+    """One line of what a run takes (CPU seconds, disk bytes and what disk), if it is seconds or more."""
+    from ..builder.plan import LONG_SECONDS, takes
+
+    seconds, disk, where = cost
+    if seconds >= LONG_SECONDS:
+        each = " (each worker's)" if running is not None else ""
+        say(f"{start} {takes(seconds, disk, budget, where)}{each}{end}")
+
+
+def _say_engine(say: Callable[[str], None], variant: Variant, running: DaskEngine | None) -> None:
+    """One line saying that Dask runs the tasks: on how many workers and threads, and where its dashboard is."""
+    if running is not None:
+        ran = running.cluster
+        say(f"{variant}: on Dask, {ran['workers']} workers, {ran['threads']} threads; dashboard {ran['dashboard']}")
+
+
+@contextmanager
+def _stopped_says(db: str | None, variant: Variant) -> Iterator[None]:
+    """A build stopped (Ctrl-C, SIGTERM) says what it kept and the ways on, then stops."""
+    try:
+        yield
+    except (KeyboardInterrupt, Terminated):
+        from ..builder.build import scratch_folder
+        from ..builder.kept import stop_lines
+
+        folder = scratch_folder(_target(db, variant), variant)
+        click.echo("\n".join(stop_lines(folder, variant.name)), err=True)
+        raise
+
+
+def _target(db: str | None, variant: Variant) -> Target:
+    return Target.parse(db if db is not None else database_file(variant))
 
 
 def check_engine_options(engine: str | None, workers: int | None, address: str | None, storage: str | None) -> None:
@@ -166,7 +230,7 @@ def check_engine_options(engine: str | None, workers: int | None, address: str |
 
 def _engine(
     name: str | None, workers: int | None, address: str | None, storage: str | None
-) -> AbstractContextManager[Engine | None]:
+) -> AbstractContextManager[DaskEngine | None]:
     """The engine ``--engine`` names, to enter (nullcontext() without one); one error line if
     its extra is missing."""
     if name is None:
@@ -181,7 +245,7 @@ def _engine(
 
 def target_folder(db: str | None, variant: Variant) -> str:
     """The folder a build of ``variant`` at ``db`` writes into (for its free disk)."""
-    target = Target.parse(db if db is not None else database_file(variant))
+    target = _target(db, variant)
     return os.path.dirname(os.path.abspath(target.file)) if target.file is not None else data_folder()
 
 
@@ -219,17 +283,26 @@ def verify(
         ttt-lookup verify --variant 4x4 --json
         ttt-lookup verify --variant 4x4 --engine dask --workers 2
     """
-    from ..audit.verify import verify_source
+    from ..audit.verify import temporary_bytes, verify_source
+    from ..solver.solve import default_memory
 
     check_engine_options(engine, workers, address, storage)
     target = Target.parse(existing_database(db, variant))
     with (
         Reader(target, variant.name) as reader,
         _engine(engine, workers, address, storage) as running,
-        bars() as shown,
+        bars(quiet, f"{variant}: ") as shown,
     ):
-        steps = shown.step if not quiet and sys.stderr.isatty() else None  # else the stage lines say it
-        report = verify_source(DatabaseRows(reader, variant), memory, steps, progress_lines(quiet), running)
+        source = DatabaseRows(reader, variant)
+        progress = None if quiet else shown.say
+        if progress:
+            _say_engine(progress, variant, running)
+            rows = number_in(source.meta.get("positions")) or 0
+            budget = memory or default_memory()
+            disk = temporary_bytes(rows, budget, running is not None)
+            cost = (verify_seconds(rows), disk, "of temporary disk (TMPDIR)")
+            _say_cost(progress, f"{variant}: verify takes", cost, budget, running)
+        report = verify_source(source, memory, shown.step, progress, running)
     if fmt == "json":
         echo_json(report.to_dict())
     else:

@@ -204,6 +204,14 @@ class DaskEngine:
         assert self.client is not None, "DaskEngine used outside its with block"
         return int(sum(self.client.nthreads().values()))
 
+    @property
+    def cluster(self) -> dict[str, Any]:
+        """What the tasks run on, for a build's report: the workers, their threads and the
+        address of the dashboard (Dask's ``dashboard_link``; its pages need bokeh)."""
+        assert self.client is not None, "DaskEngine used outside its with block"
+        threads = self.client.nthreads()
+        return {"workers": len(threads), "threads": int(sum(threads.values())), "dashboard": self.client.dashboard_link}
+
     def _solve_tier(
         self,
         scratch: Scratch,

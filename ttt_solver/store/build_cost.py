@@ -61,6 +61,9 @@ _MEASURED = (
 # last tiers, 6.20 ns for all 21), so 7.59 * 6.20 / 3.99 = 11.8 ns is kept (docs/engine.md).
 SOLVE_SECONDS = 11.8e-9
 WRITE_SECONDS = 732e-9
+# ttt-lookup verify, per row of the database, one process (the same benchmark and session: 4x4
+# 1,349 ns, 3x6k4 1,145 ns; the larger is kept).
+VERIFY_SECONDS = 1349e-9
 # A process's tier tables (ttt_solver.solver.tiers) per high half code and tier: peak RSS grew
 # by 59 bytes (4x5k4: 73 MB) and 55 bytes (3x8k4: 732 MB) for each, measured with resource.getrusage.
 TABLE_BYTES = 60
@@ -94,6 +97,11 @@ def estimate(variant: Variant) -> Cost:
     scratch = 0 if boards <= _IN_MEMORY_BOARDS else int(cost.scratch * rows)
     memory = min(max(int(cost.memory * scale), _PROCESS), _MEMORY_CAP)
     return Cost(cost.seconds * scale, memory, scratch, int(cost.file * rows))
+
+
+def verify_seconds(rows: int) -> float:
+    """The CPU seconds ``ttt-lookup verify`` of a database of ``rows`` rows takes."""
+    return rows * VERIFY_SECONDS
 
 
 def table_bytes(variant: Variant) -> int:
