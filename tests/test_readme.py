@@ -193,6 +193,15 @@ def test_readme_getting_started_and_ci_give_the_same_test_commands():
     assert f"({said} pytest-xdist\n# workers" in run
 
 
+def test_readme_installs_the_browser_the_browser_tests_launch():
+    """Playwright cannot download its own browser here: README and .ci/run install Debian's
+    Chromium, and the browser tests launch the ``chromium`` on PATH."""
+    assert "`apt-get install chromium`" in README and "a `chromium` on `PATH`" in README
+    assert re.search(r"apt-get install .*\bchromium\b", (ROOT / ".ci" / "run").read_text(encoding="utf-8"))
+    launcher = (ROOT / "tests" / "support" / "browser_pages.py").read_text(encoding="utf-8")
+    assert 'CHROMIUM = shutil.which("chromium")' in launcher and "executable_path=CHROMIUM" in launcher
+
+
 def test_the_readme_examples_exist_and_show_their_help():
     for name in ("q_learning.py", "maskable_ppo.py"):
         assert f"examples/{name}" in README
