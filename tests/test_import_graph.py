@@ -21,8 +21,9 @@ def modules() -> dict[str, Path]:
     return found
 
 
-def imports(name: str, path: Path, known: set[str]) -> set[str]:
-    """The package's modules that ``name`` imports, wherever in the file."""
+def imports(name: str, path: Path, known: set[str], at_import: bool = False) -> set[str]:
+    """The package's modules that ``name`` imports, wherever in the file; ``at_import``: only
+    those its import runs (not in a function), and other packages' top names too."""
     tree = ast.parse(path.read_text())
     typing_only = {
         id(node)
@@ -31,10 +32,16 @@ def imports(name: str, path: Path, known: set[str]) -> set[str]:
         for statement in test.body
         for node in ast.walk(statement)
     }
+    deferred = {
+        id(node)
+        for function in ast.walk(tree)
+        if at_import and isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+        for node in ast.walk(function)
+    }
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
     for node in ast.walk(tree):
-        if id(node) in typing_only:
+        if id(node) in typing_only or id(node) in deferred:
             continue
         if isinstance(node, ast.ImportFrom):
             base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
@@ -43,6 +50,8 @@ def imports(name: str, path: Path, known: set[str]) -> set[str]:
                 found.add(f"{target}.{alias.name}" if f"{target}.{alias.name}" in known else target)
         elif isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
+    if at_import:
+        return {other if other in known else other.partition(".")[0] for other in found} - {name}
     return (found & known) - {name}
 
 
@@ -119,6 +128,32 @@ def test_no_layer_imports_a_layer_above_it():
         f"{name} -> {other}" for name, others in graph().items() for other in others if layer_of(other) > layer_of(name)
     )
     assert upward == []
+
+
+def loaded_by_importing(name: str) -> set[str]:
+    """Every module importing ``name`` runs, its packages' ``__init__`` included, and the
+    top names of the other packages they import (what a module's import costs, by where its
+    code lives: imports inside functions are left out)."""
+    found = modules()
+    reached, todo = set(), [name]
+    while todo:
+        module = todo.pop()
+        parents = [".".join(module.split(".")[:end]) for end in range(1, module.count(".") + 1)]
+        for other in (imports(module, found[module], set(found), at_import=True) | set(parents)) - reached:
+            reached.add(other)
+            if other in found:
+                todo.append(other)
+    return reached
+
+
+def test_a_command_line_lookup_loads_no_heavy_module_by_where_code_lives():
+    """A lookup's answer is a few rows that sqlite3 reads and proves, for every variant: nothing
+    the ``analyze`` and ``best`` commands import imports numpy, SQLAlchemy or the whole-table
+    modules at its top (tests/test_imports.py runs one, a big database's too)."""
+    loaded = loaded_by_importing("ttt_solver.cli.lookup")
+    assert {"ttt_solver.lookup.oracle", "ttt_solver.lookup.proved", "sqlite3", "click"} <= loaded
+    whole_table = {f"ttt_solver.lookup.{name}" for name in ("whole_table", "mapped", "tables", "in_memory", "places")}
+    assert loaded & ({"numpy", "sqlalchemy", "ttt_solver.audit.retrograde"} | whole_table) == set()
 
 
 def test_reading_never_imports_the_builder():

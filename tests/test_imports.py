@@ -8,6 +8,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
+
 
 def loaded_after(
     code: str, watched: tuple[str, ...] = ("numpy", "sqlalchemy", "click"), flags: Sequence[str] = ()
@@ -21,9 +23,19 @@ def test_importing_the_package_loads_nothing_heavy():
     assert loaded_after("import ttt_solver; ttt_solver.Board('X...O....')") == set()
 
 
-def test_a_lookup_reads_sqlite_without_sqlalchemy_or_numpy(db_path):
-    code = f"from ttt_solver import Oracle\nOracle.load({str(db_path)!r}, eager=False).best_move('X...O....')"
-    assert loaded_after(code) == set()
+# A database counts as big (its whole-table work memory-mapped, :mod:`ttt_solver.lookup.whole_table`)
+# above EAGER_ROWS canonical rows, millions: here every database does, so that 3x3 takes a 20-cell
+# variant's path.
+EVERY_DATABASE_BIG = "import ttt_solver.lookup.rows as r\nassert r.EAGER_ROWS > 0\nr.EAGER_ROWS = 0\n"
+
+
+# An eager load of a small database reads its arrays into memory (numpy); a big one's never.
+@pytest.mark.parametrize(
+    ("big", "eager"), [(False, False), (True, False), (True, True)], ids=["small", "big", "big-eager"]
+)
+def test_a_lookup_reads_sqlite_without_sqlalchemy_or_numpy(db_path, big, eager):
+    code = f"from ttt_solver import Oracle\nOracle.load({str(db_path)!r}, eager={eager}).best_move('X...O....')"
+    assert loaded_after(EVERY_DATABASE_BIG * big + code) == set()
 
 
 def test_building_loads_the_solver_and_writer_but_not_the_cli(tmp_path):
@@ -31,7 +43,8 @@ def test_building_loads_the_solver_and_writer_but_not_the_cli(tmp_path):
     assert loaded_after(code) == {"sqlalchemy", "numpy"}
 
 
-def test_a_command_line_lookup_loads_neither_numpy_sqlalchemy_nor_pathlib(db_path, tmp_path):
+@pytest.mark.parametrize("big", [False, True], ids=["small", "big"])
+def test_a_command_line_lookup_loads_neither_numpy_sqlalchemy_nor_pathlib(db_path, tmp_path, big):
     # What a lookup imports beyond click is most of its time: pathlib alone (with urllib and
     # ipaddress behind it) cost 5 ms of the 15 ms a lookup may add to importing click. Run
     # without site's start-up (-S), which in an editable install imports pathlib for its finder:
@@ -42,7 +55,7 @@ def test_a_command_line_lookup_loads_neither_numpy_sqlalchemy_nor_pathlib(db_pat
         code = (
             f"import sys, sysconfig\nsys.path[:0] = [{root!r}]\nsys.path.append(sysconfig.get_paths()['purelib'])\n"
             f"import ttt_solver.store.paths\nttt_solver.store.paths.data_folder = lambda: {str(tmp_path)!r}\n"
-            "from ttt_solver.cli import main\n"
+            f"{EVERY_DATABASE_BIG * big}from ttt_solver.cli import main\n"
             f"try:\n    main(['analyze', 'X...O....', '--json', *{db!r}])\nexcept SystemExit as done:\n"
             "    assert done.code == 0, done.code\n"
             "import ttt_solver\nassert ttt_solver.__file__.startswith(sys.path[0]), ttt_solver.__file__"

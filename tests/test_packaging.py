@@ -207,17 +207,15 @@ def names_an_extra(reason: str) -> bool:
 
 
 def touching_an_extra(unpacked: Path) -> list[str]:
-    """The test files that name an extra's module, and README's (its snippets and examples use
-    every extra); not this one or test_extras_markers.py, which name them to hide them."""
+    """The test files that name an extra's module, README's (its snippets and examples use every
+    extra) and test_extras_markers.py (which names them to hide them, and must hold without
+    them); not this one."""
     modules = "|".join(module for modules in EXTRA_MODULES.values() for module in modules)
     return [
         str(path.relative_to(unpacked))
         for path in sorted((unpacked / "tests").glob("test_*.py"))
-        if path.name == "test_readme.py"
-        or (
-            path.name not in ("test_packaging.py", "test_extras_markers.py")
-            and re.search(rf"\b({modules})\b", path.read_text(encoding="utf-8"))
-        )
+        if path.name in ("test_readme.py", "test_extras_markers.py")
+        or (path.name != "test_packaging.py" and re.search(rf"\b({modules})\b", path.read_text(encoding="utf-8")))
     ]
 
 

@@ -180,6 +180,28 @@ def test_the_test_set_up_command_is_the_one_ci_runs():
         assert re.search(rf"^{re.escape(step)}$", run, re.MULTILINE), step
 
 
+def test_readme_getting_started_and_ci_give_the_same_test_commands():
+    """The full and the quick test command read the same in README and docs/install.md, and
+    .ci/run's comment says as many workers as it starts."""
+    install = (ROOT / "docs" / "install.md").read_text(encoding="utf-8")
+    commands = re.findall(r"^python3 -m venv .*pip install -e '\.\[test[^\n]*(?:\n  [^\n]*)?$", README, re.MULTILINE)
+    assert len(commands) == 2 and all(command in install for command in commands), commands
+    run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    workers = re.search(r"^python -m pytest .*-n (\d+)", run, re.MULTILINE)
+    assert workers is not None
+    said = {"2": "two", "3": "three", "4": "four"}[workers[1]]
+    assert f"({said} pytest-xdist\n# workers" in run
+
+
+def test_readme_installs_the_browser_the_browser_tests_launch():
+    """Playwright cannot download its own browser here: README and .ci/run install Debian's
+    Chromium, and the browser tests launch the ``chromium`` on PATH."""
+    assert "`apt-get install chromium`" in README and "a `chromium` on `PATH`" in README
+    assert re.search(r"apt-get install .*\bchromium\b", (ROOT / ".ci" / "run").read_text(encoding="utf-8"))
+    launcher = (ROOT / "tests" / "support" / "browser_pages.py").read_text(encoding="utf-8")
+    assert 'CHROMIUM = shutil.which("chromium")' in launcher and "executable_path=CHROMIUM" in launcher
+
+
 def test_the_readme_examples_exist_and_show_their_help():
     for name in ("q_learning.py", "maskable_ppo.py"):
         assert f"examples/{name}" in README

@@ -13,7 +13,7 @@ from ttt_solver.audit.verify import verify_source
 from ttt_solver.game import array_rules
 from ttt_solver.game.variant import Variant
 from ttt_solver.lookup import rows
-from ttt_solver.lookup.mapped import MemoryMapped
+from ttt_solver.lookup.proved import ProvedFromFile
 from ttt_solver.lookup.rows import DatabaseRows
 from ttt_solver.lookup.stats import compute, load_stats
 from ttt_solver.store import Target
@@ -42,7 +42,7 @@ def test_a_big_database_answers_from_the_file_and_memory_maps_its_arrays(big, va
     variant = Variant.parse(name)
     small = Oracle.load(variant_db(name), name)
     with Oracle.load(variant_db(name), name) as oracle:
-        assert isinstance(oracle.rows, MemoryMapped) and oracle.source is not None
+        assert isinstance(oracle.rows, ProvedFromFile) and oracle.source is not None
         assert oracle.source._arrays is None  # nothing read into memory at load
         arrays = oracle.arrays()
         assert isinstance(arrays.code, np.memmap)

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ttt_solver.solver.passes import Solved
-from ttt_solver.store.row_data import data_limit, pack_data, unpack_data, unpack_rows, well_formed
+from ttt_solver.store.row_data import cells_of, data_limit, pack_data, unpack_data, unpack_rows, well_formed
 
 CELLS = 25  # the widest board: the best-moves mask takes 25 bits
 # (value, remoteness, best, orbit, wins, draws, losses)
@@ -45,3 +45,8 @@ def test_both_unpackings_invert_the_packing(rows):
 def test_both_unpackings_refuse_the_same_numbers(data):
     array_says = bool(well_formed(np.array([data], dtype=np.int64))[0])
     assert array_says == (unpack_data(data) is not None)
+
+
+@given(st.integers(0, (1 << 32) - 1))
+def test_the_cells_of_a_mask_are_its_set_bits_ascending(mask):
+    assert cells_of(mask) == tuple(cell for cell in range(32) if mask >> cell & 1)

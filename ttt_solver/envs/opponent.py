@@ -18,7 +18,7 @@ it replays each agent's sampling rule in numpy, giving the board after each move
   is met.
 - anything else (``mc:N``, a custom agent) (:class:`LoopMoves`): ``agent.choose`` per game.
 
-``tests/test_agent_replays.py`` checks that each replay makes ``agent.choose``'s move with the same
+``tests/players/test_agent_replays.py`` checks that each replay makes ``agent.choose``'s move with the same
 draws, on every unfinished position of 3x3 and 3x4k3 (one board of each symmetry class on 3x4k3).
 
 :class:`Draws` gives each game its own ``numpy.random.Generator`` and reads it in blocks;

@@ -1,23 +1,18 @@
-"""A big database's rows: single answers from the file, the arrays and batch tables as
-memory-mapped files, made once per content.
+"""A big database's arrays and batch tables as memory-mapped files, made once per content.
 
-An oracle of a variant of more than :data:`~.rows.EAGER_ROWS` canonical rows (the 20-cell
-ones: 170 million rows, 2.9 GB of arrays) never reads the arrays into memory
-(:class:`MemoryMapped`): single lookups go through the file, proved one ply down
-(:mod:`.proved`), and what needs every row (the batch lookups, ``stats``, ...) reads
-memory-mapped copies of the packed arrays, written once into a cache
-folder named for the content digest (``$XDG_CACHE_HOME/ttt-solver/``, else
-``~/.cache/ttt-solver/``), their digest checked as they are written. A rebuilt database has a
-new digest, so it never meets an old cache; a cache folder is complete or absent (written
-beside, then renamed into place).
-"""
+A database of more than :data:`~.rows.EAGER_ROWS` canonical rows (the 20-cell ones: 170
+million rows, 2.9 GB of arrays) is never read into memory: what needs every row (the batch
+lookups, ``stats``, ... through :mod:`.whole_table`) reads memory-mapped copies of its packed
+arrays, written once into a folder of the cache named for the content digest
+(:mod:`ttt_solver.store.cache_folder`), their digest checked as they are written. A rebuilt
+database has a new digest, so it never meets an old cache; a cache folder is complete or absent
+(written beside, then renamed into place). Single answers go through the file (:mod:`.proved`)."""
 
 from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,39 +23,10 @@ from ..store.arrays import Arrays
 from ..store.cache_folder import content_folder
 from ..store.content import PACKED, Hashes, unpack_blob
 from .places import Places
-from .proved import ProvedFromFile
 from .tables import BatchTables, spread_rows
 
 if TYPE_CHECKING:
     from .rows import DatabaseRows
-
-R = TypeVar("R")
-
-
-class MemoryMapped(ProvedFromFile):
-    """A big database: answers from the file as :class:`ProvedFromFile` gives them, and the
-    whole-table work over memory-mapped arrays (nothing read into memory at load)."""
-
-    def __init__(self, database: DatabaseRows) -> None:
-        super().__init__(database)
-        self._arrays: Arrays | None = None
-
-    def arrays(self) -> Arrays:
-        if self._arrays is None:
-            self._arrays = self._mapped(mapped_arrays)
-        return self._arrays
-
-    def batch_tables(self) -> BatchTables:
-        if self._batch is None:
-            self._batch = self._mapped(mapped_tables)
-        return self._batch
-
-    def _mapped(self, make: Callable[[DatabaseRows], R]) -> R:
-        """``make(rows)``; damaged arrays are a DatabaseError naming the rebuild command."""
-        try:
-            return make(self.rows)
-        except ValueError as why:
-            raise self.rows.damaged(str(why)) from None
 
 
 def _folder(source: DatabaseRows) -> str:

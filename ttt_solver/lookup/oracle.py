@@ -3,10 +3,11 @@
 ``Oracle.load()`` opens a database and chooses its source once (:mod:`.source`): with
 ``eager=True`` (the default) the digest-checked arrays in memory (:mod:`.in_memory`; a small
 variant's table, as 3x3's, also proved whole), with ``eager=False`` each answer read from the
-file and proved one ply down (:mod:`.proved`, the command line's path), and for a big variant
-either way the file and memory-mapped arrays (:mod:`.mapped`). Loading only reads: a missing
-database is a :class:`~ttt_solver.errors.DatabaseMissingError` naming the command that builds
-it (:mod:`ttt_solver.builder.first_use` builds a small one on first use).
+file and proved one ply down (:mod:`.proved`, the command line's path); a big variant's
+answers come from the file either way, its whole-table work from memory-mapped arrays
+(:mod:`.whole_table`). Loading only reads: a missing database is a
+:class:`~ttt_solver.errors.DatabaseMissingError` naming the command that builds it
+(:mod:`ttt_solver.builder.first_use` builds a small one on first use).
 
 Values are +1/0/-1 for the side to move. Ties among equally good moves: ``rng=None`` gives
 the lowest-numbered cell (deterministic); pass a ``random.Random`` or a
@@ -301,15 +302,10 @@ def _names_a_variant(name: str) -> bool:
 
 def _source(database: DatabaseRows, eager: bool) -> RowSource:
     """The one source an oracle of ``database`` reads, chosen once (see the module docstring)."""
-    if database.big:
-        from .mapped import MemoryMapped  # numpy: not on the command line's lookup path
-
-        return MemoryMapped(database)
-    if eager:
-        from .in_memory import InMemory
+    if eager and not database.big:
+        from .in_memory import InMemory  # numpy: eager loads only, never the command line's single lookups
 
         return InMemory.from_database(database)
-
     return ProvedFromFile(database)
 
 

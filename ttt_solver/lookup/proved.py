@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ..store.arrays import Arrays
     from .position import Position
     from .tables import BatchTables
+    from .whole_table import WholeTable
 
 
 class ProvedFromFile:
@@ -28,21 +29,24 @@ class ProvedFromFile:
         self.database: DatabaseRows | None = database
         self.rows = database
         self.location = database.location
-        self._batch: BatchTables | None = None
+        self._whole: WholeTable | None = None
 
     def position(self, text: str, children: bool = True) -> Position:
         return resolve(text, self.variant, self.rows.fetch, self.location, self.rows.rebuild_hint, True, children)
 
     def arrays(self) -> Arrays:
-        return self.rows.arrays()
+        return self._whole_table().arrays()
 
     def batch_tables(self) -> BatchTables:
-        if self._batch is None:
-            # Imported here, not at the top: numpy stays off the command-line lookup path.
-            from .tables import BatchTables
+        return self._whole_table().batch_tables()
 
-            self._batch = BatchTables.build(self.arrays(), self.location, self.rebuild_hint())
-        return self._batch
+    def _whole_table(self) -> WholeTable:
+        if self._whole is None:
+            # The one way from a file's single answers to numpy, taken on the first whole-table request.
+            from .whole_table import WholeTable
+
+            self._whole = WholeTable(self.rows)
+        return self._whole
 
     def rebuild_hint(self) -> str:
         return self.rows.rebuild_hint()

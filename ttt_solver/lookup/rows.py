@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 EAGER_ROWS = 1 << 24
 """Most canonical rows an eager load reads into memory (4x4: 1.2 million; 4x5: 170 million):
 above it a database is *big*, and its whole-table work reads memory-mapped arrays
-(:mod:`.mapped`)."""
+(:mod:`.whole_table`)."""
 
 _READ_LIMIT = 1 << 16  # rows kept by a DatabaseRows before it starts again
 

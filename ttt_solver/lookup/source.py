@@ -1,11 +1,10 @@
-"""Where an oracle's answers come from: one small interface, three sources, chosen once at load.
+"""Where an oracle's answers come from: one small interface, two sources, chosen once at load.
 
 - :class:`~.in_memory.InMemory`: every row in digest-checked arrays (a small variant's table
   also proved whole at load); each board resolved from them when first asked.
 - :class:`~.proved.ProvedFromFile`: each answer read from the file and proved one ply down
-  (:mod:`.proof`): the command line's path, instant and checked.
-- :class:`~.mapped.MemoryMapped`: a big variant: single answers as from the file, whole-table
-  work over memory-mapped arrays.
+  (:mod:`.proof`): the command line's path, instant and checked, and a big variant's either
+  way; its whole-table work (:mod:`.whole_table`) memory-maps a big variant's arrays.
 
 :class:`~.oracle.Oracle` holds one of them and does not know which. This module stays free of
 numpy: the command line's lookups import it.

@@ -1,6 +1,7 @@
 """The cache folder: what is made once per database content and kept to save time.
 
-``$XDG_CACHE_HOME/ttt-solver/`` (else ``~/.cache/ttt-solver/``) holds a folder per database
+The user's cache folder (:mod:`.paths` says where on each platform: on Linux
+``$XDG_CACHE_HOME/ttt-solver/``, else ``~/.cache/ttt-solver/``) holds a folder per database
 content (named for the variant and the content digest, so a rebuilt database never meets an old
 cache): memory-mapped arrays and batch tables of big variants, counts, passed checks. Whatever
 is there can be removed at any time; it is made again when next needed.
@@ -17,13 +18,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import CacheError
+from .paths import user_folders
 
 
 def cache_folder() -> str:
     """Where everything made once per database content is kept."""
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    root = base if os.path.isabs(base) else os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(root, "ttt-solver")
+    return user_folders().user_cache_dir
 
 
 def content_folder(variant_name: str, digest: str) -> str:

@@ -1,16 +1,30 @@
-"""Where the default database lives.
+"""Where the default database lives, and the user's folders of each platform.
 
 In a source checkout (``build_db.py`` beside the package) it is ``data/ttt.sqlite`` (and
 ``data/<variant>.sqlite`` for other variants); after a normal install it goes to the user's
-data directory, never inside the installed package.
+data folder, never inside the installed package. The user's folders are platformdirs' (what pip
+uses): the data folder (:func:`data_folder`) and the cache folder
+(:func:`~.cache_folder.cache_folder`) are
+
+- Linux and other Unix: ``$XDG_DATA_HOME/ttt-solver`` (else ``~/.local/share/ttt-solver``) and
+  ``$XDG_CACHE_HOME/ttt-solver`` (else ``~/.cache/ttt-solver``); a relative ``XDG_*`` path is
+  ignored, as the XDG spec says;
+- macOS: ``~/Library/Application Support/ttt-solver`` and ``~/Library/Caches/ttt-solver``;
+- Windows: ``%LOCALAPPDATA%\\ttt-solver`` and ``%LOCALAPPDATA%\\ttt-solver\\Cache``.
 """
 
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from ..errors import InvalidTargetError
 from ..game.variant import STANDARD, Variant
+
+if TYPE_CHECKING:
+    from platformdirs import PlatformDirs
+
+APP_NAME = "ttt-solver"  # the name of the user's folders
 
 # Spelled with os.path, not pathlib: a command-line lookup finds its database without importing it.
 # This file is ttt_solver/store/paths.py: the checkout is three folders up.
@@ -40,10 +54,17 @@ def data_folder() -> str:
     """Where default databases go."""
     if all(os.path.isfile(os.path.join(_CHECKOUT, name)) for name in ("build_db.py", "pyproject.toml")):
         return os.path.join(_CHECKOUT, "data")
-    base = os.environ.get("XDG_DATA_HOME", "")
-    # The XDG spec: a relative path in XDG_DATA_HOME is invalid and must be ignored.
-    root = base if os.path.isabs(base) else os.path.join(os.path.expanduser("~"), ".local", "share")
-    return os.path.join(root, "ttt-solver")
+    return user_folders().user_data_dir
+
+
+def user_folders() -> PlatformDirs:
+    """The platform's folders for the user's files of ttt-solver, read from the environment
+    (``XDG_*`` on Linux) each time."""
+    # Imported here: platformdirs brings pathlib and tempfile, a third of what a lookup may add to
+    # importing click, and a lookup that names its database (or finds it in a checkout) needs none.
+    import platformdirs
+
+    return platformdirs.PlatformDirs(APP_NAME, appauthor=False)
 
 
 def database_file(variant: Variant = STANDARD) -> str:

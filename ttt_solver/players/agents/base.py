@@ -10,7 +10,7 @@ A PolicyAgent's ``choose`` samples the memoised policy, as :meth:`PolicyAgent.sa
 policy's order, with their cumulative shares), with at most one draw ``u = rng.random()``: a
 single move takes no draw; equally likely cells give ``cells[int(u * n)]``; otherwise the first
 cell whose cumulative share exceeds ``u * total``. The vectorised environment replays this rule
-in numpy over the same samplers (:mod:`ttt_solver.envs.opponent`); ``tests/test_agent_replays.py``
+in numpy over the same samplers (:mod:`ttt_solver.envs.opponent`); ``tests/players/test_agent_replays.py``
 ties the two together on every unfinished position of 3x3 and 3x4k3, so keep them in step.
 """
 

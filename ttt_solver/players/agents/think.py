@@ -14,7 +14,7 @@ Each level adds one rule in front of a uniformly random move (the seed's ``None`
    ``max(set(w3), key=w3.count)`` breaks them (not always the lowest cell).
 
 The seed's code does what its text says; these closed forms are checked against a literal
-port of it in ``tests/test_agents.py``.
+port of it in ``tests/players/test_agents.py``.
 """
 
 from __future__ import annotations
