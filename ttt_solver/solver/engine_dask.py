@@ -45,7 +45,9 @@ from dask.distributed import Client, LocalCluster, as_completed, get_worker
 from ..errors import EngineError
 from ..game.variant import Variant
 from . import checksums
+from .engine_places import check_places
 from .passes import COLUMNS, ROW_BYTES, Solved, solve_chunk
+from .scheduler_probe import check_scheduler
 from .scratch import Scratch, TierSink, sync
 from .shuffle import gather_range, join_ranges, range_bounds, write_images
 from .solve import Calls, Done, Note, Steps, results_file, task_boards, tier_solved, unsolved
@@ -97,12 +99,14 @@ class DaskEngine:
         self._owned: list[Any] = []  # what __exit__ closes
 
     def __enter__(self) -> Self:
+        check_places(self.address, self.storage_root)
         if self.client is None:
             if self.address is None:
                 cluster = local_cluster(self.workers or 1)
                 self._owned.append(cluster)
                 self.client = Client(cluster)
             else:
+                check_scheduler(self.address)  # within seconds: the client may wait for ever
                 try:
                     self.client = Client(self.address, timeout=CONNECT_SECONDS)
                 except (OSError, ValueError) as error:  # unreachable, refused, or not an address Dask reads
