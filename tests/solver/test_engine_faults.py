@@ -7,6 +7,7 @@ protocol, or one that accepts and says nothing): none is a Dask scheduler."""
 from __future__ import annotations
 
 import socket
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -22,7 +23,10 @@ from ttt_solver.errors import EngineError
 
 extras.need("dask", "dask.distributed")  # the module is skipped without the extra
 
-from ttt_solver.solver import scheduler_probe  # after the skip without the extra
+import dask  # after the skip without the extra
+
+from ttt_solver.solver import scheduler_probe
+from ttt_solver.solver.cluster_faults import STARTS
 from ttt_solver.solver.engine_dask import DaskEngine
 
 pytestmark = pytest.mark.dask
@@ -69,6 +73,11 @@ def tcp_server(greeting: bytes) -> Iterator[int]:
         listener.close()
         for connection in held:
             connection.close()
+
+
+def digest(path) -> str:
+    with sqlite3.connect(path) as db:
+        return str(db.execute("SELECT value FROM meta WHERE key = 'digest'").fetchone()[0])
 
 
 def build_at(address: str, tmp_path) -> tuple[object, float]:
@@ -163,3 +172,76 @@ def test_a_storage_that_lives_in_one_process_is_refused_by_the_option_check(tmp_
 def test_the_library_refuses_them_too_before_any_cluster_starts(options, said):
     with pytest.raises(EngineError, match=f"^{said}"), DaskEngine(workers=1, **options):
         pass
+
+
+DIES = '''"""A Dask worker preload: a worker dies as it starts (os._exit) while {marker} holds fewer than {deaths} lines."""
+import os
+with open({marker!r}, "a+") as file:
+    file.seek(0)
+    died = len(file.readlines())
+    if died < {deaths}:
+        file.write("died\\n")
+        file.flush()
+        os._exit(1)
+'''
+
+
+@contextmanager
+def dying_workers(tmp_path, deaths: int) -> Iterator[object]:
+    """The next ``deaths`` worker processes die as they start (a Dask preload); the file that counts them."""
+    marker, preload = tmp_path / "deaths", tmp_path / "die.py"
+    preload.write_text(DIES.format(marker=str(marker), deaths=deaths))
+    with dask.config.set({"distributed.worker.preload": [str(preload)]}):
+        yield marker
+
+
+def test_a_worker_that_dies_while_the_local_cluster_starts_is_started_again(db_path, tmp_path):
+    """Before: 'RuntimeError: Nanny failed to start.' and its traceback."""
+    target = tmp_path / "t.sqlite"
+    with dying_workers(tmp_path, 1) as marker:
+        result = CliRunner().invoke(
+            cli, ["build", "--db", str(target), "--engine", "dask", "--workers", "1", "--quiet"]
+        )
+    assert (result.exit_code, result.stderr) == (0, ""), result.output
+    assert marker.read_text() == "died\n"
+    assert digest(target) == digest(db_path)
+
+
+def test_a_local_cluster_that_never_starts_is_one_line(tmp_path):
+    with dying_workers(tmp_path, STARTS) as marker:
+        result = CliRunner().invoke(
+            cli, ["build", "--db", str(tmp_path / "t.sqlite"), "--engine", "dask", "--workers", "1", "--quiet"]
+        )
+    assert marker.read_text() == "died\n" * STARTS
+    assert (result.exit_code, result.stdout) == (1, ""), result.output
+    assert result.stderr == (
+        f"Error: the local Dask cluster of 1 worker process did not start, {STARTS} tries (Nanny failed to start.:"
+        " a worker process died while starting): check this machine's free memory and processes, then run the same"
+        " command again (a stopped build resumes from its scratch folder)\n"
+    )
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["deaths", "die.py"]
+
+
+def test_a_storage_folder_that_is_a_file_is_named(tmp_path, monkeypatch):
+    """Before: 'cannot use the storage at ...: FileExistsError: [Errno 17] File exists: ...'."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").touch()
+    result = CliRunner().invoke(
+        cli, ["build", "--db", "t.sqlite", "--engine", "dask", "--workers", "1", "--storage", "afile/sub"]
+    )
+    assert one_error_line(result) == (
+        "Error: cannot use the storage at 'afile/sub': 'afile' is a file, where a folder is needed for"
+        " 'afile/sub': move it away or choose another path"
+    )
+
+
+@pytest.mark.parametrize("command", ["build", "verify"])
+def test_a_storage_server_out_of_reach_is_one_line_before_any_cluster_starts(db_path, tmp_path, command):
+    """Before: 'cannot write the output: Connection refused' (the command line's words for its own output)."""
+    target = tmp_path / "t.sqlite" if command == "build" else db_path
+    started = time.monotonic()
+    result = CliRunner().invoke(
+        cli, [command, "--db", str(target), "--engine", "dask", "--workers", "1", "--storage", "ftp://127.0.0.1:1/x"]
+    )
+    assert one_error_line(result) == "Error: cannot reach the storage at 'ftp://127.0.0.1:1/x': Connection refused"
+    assert time.monotonic() - started < 3  # no cluster started

@@ -45,6 +45,7 @@ from dask.distributed import Client, LocalCluster, as_completed, get_worker
 from ..errors import EngineError
 from ..game.variant import Variant
 from . import checksums
+from .cluster_faults import closed, started
 from .engine_places import check_places
 from .passes import COLUMNS, ROW_BYTES, Solved, solve_chunk
 from .scheduler_probe import check_scheduler
@@ -74,10 +75,13 @@ TICK = {"distributed.admin.tick.interval": "1s"}
 def local_cluster(workers: int) -> LocalCluster:
     """The local cluster a build or a verify without ``--address`` starts: ``workers`` processes
     of one thread each, with the allocator settings of :data:`MALLOC` and the event loops'
-    checks of :data:`TICK`."""
+    checks of :data:`TICK`; started again where a worker dies while it starts (:func:`.cluster_faults.started`)."""
     environment = {f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in MALLOC.items()}
     with dask.config.set({**environment, **TICK}):
-        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=LOCAL_PORT)
+        return started(
+            lambda: LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=LOCAL_PORT),
+            workers,
+        )
 
 
 class DaskEngine:
@@ -100,6 +104,8 @@ class DaskEngine:
 
     def __enter__(self) -> Self:
         check_places(self.address, self.storage_root)
+        if self.storage_root is not None:
+            _check_storage(self.storage_root)  # here first: no cluster starts for a storage out of reach
         if self.client is None:
             if self.address is None:
                 cluster = local_cluster(self.workers or 1)
@@ -118,16 +124,14 @@ class DaskEngine:
             self._owned.insert(0, self.client)
         if self.storage_root is not None:
             try:
-                _check_storage(self.storage_root)  # here, then on every worker
-                self.client.run(_check_storage, self.storage_root)
+                self.client.run(_check_storage, self.storage_root)  # then on every worker
             except BaseException:
                 self.__exit__()
                 raise
         return self
 
     def __exit__(self, *_exc: object) -> None:
-        for owned in self._owned:
-            owned.close()
+        closed(*(owned.close for owned in self._owned))
         self._owned.clear()
 
     def solve(
