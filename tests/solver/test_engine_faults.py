@@ -6,8 +6,12 @@ protocol, or one that accepts and says nothing): none is a Dask scheduler."""
 
 from __future__ import annotations
 
+import json
+import os
 import socket
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -207,19 +211,47 @@ def test_a_worker_that_dies_while_the_local_cluster_starts_is_started_again(db_p
     assert digest(target) == digest(db_path)
 
 
-def test_a_local_cluster_that_never_starts_is_one_line(tmp_path):
+def test_a_local_cluster_that_never_starts_is_one_line_on_the_terminal(tmp_path):
+    """The whole terminal of the command (its worker processes' logs included): one line.
+    Before: 'RuntimeError: Nanny failed to start.' with two tracebacks."""
     with dying_workers(tmp_path, STARTS) as marker:
-        result = CliRunner().invoke(
-            cli, ["build", "--db", str(tmp_path / "t.sqlite"), "--engine", "dask", "--workers", "1", "--quiet"]
-        )
+        environment = {
+            **os.environ,
+            "DASK_DISTRIBUTED__WORKER__PRELOAD": json.dumps(dask.config.get("distributed.worker.preload")),
+        }
+    command = [sys.executable, "-m", "ttt_solver", "build", "--db", str(tmp_path / "t.sqlite"), "--engine", "dask",
+               "--workers", "1", "--quiet"]  # fmt: skip
+    result = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=120, check=False)
     assert marker.read_text() == "died\n" * STARTS
-    assert (result.exit_code, result.stdout) == (1, ""), result.output
+    assert (result.returncode, result.stdout) == (1, ""), result.stderr
     assert result.stderr == (
         f"Error: the local Dask cluster of 1 worker process did not start, {STARTS} tries (Nanny failed to start.:"
         " a worker process died while starting): check this machine's free memory and processes, then run the same"
         " command again (a stopped build resumes from its scratch folder)\n"
     )
     assert sorted(path.name for path in tmp_path.iterdir()) == ["deaths", "die.py"]
+
+
+FAILING_TASK = """
+import os
+from ttt_solver.solver.engine_dask import DaskEngine
+
+if __name__ == "__main__":
+    try:
+        with DaskEngine(workers=1) as engine:
+            engine.run(os.close, [(-1,)], "close")
+    except Exception as error:
+        print(type(error).__name__)
+"""
+
+
+def test_a_failed_task_of_a_local_cluster_prints_nothing_but_what_the_driver_says():
+    """Before: the worker process logged 'Compute Failed' with the task's traceback on the
+    command's terminal, besides the driver's one line."""
+    result = subprocess.run(
+        [sys.executable, "-c", FAILING_TASK], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, "EngineError\n", "")
 
 
 def test_a_storage_folder_that_is_a_file_is_named(tmp_path, monkeypatch):

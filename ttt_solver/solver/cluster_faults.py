@@ -9,11 +9,18 @@
   (``CommClosedError``, with its traceback), whether the work succeeded or failed: once the work
   is done or given up, that is no news, so they say only what is critical then too.
 
-Both go through :mod:`logging`'s public API (a logger's level, set back afterwards).
+- A task's error comes back to the driver, which says it in one line; a local cluster's worker
+  process (this command's child, printing on its terminal) would also log it with its traceback
+  ("Compute Failed"), so its ``distributed.worker`` logger says only what is critical
+  (:data:`WORKER_LOGGING`, Dask's ``logging`` setting in the worker's environment); its memory
+  warnings still show. A cluster at ``--address`` logs where its operator reads.
+
+The driver's go through :mod:`logging`'s public API (a logger's level, set back afterwards).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -24,6 +31,10 @@ from ..errors import EngineError
 STARTS = 3  # tries to start a local cluster
 LOGGERS = ("distributed", "tornado", "asyncio")  # where Dask's comms and event loops report
 T = TypeVar("T")
+# Dask reads its "logging" setting from DASK_LOGGING as a worker process starts.
+WORKER_LOGGING = {
+    "DASK_LOGGING": json.dumps({"distributed.worker": "critical", "distributed.worker.memory": "warning"})
+}
 
 
 @contextmanager

@@ -45,7 +45,7 @@ from dask.distributed import Client, LocalCluster, as_completed, get_worker
 from ..errors import EngineError
 from ..game.variant import Variant
 from . import checksums
-from .cluster_faults import closed, started
+from .cluster_faults import WORKER_LOGGING, closed, started
 from .engine_places import check_places
 from .passes import COLUMNS, ROW_BYTES, Solved, solve_chunk
 from .scheduler_probe import check_scheduler
@@ -76,7 +76,7 @@ def local_cluster(workers: int) -> LocalCluster:
     """The local cluster a build or a verify without ``--address`` starts: ``workers`` processes
     of one thread each, with the allocator settings of :data:`MALLOC` and the event loops'
     checks of :data:`TICK`; started again where a worker dies while it starts (:func:`.cluster_faults.started`)."""
-    environment = {f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in MALLOC.items()}
+    environment = {f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in {**MALLOC, **WORKER_LOGGING}.items()}
     with dask.config.set({**environment, **TICK}):
         return started(
             lambda: LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=LOCAL_PORT),
