@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import sqlite3
 import subprocess
@@ -277,3 +278,58 @@ def test_a_storage_server_out_of_reach_is_one_line_before_any_cluster_starts(db_
     )
     assert one_error_line(result) == "Error: cannot reach the storage at 'ftp://127.0.0.1:1/x': Connection refused"
     assert time.monotonic() - started < 3  # no cluster started
+
+
+SCHEDULER_LOST = """
+import socket, subprocess, sys, time
+from ttt_solver.errors import EngineError
+from ttt_solver.solver.engine_dask import DaskEngine
+
+if __name__ == "__main__":
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    scheduler = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
+         "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(300):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        with DaskEngine(address=f"127.0.0.1:{port}") as engine:
+            if sys.argv[1] == "waiting":  # no workers: the task waits, until the scheduler goes
+                time.sleep(0.5)
+                scheduler.kill()
+                try:
+                    engine.run(time.sleep, [(1,)], "sleep")
+                except EngineError as error:
+                    print(error)
+            else:  # the work done: the scheduler goes as the engine closes
+                scheduler.kill()
+                time.sleep(1)
+        print("closed")
+    finally:
+        scheduler.kill()
+"""
+
+
+@pytest.mark.parametrize("when", ["waiting", "done"])
+def test_a_scheduler_lost_is_one_line_or_nothing_never_a_traceback(when):
+    """Before: the client logged 'CommClosedError' with tracebacks each time it failed to reach
+    the scheduler again, exit 0 where the work was done; tasks it waited for were a
+    'FutureCancelledError' traceback."""
+    result = subprocess.run(
+        [sys.executable, "-c", SCHEDULER_LOST, when], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert (result.returncode, result.stderr) == (0, ""), result.stderr
+    lines = result.stdout.splitlines()
+    if when == "waiting":
+        assert re.fullmatch(
+            r"the Dask scheduler at '127\.0\.0\.1:\d+' was lost while its tasks ran \(ttt-sleep-0-\w+ cancelled for"
+            r" reason: scheduler-connection-lost\.\): start it again, then run the same command again",
+            lines[0],
+        ), lines
+    assert lines[-1] == "closed"

@@ -9,6 +9,11 @@
   (``CommClosedError``, with its traceback), whether the work succeeded or failed: once the work
   is done or given up, that is no news, so they say only what is critical then too.
 
+- A scheduler at ``--address`` that goes away: the client logs each failed attempt to reach it
+  again with a traceback (``CommClosedError``), even where the work was done, and cancels the
+  tasks it waits for (``FutureCancelledError``, a traceback of the command). While the engine
+  is open, its ``distributed.client`` logger says only what is critical (:data:`CLIENT`); a
+  cancelled task is one EngineError line (:func:`result_of`).
 - A task's error comes back to the driver, which says it in one line; a local cluster's worker
   process (this command's child, printing on its terminal) would also log it with its traceback
   ("Compute Failed"), so its ``distributed.worker`` logger says only what is critical
@@ -26,9 +31,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
+from distributed import CancelledError, Future
+
 from ..errors import EngineError
 
 STARTS = 3  # tries to start a local cluster
+CLIENT = ("distributed.client",)  # the client's logger, in the driver
 LOGGERS = ("distributed", "tornado", "asyncio")  # where Dask's comms and event loops report
 T = TypeVar("T")
 # Dask reads its "logging" setting from DASK_LOGGING as a worker process starts.
@@ -38,9 +46,9 @@ WORKER_LOGGING = {
 
 
 @contextmanager
-def quiet_loggers() -> Iterator[None]:
-    """distributed's, tornado's and asyncio's loggers say only what is critical in the block."""
-    loggers = [logging.getLogger(name) for name in LOGGERS]
+def quiet_loggers(names: tuple[str, ...] = LOGGERS) -> Iterator[None]:
+    """The loggers ``names`` (distributed's, tornado's and asyncio's) say only what is critical in the block."""
+    loggers = [logging.getLogger(name) for name in names]
     levels = [logger.level for logger in loggers]
     for logger in loggers:
         logger.setLevel(logging.CRITICAL)
@@ -65,6 +73,19 @@ def started(start: Callable[[], T], workers: int) -> T:
         f" tries ({failed}: a worker process died while starting): check this machine's free memory and"
         " processes, then run the same command again (a stopped build resumes from its scratch folder)"
     )
+
+
+def result_of(future: Future[T], address: str | None) -> T:
+    """A task's result; EngineError, in one line, where Dask cancelled it because the client lost
+    its scheduler (at ``address``: None, the local cluster's)."""
+    try:
+        return future.result()
+    except CancelledError as error:
+        why = (str(error).splitlines() or ["cancelled"])[0]
+        where = f" at {address!r}" if address else ""
+        raise EngineError(
+            f"the Dask scheduler{where} was lost while its tasks ran ({why}): start it again, then run the same command again"
+        ) from None
 
 
 def closed(*owned: Callable[[], object]) -> None:

@@ -36,6 +36,7 @@ import os
 import uuid
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack
 from typing import Any, Self, TypeVar
 
 import dask
@@ -45,7 +46,7 @@ from dask.distributed import Client, LocalCluster, as_completed, get_worker
 from ..errors import EngineError
 from ..game.variant import Variant
 from . import checksums
-from .cluster_faults import WORKER_LOGGING, closed, started
+from .cluster_faults import CLIENT, WORKER_LOGGING, closed, quiet_loggers, result_of, started
 from .engine_places import check_places
 from .passes import COLUMNS, ROW_BYTES, Solved, solve_chunk
 from .scheduler_probe import check_scheduler
@@ -101,6 +102,7 @@ class DaskEngine:
         self.client = client
         self.storage_root = storage
         self._owned: list[Any] = []  # what __exit__ closes
+        self._quiet = ExitStack()  # the client's logger quiet while the engine is open (.cluster_faults.CLIENT)
 
     def __enter__(self) -> Self:
         check_places(self.address, self.storage_root)
@@ -128,11 +130,13 @@ class DaskEngine:
             except BaseException:
                 self.__exit__()
                 raise
+        self._quiet.enter_context(quiet_loggers(CLIENT))
         return self
 
     def __exit__(self, *_exc: object) -> None:
         closed(*(owned.close for owned in self._owned))
         self._owned.clear()
+        self._quiet.close()
 
     def solve(
         self, scratch: Scratch, memory: int, note: Note | None = None, steps: Steps | None = None, lowest: int = 0
@@ -203,7 +207,7 @@ class DaskEngine:
         }
         results: dict[int, T] = {}
         for future in as_completed(futures):
-            results[futures[future]] = future.result()
+            results[futures[future]] = result_of(future, self.address)
             if done:
                 done(futures[future])
         return [results[index] for index in range(len(calls))]
