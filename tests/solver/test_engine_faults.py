@@ -1,5 +1,7 @@
 """The Dask engine at its edges: a wrong ``--address`` or ``--storage`` is one line, soon; a
-worker lost while the local cluster starts is started again; shutting down prints nothing.
+worker lost while the local cluster starts is started again; a scheduler lost is one line or
+nothing; no traceback on the terminal (the subprocess tests read the command's whole stderr,
+its workers' logs included); tier folders swapped in a distributed build are solved again.
 
 Each server here listens on loopback (it stands for the dashboard at 8787, a server of another
 protocol, or one that accepts and says nothing): none is a Dask scheduler."""
@@ -23,8 +25,10 @@ import pytest
 from click.testing import CliRunner
 from support import extra_markers as extras
 
+from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
 from ttt_solver.errors import EngineError
+from ttt_solver.game.variant import Variant
 
 extras.need("dask", "dask.distributed")  # the module is skipped without the extra
 
@@ -333,3 +337,29 @@ def test_a_scheduler_lost_is_one_line_or_nothing_never_a_traceback(when):
             lines[0],
         ), lines
     assert lines[-1] == "closed"
+
+
+class Stop(Exception):
+    """Stands for a build killed once a tier is recorded."""
+
+
+def test_tier_folders_swapped_in_a_distributed_build_are_solved_again(dask_client, variant_db, tmp_path):
+    """The record the engine's driver writes names its tier too (tests/solver/test_tier_records.py: one process)."""
+    target, variant = tmp_path / "3x4k3.sqlite", Variant.parse("3x4k3")
+
+    def stop_after_ply_9(line: str) -> None:
+        if line.startswith("3x4k3: ply 9:"):
+            raise Stop
+
+    with DaskEngine(client=dask_client) as engine, pytest.raises(Stop):
+        build(target, variant, memory=1 << 20, engine=engine, progress=stop_after_ply_9)
+    scratch = tmp_path / ".3x4k3.sqlite.solving"
+    (scratch / "tier-09").rename(scratch / "swapped")
+    (scratch / "tier-10").rename(scratch / "tier-09")
+    (scratch / "swapped").rename(scratch / "tier-10")
+    lines: list[str] = []
+    with DaskEngine(client=dask_client) as engine:
+        report = build(target, variant, memory=1 << 20, engine=engine, progress=lines.append)
+    assert f"3x4k3: tier-09 in {scratch} holds tier 10, not this tier: solving it again" in lines, lines
+    assert f"3x4k3: tier-10 in {scratch} holds tier 9, not this tier: solving it again" in lines, lines
+    assert report.digest == digest(target) == digest(variant_db("3x4k3"))
