@@ -136,7 +136,13 @@ def test_a_storage_read_past_its_end_is_an_error(storage):
     "root, said",
     [
         ("nope://x/y", "cannot use the storage at 'nope://x/y': Protocol not known: nope"),
-        ("{tmp}/a-file/below", "cannot use the storage at '{tmp}/a-file/below': NotADirectoryError:"),
+        (
+            "{tmp}/a-file/below",
+            (
+                "cannot use the storage at '{tmp}/a-file/below': '{tmp}/a-file' is a file, where a folder is needed"
+                " for '{tmp}/a-file/below': move it away or choose another path"
+            ),
+        ),
     ],
 )
 def test_a_storage_the_engine_cannot_use_is_one_line_and_nothing_is_solved(

@@ -18,6 +18,7 @@ from ..game.variant import Variant
 from ..solver.passes import ROW_BYTES
 from ..store.build_cost import tier_sizes
 from ..system.memory import size_text
+from ..system.os_errors import described
 from .kept import file_sizes, folder_size, kept
 
 FILE_ROW_BYTES = 18  # a row of the SQLite file (3x6k4: 358,641,664 bytes for 20,800,974 rows)
@@ -61,7 +62,7 @@ def failure(error: BaseException, folder: str) -> str:
         limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
         why, remedy = f"a file reached this process's file-size limit ({size_text(limit)}, ulimit -f)", "raise it"
     else:
-        why = cause.strerror if isinstance(cause, OSError) and cause.strerror else text
+        why = described(cause) if isinstance(cause, OSError) else text
         remedy = "put that right"
     return f"{why}; {kept(folder, remedy)}"
 

@@ -22,7 +22,7 @@ from ..store.shards import MOST_SHARDS
 from ..system.memory import machine_memory
 from .options import CLIError, CLIFailure, F, database_options, existing_database, target_options
 from .output import echo_json, output_options
-from .params import Address, OneOf, Size, Whole
+from .params import Address, OneOf, Size, StorageRoot, Whole
 from .progress import bars, quiet_option
 from .stopping import Terminated
 
@@ -58,6 +58,7 @@ def engine_options(doing: str, files: str, default: str) -> Callable[[F], F]:
                 ),
                 click.option(
                     "--storage",
+                    type=StorageRoot(),
                     metavar="FOLDER|URL",
                     help=f"With --engine: where the workers exchange {files}: a folder every worker reaches by the"
                     f" same path, or an fsspec URL such as s3://bucket/prefix (the [s3] extra; default: {default}).",

@@ -21,6 +21,7 @@ from typing import Any
 import click
 
 from ..errors import shown
+from ..solver.engine_places import address_problem, storage_problem
 from ..system.memory import size_text
 
 
@@ -139,7 +140,8 @@ class FileName(Tidy, click.Path):
 
 
 class Address(Tidy):
-    """A scheduler's address: ``[scheme://]host:port`` (``tcp://10.0.0.1:8786``)."""
+    """A scheduler's address: ``[scheme://]host:port`` (``tcp://10.0.0.1:8786``), of a scheme the
+    engine connects over (:func:`ttt_solver.solver.engine_places.address_problem`)."""
 
     name = "address"
     _FORM = re.compile(r"(?:[a-z][a-z0-9+.-]*://)?[^\s/:]+:[0-9]{1,5}", re.IGNORECASE)
@@ -148,7 +150,23 @@ class Address(Tidy):
         text = str(value)
         if not self._FORM.fullmatch(text) or not 0 < int(text.rpartition(":")[2]) < 65536:
             raise BadValue(value, "expected [scheme://]host:port, e.g. tcp://10.0.0.1:8786", param, ctx)
+        why = address_problem(text)
+        if why is not None:
+            raise BadValue(value, why, param, ctx)
         return text
+
+
+class StorageRoot(Tidy):
+    """A storage the workers share: a folder or an fsspec URL, not one that lives in one process
+    (:func:`ttt_solver.solver.engine_places.storage_problem`)."""
+
+    name = "storage"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        why = storage_problem(str(value))
+        if why is not None:
+            raise BadValue(value, why, param, ctx)
+        return str(value)
 
 
 SEED = Whole(0, 2**63 - 1)  # what every seed option takes (numpy's generators need >= 0)

@@ -36,6 +36,7 @@ import os
 import uuid
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack
 from typing import Any, Self, TypeVar
 
 import dask
@@ -45,7 +46,10 @@ from dask.distributed import Client, LocalCluster, as_completed, get_worker
 from ..errors import EngineError
 from ..game.variant import Variant
 from . import checksums
+from .cluster_faults import CLIENT, WORKER_LOGGING, closed, quiet_loggers, result_of, started
+from .engine_places import check_places
 from .passes import COLUMNS, ROW_BYTES, Solved, solve_chunk
+from .scheduler_probe import check_scheduler
 from .scratch import Scratch, TierSink, sync
 from .shuffle import gather_range, join_ranges, range_bounds, write_images
 from .solve import Calls, Done, Note, Steps, results_file, task_boards, tier_solved, unsolved
@@ -72,10 +76,13 @@ TICK = {"distributed.admin.tick.interval": "1s"}
 def local_cluster(workers: int) -> LocalCluster:
     """The local cluster a build or a verify without ``--address`` starts: ``workers`` processes
     of one thread each, with the allocator settings of :data:`MALLOC` and the event loops'
-    checks of :data:`TICK`."""
-    environment = {f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in MALLOC.items()}
+    checks of :data:`TICK`; started again where a worker dies while it starts (:func:`.cluster_faults.started`)."""
+    environment = {f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in {**MALLOC, **WORKER_LOGGING}.items()}
     with dask.config.set({**environment, **TICK}):
-        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=LOCAL_PORT)
+        return started(
+            lambda: LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=LOCAL_PORT),
+            workers,
+        )
 
 
 class DaskEngine:
@@ -95,14 +102,19 @@ class DaskEngine:
         self.client = client
         self.storage_root = storage
         self._owned: list[Any] = []  # what __exit__ closes
+        self._quiet = ExitStack()  # the client's logger quiet while the engine is open (.cluster_faults.CLIENT)
 
     def __enter__(self) -> Self:
+        check_places(self.address, self.storage_root)
+        if self.storage_root is not None:
+            _check_storage(self.storage_root)  # here first: no cluster starts for a storage out of reach
         if self.client is None:
             if self.address is None:
                 cluster = local_cluster(self.workers or 1)
                 self._owned.append(cluster)
                 self.client = Client(cluster)
             else:
+                check_scheduler(self.address)  # within seconds: the client may wait for ever
                 try:
                     self.client = Client(self.address, timeout=CONNECT_SECONDS)
                 except (OSError, ValueError) as error:  # unreachable, refused, or not an address Dask reads
@@ -114,17 +126,17 @@ class DaskEngine:
             self._owned.insert(0, self.client)
         if self.storage_root is not None:
             try:
-                _check_storage(self.storage_root)  # here, then on every worker
-                self.client.run(_check_storage, self.storage_root)
+                self.client.run(_check_storage, self.storage_root)  # then on every worker
             except BaseException:
                 self.__exit__()
                 raise
+        self._quiet.enter_context(quiet_loggers(CLIENT))
         return self
 
     def __exit__(self, *_exc: object) -> None:
-        for owned in self._owned:
-            owned.close()
+        closed(*(owned.close for owned in self._owned))
         self._owned.clear()
+        self._quiet.close()
 
     def solve(
         self, scratch: Scratch, memory: int, note: Note | None = None, steps: Steps | None = None, lowest: int = 0
@@ -195,7 +207,7 @@ class DaskEngine:
         }
         results: dict[int, T] = {}
         for future in as_completed(futures):
-            results[futures[future]] = future.result()
+            results[futures[future]] = result_of(future, self.address)
             if done:
                 done(futures[future])
         return [results[index] for index in range(len(calls))]

@@ -8,7 +8,8 @@ The folder sits beside the target (``.NAME.solving/``) and holds::
     tier-PP/             a finished tier: one raw little-endian file per column of its canonical
                          positions (code order); results.bin, the result byte of every board of
                          the tier by rank, while the tier above it needs it; and rows.json, its
-                         record: the row count and each file's length and checksum
+                         record: the row count, each file's length and checksum, and what it is
+                         (variant, ply, build): a tier folder in another tier's place is solved again
     tier-PP.part/        a tier being solved: removed and solved again after a kill
     merged/              every tier's positions merged into code order, one file per column, and
                          rows.json, the rows merged so far and the files' lengths and checksums
@@ -31,12 +32,13 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from ..errors import shown
 from ..game.values import NO_POSITION
 from ..game.variant import Variant
 from . import checksums
 from .passes import COLUMNS, Solved
 
-FORMAT = 2  # 2: each finished part records its files' lengths and checksums
+FORMAT = 3  # 2: each finished part records its files' lengths and checksums; 3: a tier its variant, ply and build
 
 Note = Callable[[str], None]  # one line about the run
 
@@ -85,6 +87,9 @@ class Scratch:
         record = read_record(os.path.join(folder, "rows.json"))
         if record is None:
             return None, "has no readable rows.json"
+        other = other_tier(record, self._tier_identity(ply))
+        if other is not None:
+            return None, f"holds {other}, not this tier"
         for name, dtype in COLUMNS:
             entry = record["files"].get(f"{name}.bin")
             if isinstance(entry, list) and entry and entry[0] != record["rows"] * np.dtype(dtype).itemsize:
@@ -144,7 +149,7 @@ class Scratch:
         here) and ``results.bin`` (whose entry is ``results``) recorded, then renamed."""
         sink.close()
         part = self._tier(ply) + ".part"
-        record = {"rows": sink.rows, "files": {**sink.entries(), "results.bin": results}}
+        record = {"rows": sink.rows, "files": {**sink.entries(), "results.bin": results}, **self._tier_identity(ply)}
         write_json(os.path.join(part, "rows.json"), record)
         os.replace(part, self._tier(ply))
         sync(self.path)
@@ -163,6 +168,10 @@ class Scratch:
             f"tier-{ply:02d}/results.bin in {self.path} is damaged or missing ({why}): made again from the tier's rows"
         )
         return None
+
+    def _tier_identity(self, ply: int) -> dict[str, Any]:
+        """What a finished tier's record says it is: its variant, its ply and its build."""
+        return {"variant": self.variant.name, "ply": ply, "build": self.identity}
 
     def _tier(self, ply: int) -> str:
         return os.path.join(self.path, f"tier-{ply:02d}")
@@ -310,6 +319,18 @@ def read_record(path: str) -> dict[str, Any] | None:
     if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
         return None
     return record
+
+
+def other_tier(record: dict[str, Any], identity: dict[str, Any]) -> str | None:
+    """What a tier's ``record`` says it is, in words, where that is not ``identity`` (see
+    :meth:`Scratch._tier_identity`); None where it is."""
+    if all(record.get(key) == value for key, value in identity.items()):
+        return None
+    if record.get("variant") != identity["variant"]:
+        return f"a tier of {shown(record.get('variant'))}"
+    if record.get("ply") != identity["ply"]:
+        return f"tier {shown(record.get('ply'))}"
+    return "a tier of another build"
 
 
 @contextmanager

@@ -33,6 +33,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from ..errors import EngineError, install_hint
+from ..system.os_errors import described
 from .scratch import locked, synced_file
 
 _BLOCK = 1 << 24  # bytes copied at a time
@@ -63,6 +64,10 @@ class Storage:
             except (ImportError, ValueError) as error:  # the protocol's package missing, or not a URL fsspec reads
                 extra = f" ({install_hint('s3', 's3fs')})" if root.startswith("s3://") else ""
                 raise EngineError(f"cannot use the storage at {root!r}{extra}: {error}") from None
+            except (
+                OSError
+            ) as error:  # a file system that connects as it opens (ftp://, sftp://): its server out of reach
+                raise EngineError(f"cannot reach the storage at {root!r}: {described(error)}") from None
 
     def __reduce__(self) -> tuple[Any, ...]:  # a task gets the root, and opens its own file system
         return Storage, (self.root, self.removable)
@@ -264,7 +269,13 @@ class Storage:
         except EngineError:
             raise
         except Exception as error:  # noqa: BLE001 - whatever the file system raises: one line naming it
-            raise EngineError(f"cannot use the storage at {self.root!r}: {type(error).__name__}: {error}") from None
+            # A folder's refusal names its file (a part of the path that is a file, ...); a URL's file system says its own.
+            why = (
+                described(error)
+                if isinstance(error, OSError) and not self.is_url
+                else f"{type(error).__name__}: {error}"
+            )
+            raise EngineError(f"cannot use the storage at {self.root!r}: {why}") from None
         if found != b"ttt-solver":
             raise EngineError(f"cannot use the storage at {self.root!r}: a file written there reads back otherwise")
 

@@ -33,6 +33,7 @@ from sqlalchemy import MetaData, create_engine, event
 from sqlalchemy.exc import SQLAlchemyError
 
 from ..errors import BuildError
+from ..system.os_errors import described
 from . import GENERATOR, MOVE_COLUMNS, TABLE_NAMES, schema
 from .content import PACKED, digest_stream, unpack_pieces
 from .database_server import live_tables, missing_driver, server_error
@@ -116,7 +117,7 @@ def _cannot_build(path: Path, error: BaseException) -> BuildError:
     """One line naming the cause: the driver's message, not SQLAlchemy's statement dump."""
     cause = getattr(error, "orig", None) or error
     lines = str(cause).splitlines() or [type(cause).__name__]
-    why = cause.strerror if isinstance(cause, OSError) and cause.strerror else lines[0]
+    why = described(cause, str(path)) if isinstance(cause, OSError) else lines[0]
     return BuildError(f"cannot build database at {str(path)!r}: {why}")
 
 
