@@ -17,8 +17,8 @@ import tempfile
 import time
 
 from ttt_solver.builder.build import build
+from ttt_solver.engine.scratch import open_scratch
 from ttt_solver.game.variant import Variant
-from ttt_solver.solver.scratch import open_scratch
 from ttt_solver.solver.solve import default_memory, solve_scratch
 from ttt_solver.store.build_cost import tier_boards
 

@@ -2,10 +2,10 @@
 board: what the plan of a variant too big for one machine scales from (5x5k4's three last
 tiers, plies 25 to 23, are 478,427,600 boards).
 
-The folder is a build's scratch folder (:func:`ttt_solver.solver.scratch.open_scratch`) and is
+The folder is a build's scratch folder (:func:`ttt_solver.engine.scratch.open_scratch`) and is
 kept: its tiers are checked against a brute-force search by ``tests/solver/test_last_tiers.py``
 (``TTT_LAST_TIERS_DIR=FOLDER pytest -m last_tiers``). The tiers are solved by the build's own
-engine (``--engine dask``: :class:`ttt_solver.solver.engine_dask.DaskEngine` on a local cluster
+engine (``--engine dask``: :class:`ttt_solver.engine.engine_dask.DaskEngine` on a local cluster
 of ``--workers`` processes; ``--engine none``: this process,
 :func:`ttt_solver.solver.solve.solve_scratch`). Before the clock starts, every process builds the
 variant's tier tables (a fixed cost per process, printed apart). Printed: each tier's wall time,
@@ -22,8 +22,8 @@ import os
 import resource
 import time
 
+from ttt_solver.engine.scratch import locked, open_scratch
 from ttt_solver.game.variant import Variant
-from ttt_solver.solver.scratch import locked, open_scratch
 from ttt_solver.solver.solve import SOLVER_VERSION, default_memory, solve_scratch
 from ttt_solver.solver.tiers import tiers
 
@@ -71,7 +71,7 @@ def main() -> None:
             rss = {}
         else:
             # Imported here: the dask extra is needed only for --engine dask.
-            from ttt_solver.solver.engine_dask import DaskEngine
+            from ttt_solver.engine.engine_dask import DaskEngine
 
             with DaskEngine(workers=args.workers) as engine:
                 assert engine.client is not None

@@ -21,8 +21,8 @@ from itertools import product
 import pytest
 from support import brute_force, negamax
 
+from ttt_solver.engine.scratch import locked, open_scratch
 from ttt_solver.game.variant import Variant
-from ttt_solver.solver.scratch import locked, open_scratch
 from ttt_solver.solver.solve import SOLVER_VERSION, solve_scratch
 
 SAMPLES = 1_000

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from support.layered import solve_tables as layered_tables
 
+from ttt_solver.engine.scratch import Scratch, locked, open_scratch
 from ttt_solver.game import array_rules, codec
 from ttt_solver.game.variant import Variant
-from ttt_solver.solver.scratch import Scratch, locked, open_scratch
 from ttt_solver.solver.solve import MIN_CHUNK, _samples, chunk_boards, merge_scratch, solve_scratch, solve_tables
 from ttt_solver.solver.tiers import tiers
 

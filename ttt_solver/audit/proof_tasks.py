@@ -1,9 +1,9 @@
 """The whole-table proof on an engine: each chunk of a tier a task, as a distributed build
-solves it (:mod:`ttt_solver.solver.engine_dask`), the report line for line the one process's.
+solves it (:mod:`ttt_solver.engine.engine_dask`), the report line for line the one process's.
 
 A task gets names, not arrays: the variant's name, the tier and the chunk's ranks, the rows
 of the chunk's code range in the tier's stored rows (the driver finds them), and names of
-files in the engine's storage (:mod:`ttt_solver.solver.storage`): by default the temporary
+files in the engine's storage (:mod:`ttt_solver.engine.storage`): by default the temporary
 folder where verify put each tier's stored rows while reading ``positions`` (one file per
 column, in code order), which every worker then reaches by the same path (one machine, or a
 folder on a shared file system); with ``--storage``, another such folder or an fsspec URL,
@@ -16,7 +16,7 @@ where the driver copies each tier's files before its tasks run:
 - each task writes the images of its chunk's sound rows into a file of its own, grouped by
   range of ranks; then a task per range gathers its images from those files into a file of
   its own, and the driver appends the ranges into the tier's result bytes
-  (:mod:`ttt_solver.solver.shuffle`, as the build does): every file has one writer, and is
+  (:mod:`ttt_solver.engine.shuffle`, as the build does): every file has one writer, and is
   read only once its writer made it whole.
 
 A task returns its :class:`.retrograde.Findings`; the driver tells them to the report in
@@ -32,11 +32,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..engine.shuffle import gather_range, join_ranges, range_bounds, write_images
+from ..engine.storage import Storage
 from ..game.variant import Variant
 from ..solver.passes import COLUMNS, Solved
-from ..solver.shuffle import gather_range, join_ranges, range_bounds, write_images
 from ..solver.solve import default_memory
-from ..solver.storage import Storage
 from ..solver.tiers import tiers
 from .report import Report
 from .retrograde import Findings, chunk_rows, chunks, conclude, prove_chunk

@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..audit.verify import verify_source
+from ..engine.scratch import locked, open_scratch, read_range, read_slice, scratch_path
 from ..errors import BuildError, EngineError, InvalidBudgetError
 from ..game.variant import STANDARD, Variant
 from ..lookup.rows import DatabaseRows
 from ..solver.passes import Solved
-from ..solver.scratch import locked, open_scratch, read_range, read_slice, scratch_path
 from ..solver.solve import (
     SOLVER_VERSION,
     count_outcomes,
@@ -66,7 +66,7 @@ from .plan import check_machine
 from .shard_write import shard_count, write_sharded
 
 if TYPE_CHECKING:
-    from ..solver.scratch import Scratch
+    from ..engine.scratch import Scratch
     from ..solver.solve import Engine, Tables
 
 Progress = Callable[[str], None]
@@ -125,7 +125,7 @@ def build(
     (:func:`ttt_solver.solver.solve.solve_tables`), to write it again. ``memory``: the budget
     in bytes (default: what the machine can spare, at most 8 GiB). ``force``: replace a
     target ttt-solver did not make, and start over, whatever a stopped build left. ``engine``:
-    what solves the tiers (:class:`ttt_solver.solver.engine_dask.DaskEngine`, entered), with
+    what solves the tiers (:class:`ttt_solver.engine.engine_dask.DaskEngine`, entered), with
     ``memory`` the budget of each of its workers; without one, this process solves them, and a
     variant this machine cannot hold alone is refused (MachineTooSmallError) before anything
     is written. ``shards``: the files the engine's workers write the rows into, side by side

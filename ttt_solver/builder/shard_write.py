@@ -36,10 +36,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..engine.scratch import first_at_least, locked, read_range, read_slice, synced_file, write_json
 from ..errors import BuildError
 from ..game.variant import Variant
 from ..solver.passes import COLUMNS, Solved
-from ..solver.scratch import first_at_least, locked, read_range, read_slice, synced_file, write_json
 from ..solver.solve import (
     BYTES_PER_BOARD,
     MIN_CHUNK,
@@ -57,9 +57,9 @@ from ..store.shards import MOST_SHARDS, Shard, shard_file, shard_folder
 from ..store.writer import FileWriter, remove_database, rows_written
 
 if TYPE_CHECKING:
-    from ..solver.scratch import Scratch
+    from ..engine.scratch import Scratch
+    from ..engine.storage import Storage
     from ..solver.solve import Engine
-    from ..solver.storage import Storage
 
 Written = Callable[[int, int], None]  # (position rows just written, all position rows)
 _BUILD = re.compile(r"[0-9a-f]{16}")  # a build's name: secrets.token_hex(8)

@@ -172,7 +172,7 @@ def _engine(
     if name is None:
         return nullcontext()
     try:
-        from ..solver.engine_dask import DaskEngine  # the optional extra: only when asked for
+        from ..engine.engine_dask import DaskEngine  # the optional extra: only when asked for
     except ImportError:
         hint = install_hint("dask", "'dask[distributed]'")
         raise CLIError(f"--engine dask needs the [dask] extra: {hint}") from None

@@ -3,7 +3,7 @@ memory budget.
 
 :func:`solve_tables` keeps everything in memory (small variants, the tests);
 :func:`solve_scratch` streams each finished tier into a scratch folder
-(:mod:`ttt_solver.solver.scratch`) and resumes there after a stop, and :func:`merge_scratch`
+(:mod:`ttt_solver.engine.scratch`) and resumes there after a stop, and :func:`merge_scratch`
 then writes every position in code order into the same folder, a block at a time. Both run
 the same passes (:mod:`ttt_solver.solver.passes`) over the same chunks; peak memory is the
 chunk's work plus the result bytes of two tiers (the widest tier of 4x5 has 133 million
@@ -22,11 +22,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-from ..game import array_rules, codec
-from ..game.variant import Variant
-from . import checksums
-from .passes import COLUMNS, Solved, new_tier, solve_chunk, spread
-from .scratch import (
+from ..engine.scratch import (
     Scratch,
     append_column,
     first_at_least,
@@ -37,7 +33,11 @@ from .scratch import (
     write_array,
     write_json,
 )
-from .storage import Storage
+from ..engine.storage import Storage
+from ..game import array_rules, codec
+from ..game.variant import Variant
+from . import checksums
+from .passes import COLUMNS, Solved, new_tier, solve_chunk, spread
 from .tiers import Tiers, tiers
 
 T = TypeVar("T")
@@ -63,7 +63,7 @@ COUNT_ROWS = 1 << 22  # rows read at a time by count_outcomes
 
 class Engine(Protocol):
     """What solves the tiers a scratch folder lacks: this process (:func:`solve_scratch`) or a
-    distributed engine running the same passes as its tasks (:mod:`.engine_dask`)."""
+    distributed engine running the same passes as its tasks (:mod:`ttt_solver.engine.engine_dask`)."""
 
     def solve(
         self, scratch: Scratch, memory: int, note: Note | None = None, steps: Steps | None = None, lowest: int = 0
@@ -81,12 +81,12 @@ class Engine(Protocol):
     def storage(self, folder: str, name: str) -> Storage:
         """Where the tasks exchange the files of the work whose local folder is ``folder`` (a
         build's scratch folder, a verify's temporary folder) and which ``name`` names (the
-        variant's name) (:mod:`.storage`)."""
+        variant's name) (:mod:`ttt_solver.engine.storage`)."""
         ...  # fmt: skip
 
     def release(self, storage: Storage) -> None:
         """The tasks read no more whole files from ``storage``: what the workers' machines keep
-        of them is dropped (:func:`.storage.drop_cached`)."""
+        of them is dropped (:func:`ttt_solver.engine.storage.drop_cached`)."""
         ...  # fmt: skip
 
 

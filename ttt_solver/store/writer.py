@@ -1,6 +1,6 @@
 """Write a solved variant into a database, all or nothing.
 
-A SQLite target is built in its build's scratch folder (:mod:`ttt_solver.solver.scratch`),
+A SQLite target is built in its build's scratch folder (:mod:`ttt_solver.engine.scratch`),
 a block of rows per transaction, so that a build stopped while writing goes on from the last
 block written when it runs again (:class:`FileWriter`); the finished file is synced to disk and
 renamed over the target (:func:`install`), so a stopped build (or a crash of the machine)

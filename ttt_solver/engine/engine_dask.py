@@ -3,7 +3,7 @@
 
 What a task needs comes by name, not through the scheduler: the variant's name (each worker
 builds the tier tables once, :func:`ttt_solver.solver.tiers.tiers`), a range of ranks, and
-names of files in the build's storage (:mod:`ttt_solver.solver.storage`: the scratch folder,
+names of files in the build's storage (:mod:`ttt_solver.engine.storage`: the scratch folder,
 which every worker reaches by the same path, by default; or ``--storage``, another shared
 folder or an fsspec URL). Every file there has one writer and is read only once its writer has
 made it whole (closed, or uploaded: :meth:`.storage.Storage.create`), so that a file system
@@ -14,12 +14,12 @@ shared by several machines is safe too:
 - each solving task writes its rows (a partition of the tier, by rank) and then its positions'
   images, grouped by range of ranks, into a file of its own;
 - then a task per range gathers its images from those files and writes the range's result
-  bytes into a file of its own (:mod:`ttt_solver.solver.shuffle`).
+  bytes into a file of its own (:mod:`ttt_solver.engine.shuffle`).
 
 The driver appends the partitions in rank order into the tier's files and the ranges into its
 ``results.bin``: exactly the files one process writes
 (:func:`ttt_solver.solver.solve.solve_scratch`), and records the tier as it does
-(:meth:`ttt_solver.solver.scratch.Scratch.finish`). The tasks' files of a run sit in a folder
+(:meth:`ttt_solver.engine.scratch.Scratch.finish`). The tasks' files of a run sit in a folder
 of their own inside ``tier-PP.part/``: a task left running by a killed driver writes into a
 folder the next run has removed, never into its files.
 
@@ -44,13 +44,13 @@ from dask.distributed import Client, LocalCluster, as_completed, get_worker
 
 from ..errors import EngineError
 from ..game.variant import Variant
-from . import checksums
-from .passes import COLUMNS, ROW_BYTES, Solved, solve_chunk
+from ..solver import checksums
+from ..solver.passes import COLUMNS, ROW_BYTES, Solved, solve_chunk
+from ..solver.solve import Calls, Done, Note, Steps, results_file, task_boards, tier_solved, unsolved
+from ..solver.tiers import tiers
 from .scratch import Scratch, TierSink, sync
 from .shuffle import gather_range, join_ranges, range_bounds, write_images
-from .solve import Calls, Done, Note, Steps, results_file, task_boards, tier_solved, unsolved
 from .storage import Storage, build_storage, drop_cached
-from .tiers import tiers
 
 CONNECT_SECONDS = 10  # how long a build waits for the scheduler at --address
 # The local cluster's HTTP server (its dashboard, if bokeh is installed): any free port, on this machine only.

@@ -33,8 +33,8 @@ import numpy as np
 
 from ..game.values import NO_POSITION
 from ..game.variant import Variant
-from . import checksums
-from .passes import COLUMNS, Solved
+from ..solver import checksums
+from ..solver.passes import COLUMNS, Solved
 
 FORMAT = 2  # 2: each finished part records its files' lengths and checksums
 

@@ -31,7 +31,7 @@ from ttt_solver.store.reader import Reader
 
 extras.need("dask", "dask.distributed")  # the module is skipped without the extra
 
-from ttt_solver.solver.engine_dask import DaskEngine  # after the skip without the extra
+from ttt_solver.engine.engine_dask import DaskEngine  # after the skip without the extra
 
 pytestmark = pytest.mark.dask
 NAME = "3x4k3"

@@ -6,7 +6,7 @@ whole pages, so clients can undo each other's writes). So the result bytes go th
 scratch folder as a shuffle, every file with one writer, read only once its writer has closed
 it (:meth:`.storage.Storage.create`):
 
-1. The task that solves a chunk writes its positions' images (:func:`.passes.images`) into a
+1. The task that solves a chunk writes its positions' images (:func:`ttt_solver.solver.passes.images`) into a
    file of its own (after its rows, in the build), grouped by the range of ranks each lands in (:func:`write_images`; the
    tier is cut into ranges by :func:`range_bounds`), and returns where each group starts.
 2. Once every chunk is solved, a task per range reads its group from each chunk's file and
@@ -27,10 +27,10 @@ from typing import BinaryIO
 import numpy as np
 
 from ..game.values import NO_POSITION
-from . import checksums
-from .passes import Solved, images
+from ..solver import checksums
+from ..solver.passes import Solved, images
+from ..solver.tiers import Tiers
 from .storage import Storage
-from .tiers import Tiers
 
 RANGE_LIMIT = 1 << 32  # boards of a range at most: an image's rank in its range is a uint32
 RANK, BYTE = np.dtype("<u4"), np.dtype("u1")  # an image in an images file: its rank in its range, its result byte
@@ -105,7 +105,7 @@ def gather_range(storage: Storage, parts: Sequence[Part], boards: int, name: str
 
 def join_ranges(storage: Storage, names: Sequence[str], path: str) -> None:
     """Append the range files ``names`` of ``storage`` (in rank order) and one more
-    :data:`NO_POSITION` byte (see :func:`.passes.new_tier`) into a new local file at ``path``:
+    :data:`NO_POSITION` byte (see :func:`ttt_solver.solver.passes.new_tier`) into a new local file at ``path``:
     the tier's result bytes, closed (not synced: the caller syncs what it keeps)."""
     with open(path, "wb") as out:
         for name in names:
