@@ -7,7 +7,7 @@ kept: its tiers are checked against a brute-force search by ``tests/solver/test_
 (``TTT_LAST_TIERS_DIR=FOLDER pytest -m last_tiers``). The tiers are solved by the build's own
 engine (``--engine dask``: :class:`ttt_solver.engine.engine_dask.DaskEngine` on a local cluster
 of ``--workers`` processes; ``--engine none``: this process,
-:func:`ttt_solver.solver.solve.solve_scratch`). Before the clock starts, every process builds the
+:func:`ttt_solver.engine.solve_tiers.solve_tiers`). Before the clock starts, every process builds the
 variant's tier tables (a fixed cost per process, printed apart). Printed: each tier's wall time,
 then the CPU seconds of the driver and of the workers, per board and per board and cell, the
 peak RSS of each process and the load average (the machine may be shared)::
@@ -22,9 +22,11 @@ import os
 import resource
 import time
 
+from ttt_solver.engine.engines import InProcess
 from ttt_solver.engine.scratch import locked, open_scratch
+from ttt_solver.engine.solve_tiers import solve_tiers
 from ttt_solver.game.variant import Variant
-from ttt_solver.solver.solve import SOLVER_VERSION, default_memory, solve_scratch
+from ttt_solver.solver.solve import SOLVER_VERSION, default_memory
 from ttt_solver.solver.tiers import tiers
 
 
@@ -66,7 +68,7 @@ def main() -> None:
         scratch = open_scratch(args.folder, variant, {"solver": SOLVER_VERSION, "last_tiers": args.tiers}, note)
         if args.engine == "none":
             cpu, clock = time.process_time(), time.perf_counter()
-            solve_scratch(scratch, memory, note, lowest=lowest)
+            solve_tiers(InProcess(), scratch, memory, note, lowest=lowest)
             wall, driver, workers = time.perf_counter() - clock, time.process_time() - cpu, {}
             rss = {}
         else:
@@ -79,7 +81,7 @@ def main() -> None:
                 print(f"tier tables in the workers: {sum(tables.values()):.1f} s CPU", flush=True)
                 before = engine.client.run(time.process_time)
                 cpu, clock = time.process_time(), time.perf_counter()
-                engine.solve(scratch, memory, note, lowest=lowest)
+                solve_tiers(engine, scratch, memory, note, lowest=lowest)
                 wall, driver = time.perf_counter() - clock, time.process_time() - cpu
                 after = engine.client.run(time.process_time)
                 workers = {worker: after[worker] - before[worker] for worker in after}

@@ -82,7 +82,8 @@ LAYERS = (
     ("errors", "version"),  # the few modules at the root
     ("system",),  # what the process needs of the machine
     ("game",),  # board, variant, rules, codes, symmetry
-    ("solver", "engine"),  # solving in arrays; the engine wing that carries the passes over the tiers
+    ("solver",),  # solving in arrays
+    ("engine",),  # carrying the passes over the tiers: engines, the tier pipeline, scratch, storage, shuffle
     ("store",),  # the only place that talks SQL and knows the row format
     ("audit",),  # proving whole tables
     ("lookup",),  # answering questions, each proved

@@ -24,6 +24,7 @@ from ttt_solver.builder import disk
 from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
 from ttt_solver.engine.scratch import locked, open_scratch
+from ttt_solver.engine.solve_tiers import solve_tiers
 from ttt_solver.errors import BuildError, EngineError
 from ttt_solver.game.variant import Variant
 
@@ -153,7 +154,7 @@ def test_the_last_tiers_alone_on_two_workers_match_a_brute_force_search(dask_cli
     """What benchmarks/solve_last_tiers.py runs for 5x5k4, on 3x5k4: its three last tiers, and no other."""
     folder, variant = str(tmp_path / "scratch"), Variant.parse("3x5k4")
     with locked(folder), DaskEngine(client=dask_client) as engine:
-        engine.solve(open_scratch(folder, variant, {"last_tiers": 3}), 1 << 20, lowest=13)
+        solve_tiers(engine, open_scratch(folder, variant, {"last_tiers": 3}), 1 << 20, lowest=13)
     checked = brute_force.check_tiers(folder, 1_000)
     assert checked.plies == (13, 14, 15) and checked.sampled == 1_000 < checked.rows
     assert checked.wrong == []

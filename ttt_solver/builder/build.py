@@ -2,8 +2,8 @@
 database built on first use.
 
 :func:`build` is the library call; ``ttt-lookup build`` (and ``python build_db.py``) is the
-command line. The variant is solved tier by tier into a scratch folder beside the target
-(:mod:`ttt_solver.solver.solve`), merged into code order there, and written into a SQLite file
+command line. The variant is solved tier by tier on an engine (this process by default) into a
+scratch folder beside the target (:mod:`ttt_solver.engine.solve_tiers`), merged into code order there, and written into a SQLite file
 in the same folder a block of rows at a time; the finished file is renamed over the target.
 A build that is stopped or killed leaves the folder, and the same build run again goes on
 from the last finished tier, merge block or block of rows, once each is checked against the
@@ -28,22 +28,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..audit.verify import verify_source
+from ..engine.engines import Engine, InProcess
 from ..engine.scratch import locked, open_scratch, read_range, read_slice, scratch_path
+from ..engine.solve_tiers import solve_tiers
 from ..errors import BuildError, EngineError, InvalidBudgetError
 from ..game.variant import STANDARD, Variant
 from ..lookup.rows import DatabaseRows
 from ..solver.passes import Solved
-from ..solver.solve import (
-    SOLVER_VERSION,
-    count_outcomes,
-    default_memory,
-    in_memory,
-    merge_scratch,
-    smallest_memory,
-    smallest_task_memory,
-    solve_scratch,
-    solve_tables,
-)
+from ..solver.solve import SOLVER_VERSION, default_memory
 from ..store import GENERATOR, SCHEMA_VERSION, Target
 from ..store.content import digest, move_count, move_rows, packed_arrays, packed_parts, position_blocks
 from ..store.paths import data_folder, database_file
@@ -62,12 +54,13 @@ from ..store.writer import (
 from ..system.memory import machine_memory, memory_is_an_error, size_text
 from ..version import __version__
 from .disk import check_room, failure, kept
+from .merge import count_outcomes, merge_scratch
 from .plan import check_machine
 from .shard_write import shard_count, write_sharded
 
 if TYPE_CHECKING:
     from ..engine.scratch import Scratch
-    from ..solver.solve import Engine, Tables
+    from ..solver.solve import Tables
 
 Progress = Callable[[str], None]
 Steps = Callable[[str, int, int], None]  # (phase, units just done, units in the phase)
@@ -125,14 +118,16 @@ def build(
     (:func:`ttt_solver.solver.solve.solve_tables`), to write it again. ``memory``: the budget
     in bytes (default: what the machine can spare, at most 8 GiB). ``force``: replace a
     target ttt-solver did not make, and start over, whatever a stopped build left. ``engine``:
-    what solves the tiers (:class:`ttt_solver.engine.engine_dask.DaskEngine`, entered), with
-    ``memory`` the budget of each of its workers; without one, this process solves them, and a
-    variant this machine cannot hold alone is refused (MachineTooSmallError) before anything
-    is written. ``shards``: the files the engine's workers write the rows into, side by side
-    (:mod:`.shard_write`; default: one per worker for more than 16 cells, at most 10).
+    what runs the tiers' tasks (:mod:`ttt_solver.engine`: by default this process, and then a
+    variant this machine cannot hold alone is refused, MachineTooSmallError, before anything
+    is written; or :class:`~ttt_solver.engine.engine_dask.DaskEngine`, entered), with
+    ``memory`` the budget of each of its tasks. ``shards``: the files the engine's tasks write
+    the rows into, side by side (:mod:`.shard_write`; default: one per slot of the engine for
+    more than 16 cells, at most 10).
     """
 
     started = time.perf_counter()
+    engine = engine or InProcess()
     where = Target.parse(target if target is not None else database_file(variant))
     check_target(where, force)
     shards = shard_count(engine, where.file is not None and tables is None, shards, variant.cells > MOVES_CELLS)
@@ -140,12 +135,10 @@ def build(
         raise ValueError("a database of shards stores no moves table")
     if tables is not None and tables.variant != variant:
         raise ValueError(f"tables of {tables.variant} given to build {variant}")
-    if engine is None and tables is None:
+    if engine.in_process and tables is None:
         check_machine(variant, os.path.dirname(os.path.abspath(where.file)) if where.file else data_folder())
     memory = memory or default_memory()
-    _check_budget(variant, memory, engine is not None)
-    if tables is None and engine is None and in_memory(variant, memory):
-        tables = solve_tables(variant, progress, memory)  # seconds at most: nothing to resume
+    _check_budget(variant, memory, engine.smallest_memory(variant))
     if tables is not None and where.file is None:  # nothing to keep in a folder: one transaction
         report = _write(where, variant, tables.solved, None, force, store_moves, progress, _rows_step(steps, writing))
         return BuildReport(*report, time.perf_counter() - started)
@@ -155,32 +148,27 @@ def build(
             progress(f"{variant}: waited for another build of {where}")
         identity = {"solver": SOLVER_VERSION, "generator_version": __version__}
         scratch = open_scratch(folder, variant, identity, progress, fresh=force)
-        if tables is None:
+        written = _rows_step(steps, writing)
+        if tables is not None:
+            report = _write(where, variant, tables.solved, scratch, force, store_moves, progress, written, memory)
+        else:
             _check_room(scratch, where.spec)
-            if engine is None:
-                solve_scratch(scratch, memory, progress, steps)
+            solve_tiers(engine, scratch, memory, progress, steps)
+            if shards > 1:
+                report = _write_shards(where, scratch, shards, engine, memory, progress, written)
             else:
-                engine.solve(scratch, memory, progress, steps)
-            solved = merge_scratch(scratch, memory, steps) if shards == 1 else None
-        else:
-            solved = tables.solved
-        if solved is None:
-            assert engine is not None
-            report = _write_shards(where, scratch, shards, engine, memory, progress, _rows_step(steps, writing))
-        else:
-            report = _write(where, variant, solved, scratch, force, store_moves, progress,
-                            _rows_step(steps, writing), memory)  # fmt: skip
-        if engine is not None:  # where its tasks exchanged files, if not the scratch folder
-            engine.storage(scratch.path, variant.name).clear()
+                solved = merge_scratch(scratch, memory, steps)
+                report = _write(where, variant, solved, scratch, force, store_moves, progress, written, memory)
+        engine.storage(scratch.path, variant.name).clear()  # where its tasks exchanged files, if not the scratch folder
         scratch.remove()
     return BuildReport(*report, time.perf_counter() - started)
 
 
-def _check_budget(variant: Variant, memory: int, distributed: bool) -> None:
-    """InvalidBudgetError for a budget that no build of ``variant`` keeps, naming both bounds
-    (a worker of a distributed build maps the tiers' result bytes: its least is one chunk)."""
+def _check_budget(variant: Variant, memory: int, low: int) -> None:
+    """InvalidBudgetError for a budget below ``low`` (the smallest the engine's tasks keep) or
+    above this machine's memory, naming both bounds."""
 
-    low, high = (smallest_task_memory() if distributed else smallest_memory(variant)), machine_memory()
+    high = machine_memory()
     if memory < low or (high is not None and memory > high):
         most = f" to {size_text(high)} (this machine's memory)" if high is not None else ""
         raise InvalidBudgetError(

@@ -1,4 +1,4 @@
-"""Write a database of shards (:mod:`ttt_solver.store.shards`) on a distributed engine: the code
+"""Write a database of shards (:mod:`ttt_solver.store.shards`) on an engine: the code
 range cut into consecutive ranges of about as many rows, each merged from the solved tiers and
 written into a shard file of its own by one of the engine's tasks, side by side.
 
@@ -40,43 +40,35 @@ from ..engine.scratch import first_at_least, locked, read_range, read_slice, syn
 from ..errors import BuildError
 from ..game.variant import Variant
 from ..solver.passes import COLUMNS, Solved
-from ..solver.solve import (
-    BYTES_PER_BOARD,
-    MIN_CHUNK,
-    add_outcomes,
-    count_outcomes,
-    merge_cuts,
-    merged_blocks,
-    merged_rows,
-    rows_below,
-)
+from ..solver.solve import BYTES_PER_BOARD, MIN_CHUNK
 from ..store import GENERATOR, SHARDS_KEY
 from ..store.content import PACKED, PART_ROWS, array_hash, digest_of, packed_arrays, packed_parts, position_blocks
 from ..store.row_data import pack_data
 from ..store.shards import MOST_SHARDS, Shard, shard_file, shard_folder
 from ..store.writer import FileWriter, remove_database, rows_written
+from .merge import add_outcomes, count_outcomes, merge_cuts, merged_blocks, merged_rows, rows_below
 
 if TYPE_CHECKING:
+    from ..engine.engines import Engine
     from ..engine.scratch import Scratch
     from ..engine.storage import Storage
-    from ..solver.solve import Engine
 
 Written = Callable[[int, int], None]  # (position rows just written, all position rows)
 _BUILD = re.compile(r"[0-9a-f]{16}")  # a build's name: secrets.token_hex(8)
 _READ = 1 << 24  # bytes of a merged column hashed at a time
 
 
-def shard_count(engine: Engine | None, file_target: bool, asked: int | None, moves_too_big: bool) -> int:
+def shard_count(engine: Engine, file_target: bool, asked: int | None, moves_too_big: bool) -> int:
     """How many shards a build writes: ``asked``, or by default one per task the engine runs at
     once (at most :data:`MOST_SHARDS`) for a variant written to a file whose moves table is
-    never stored (``moves_too_big``: a database of shards stores none); 1 (one file) without an
-    engine. BuildError for a number that cannot be."""
+    never stored (``moves_too_big``: a database of shards stores none). BuildError for a number
+    that cannot be."""
     if asked is None:
-        return min(MOST_SHARDS, engine.slots()) if engine is not None and file_target and moves_too_big else 1
+        return min(MOST_SHARDS, engine.slots()) if file_target and moves_too_big else 1
     if not 1 <= asked <= MOST_SHARDS:
         raise BuildError(f"invalid number of shards {asked}: expected 1 to {MOST_SHARDS} (SQLite attaches at most 10)")
-    if asked > 1 and (engine is None or not file_target):
-        raise BuildError("shards are written by a distributed build's workers into files: give --engine and a file")
+    if asked > 1 and not file_target:
+        raise BuildError("shards are files beside a database file: give a file, not a server")
     return asked
 
 

@@ -1,55 +1,32 @@
-"""The tiers solved on Dask: each chunk's passes are a task on a worker process, the driver
-(this process) only cuts the tiers into chunks and records them.
+"""The Dask engine: the tasks of the tier pipeline (:mod:`ttt_solver.engine.pipeline`), of the
+shards and of the whole-table proof run on a Dask cluster's worker processes; the driver (this
+process) only hands them out and records what they made.
 
-What a task needs comes by name, not through the scheduler: the variant's name (each worker
-builds the tier tables once, :func:`ttt_solver.solver.tiers.tiers`), a range of ranks, and
-names of files in the build's storage (:mod:`ttt_solver.engine.storage`: the scratch folder,
-which every worker reaches by the same path, by default; or ``--storage``, another shared
-folder or an fsspec URL). Every file there has one writer and is read only once its writer has
-made it whole (closed, or uploaded: :meth:`.storage.Storage.create`), so that a file system
-shared by several machines is safe too:
+A task's arguments are small (names, ranges, paths); its files are in the work's storage
+(:mod:`ttt_solver.engine.storage`: the work's own folder, which every worker reaches by the
+same path, by default; or ``--storage``, another shared folder or an fsspec URL). Every file
+there has one writer and is read only once its writer has made it whole (closed, or uploaded:
+:meth:`.storage.Storage.create`), so that a file system shared by several machines is safe too.
 
-- the tier below's result bytes (joined by the driver), memory-mapped read-only: the
-  children's result bytes, gathered by rank (:func:`ttt_solver.solver.passes.solve_chunk`);
-- each solving task writes its rows (a partition of the tier, by rank) and then its positions'
-  images, grouped by range of ranks, into a file of its own;
-- then a task per range gathers its images from those files and writes the range's result
-  bytes into a file of its own (:mod:`ttt_solver.engine.shuffle`).
-
-The driver appends the partitions in rank order into the tier's files and the ranges into its
-``results.bin``: exactly the files one process writes
-(:func:`ttt_solver.solver.solve.solve_scratch`), and records the tier as it does
-(:meth:`ttt_solver.engine.scratch.Scratch.finish`). The tasks' files of a run sit in a folder
-of their own inside ``tier-PP.part/``: a task left running by a killed driver writes into a
-folder the next run has removed, never into its files.
-
-``--storage`` is checked before anything is solved: the driver, then every worker, writes,
-reads back and removes a file there (:meth:`.storage.Storage.check`).
+``--storage`` is checked before anything runs: the driver, then every worker, writes, reads
+back and removes a file there (:meth:`.storage.Storage.check`).
 
 This module imports Dask: it is imported only when a build asks for it (``--engine dask``).
 """
 
 from __future__ import annotations
 
-import glob
-import os
 import uuid
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Self, TypeVar
 
 import dask
-import numpy as np
 from dask.distributed import Client, LocalCluster, as_completed, get_worker
 
 from ..errors import EngineError
 from ..game.variant import Variant
-from ..solver import checksums
-from ..solver.passes import COLUMNS, ROW_BYTES, Solved, solve_chunk
-from ..solver.solve import Calls, Done, Note, Steps, results_file, task_boards, tier_solved, unsolved
-from ..solver.tiers import tiers
-from .scratch import Scratch, TierSink, sync
-from .shuffle import gather_range, join_ranges, range_bounds, write_images
+from ..solver.solve import smallest_task_memory
+from .engines import Calls, Done
 from .storage import Storage, build_storage, drop_cached
 
 CONNECT_SECONDS = 10  # how long a build waits for the scheduler at --address
@@ -82,6 +59,8 @@ class DaskEngine:
     """Solve on a Dask cluster: the one at ``address``, or a local cluster of ``workers``
     processes (one thread each) that starts with :meth:`__enter__` and stops with
     :meth:`__exit__`. ``client``: a client already connected (kept open on exit)."""
+
+    in_process = False
 
     def __init__(
         self,
@@ -126,51 +105,6 @@ class DaskEngine:
             owned.close()
         self._owned.clear()
 
-    def solve(
-        self, scratch: Scratch, memory: int, note: Note | None = None, steps: Steps | None = None, lowest: int = 0
-    ) -> None:
-        """Solve the tiers ``scratch`` lacks down to ply ``lowest`` (0: every tier), each chunk a
-        task; ``memory`` is a worker's budget."""
-        assert self.client is not None, "DaskEngine used outside its with block"
-        storage = self.storage(scratch.path, scratch.variant.name)
-        variant = scratch.variant
-        found = tiers(variant)
-        # A tier's rows are appended into its files and the tier recorded in a thread of the
-        # driver while the workers solve the next tier from its result bytes (joined first).
-        joined: tuple[int, str] | None = None  # the last tier solved and the name of its result bytes
-        for stale in glob.glob(scratch.file("results-*.bin")):  # a stopped run's
-            os.unlink(stale)
-        with ThreadPoolExecutor(1) as recorder:
-            recording: Future[None] | None = None
-            for ply in unsolved(scratch, found, note, steps, lowest):
-                if joined is not None and joined[0] == ply + 1:  # the tier above, solved just now
-                    below: str | None = joined[1]
-                else:
-                    if recording is not None:
-                        recording.result()
-                    if joined is not None:
-                        _release(scratch, storage, joined[1])
-                        joined = None
-                    below = None
-                    if ply < variant.cells:
-                        below = os.path.relpath(
-                            results_file(scratch, found, ply + 1, task_boards(memory)), scratch.path
-                        )
-                        storage.put(scratch.file(below), below)
-                record, results = self._solve_tier(scratch, storage, ply, memory, below, steps, int(found.sizes.sum()))
-                if recording is not None:
-                    recording.result()  # the tier above recorded
-                if below is not None and (joined is None or joined[1] != below):
-                    _release(scratch, storage, below)
-                if joined is not None:
-                    _release(scratch, storage, joined[1])
-                recording, joined = recorder.submit(_recorded, record, note, variant, ply, scratch), (ply, results)
-            if recording is not None:
-                recording.result()
-        if joined is not None:
-            _release(scratch, storage, joined[1])
-        self.release(storage)  # the copies of the tiers' result bytes each machine downloaded
-
     def storage(self, folder: str, name: str) -> Storage:
         """Where this engine's tasks exchange the files of the work in the local ``folder``:
         that folder, or a prefix of its own in ``--storage`` (:func:`.storage.build_storage`)."""
@@ -204,84 +138,9 @@ class DaskEngine:
         assert self.client is not None, "DaskEngine used outside its with block"
         return int(sum(self.client.nthreads().values()))
 
-    def _solve_tier(
-        self,
-        scratch: Scratch,
-        storage: Storage,
-        ply: int,
-        memory: int,
-        below: str | None,
-        steps: Steps | None,
-        total: int,
-    ) -> tuple[Callable[[], None], str]:
-        """Solve tier ``ply`` from the result bytes ``below`` in ``storage``, and join its own
-        into a file outside its folder, in the scratch folder and in the storage (the next
-        tier's tasks read them there, whatever happens to the folder meanwhile); what appends
-        its rows into its files and records it (a hard link of that file as its
-        ``results.bin``, hashed and synced there: in the background, while the next tier is
-        solved), and that file's name."""
-        assert self.client is not None
-        name, size, chunk = scratch.variant.name, tiers(scratch.variant).size(ply), task_boards(memory)
-        part = scratch.part(ply)
-        if not storage.is_folder(scratch.path):
-            storage.remove(os.path.basename(part))  # what tasks of a stopped run left
-        run = f"{os.path.basename(part)}/run-{uuid.uuid4().hex}"
-        starts = list(range(0, size, chunk))
-        bounds = range_bounds(size, memory, min(len(starts), self.slots()))
-        calls = [(storage, name, ply, start, min(size, start + chunk), below, bounds, run) for start in starts]
-
-        def done(index: int) -> None:
-            if steps:
-                steps("solving", calls[index][4] - calls[index][3], total)
-
-        solved = self.run(solve_partition, calls, f"{name}-{ply}", done)
-        ranges = [f"{run}/range-{first:015d}.bin" for first in bounds[:-1]]
-        gathers = [
-            (storage, [(_partition_file(run, start), group[r], group[r + 1]) for start, (_rows, group) in zip(starts, solved)],
-             bounds[r + 1] - bounds[r], ranges[r])
-            for r in range(len(ranges))
-        ]  # fmt: skip
-        self.run(gather_range, gathers, f"{name}-{ply}-ranges")
-        joined = f"results-{ply:02d}-{os.path.basename(run)}.bin"
-        join_ranges(storage, ranges, scratch.file(joined))
-        storage.put(scratch.file(joined), joined)
-
-        def record() -> None:
-            sink = TierSink(part)
-            for start, (rows, _group) in zip(starts, solved):
-                sink.append(_read_partition(storage, _partition_file(run, start), rows))
-            results = checksums.of_file(scratch.file(joined))
-            sync(scratch.file(joined))
-            os.link(scratch.file(joined), os.path.join(part, "results.bin"))
-            storage.remove(run)
-            sync(part)
-            scratch.finish(ply, sink, results)
-
-        return record, joined
-
-
-def _recorded(record: Callable[[], None], note: Note | None, variant: Variant, ply: int, scratch: Scratch) -> None:
-    record()
-    if note:
-        note(tier_solved(variant, ply, scratch.check_tiers()[ply]["rows"]))
-
-
-def solve_partition(
-    storage: Storage, name: str, ply: int, start: int, stop: int, below: str | None, bounds: list[int], run: str
-) -> tuple[int, list[int]]:
-    """A task: solve ranks ``start`` to ``stop`` of tier ``ply`` of variant ``name`` from the
-    result bytes ``below`` of the tier below, and write into one file of the folder ``run``
-    (``START.bin``, whole once it is written) its rows, column after column, then the
-    positions' images grouped by the ranges of ranks starting at ``bounds``
-    (:func:`.shuffle.write_images`), all in ``storage``; the rows' count, and where each
-    group starts."""
-    found = tiers(Variant.parse(name))
-    below_bytes = storage.mapped(below, np.uint8) if below is not None else None
-    solved = solve_chunk(found, ply, start, stop, below_bytes)
-    with storage.create(_partition_file(run, start)) as file:
-        for column, (_name, dtype) in zip(solved, COLUMNS):
-            column.astype(dtype, copy=False).tofile(file)
-        return len(solved), write_images(found, ply, solved, bounds, file)
+    def smallest_memory(self, variant: Variant) -> int:
+        """A worker maps the tiers' result bytes from their files: its least is the smallest chunk."""
+        return smallest_task_memory()
 
 
 def on_worker(function: Callable[..., T], *call: Any) -> T:
@@ -301,27 +160,3 @@ def on_worker(function: Callable[..., T], *call: Any) -> T:
 def _check_storage(root: str) -> None:
     """EngineError if this process cannot write, read and remove a file in the storage at ``root``."""
     Storage(root).check()
-
-
-def _release(scratch: Scratch, storage: Storage, name: str) -> None:
-    """The result bytes ``name`` are read no more: their copy in the storage is removed (where
-    it is not the scratch folder), and a joined file in the scratch folder (its other name is
-    the recorded tier's ``results.bin``)."""
-    if not storage.is_folder(scratch.path):
-        storage.remove(name)
-    if name.startswith("results-"):
-        os.unlink(scratch.file(name))
-
-
-def _partition_file(run: str, start: int) -> str:
-    return f"{run}/{start:015d}.bin"
-
-
-def _read_partition(storage: Storage, name: str, rows: int) -> Solved:
-    """The rows of a partition file, its columns read in one piece (one request at a URL)."""
-    raw = storage.read(name, np.uint8, 0, rows * ROW_BYTES)
-    columns, offset = [], 0
-    for _name, dtype in COLUMNS:
-        columns.append(raw[offset : offset + rows * np.dtype(dtype).itemsize].view(dtype))
-        offset += rows * np.dtype(dtype).itemsize
-    return Solved(*columns)

@@ -31,7 +31,6 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from ..game.values import NO_POSITION
 from ..game.variant import Variant
 from ..solver import checksums
 from ..solver.passes import COLUMNS, Solved
@@ -101,35 +100,6 @@ class Scratch:
     def tier_files(self, ply: int) -> tuple[str, int]:
         """The folder of a finished tier's files and its rows (:func:`tier_rows` opens them)."""
         return self._tier(ply), self.check_tiers()[ply]["rows"]
-
-    def results(self, ply: int) -> np.ndarray | None:
-        """The result bytes of a finished tier (read whole: the passes gather from it at
-        random); None if the file is missing or not as recorded (then said)."""
-        path = os.path.join(self._tier(ply), "results.bin")
-        try:
-            found = np.fromfile(path, dtype=np.uint8)
-        except FileNotFoundError:
-            why = "is missing"
-        else:
-            if checksums.of_bytes(found) == self.check_tiers()[ply]["files"].get("results.bin"):
-                return found
-            why = "is damaged"
-        self.say(f"tier-{ply:02d}/results.bin in {self.path} {why}: made again from the tier's rows")
-        return None
-
-    @contextmanager
-    def tier(self, ply: int, size: int) -> Iterator[tuple[np.ndarray, TierSink]]:
-        """A tier being solved: its result bytes (``size`` boards and one more, all
-        :data:`NO_POSITION`) and a sink for its positions, made a finished tier on exit."""
-        part = self.part(ply)
-        results = np.full(size + 1, NO_POSITION, dtype=np.uint8)  # in memory: the passes scatter into it at random
-        sink = TierSink(part)
-        try:
-            yield results, sink
-        finally:
-            sink.close()
-        write_array(os.path.join(part, "results.bin"), results)
-        self.finish(ply, sink, checksums.of_bytes(results))
 
     def part(self, ply: int) -> str:
         """A new, empty ``tier-PP.part/`` folder for tier ``ply`` (whatever a stopped run left

@@ -70,8 +70,8 @@ def write_images(tiers: Tiers, ply: int, solved: Solved, bounds: Sequence[int], 
             results[index].append(result if picked is None else result.take(picked))
     starts = [file.tell()]
     for index in range(count):
-        for piece in ranks[index] + results[index]:
-            piece.tofile(file)
+        # Not tofile: its short write (a full disk, a file-size limit) is an OSError without errno.
+        file.writelines(piece.data for piece in ranks[index] + results[index])
         starts.append(starts[-1] + IMAGE_BYTES * sum(len(piece) for piece in ranks[index]))
     return starts
 
@@ -100,15 +100,16 @@ def gather_range(storage: Storage, parts: Sequence[Part], boards: int, name: str
             split = (stop - start) // IMAGE_BYTES * RANK.itemsize
             out[group[:split].view(RANK)] = group[split:]
     with storage.create(name) as file:
-        out.tofile(file)
+        file.write(out.data)
 
 
-def join_ranges(storage: Storage, names: Sequence[str], path: str) -> None:
+def join_ranges(storage: Storage, names: Sequence[str], path: str, block: int = checksums.READ) -> None:
     """Append the range files ``names`` of ``storage`` (in rank order) and one more
-    :data:`NO_POSITION` byte (see :func:`ttt_solver.solver.passes.new_tier`) into a new local file at ``path``:
-    the tier's result bytes, closed (not synced: the caller syncs what it keeps)."""
+    :data:`NO_POSITION` byte (see :func:`ttt_solver.solver.passes.new_tier`) into a new local
+    file at ``path``, ``block`` bytes at a time: the tier's result bytes, closed (not synced:
+    the caller syncs what it keeps)."""
     with open(path, "wb") as out:
         for name in names:
             with storage.open(name) as file:
-                shutil.copyfileobj(file, out, checksums.READ)
+                shutil.copyfileobj(file, out, block)
         out.write(bytes([NO_POSITION]))
