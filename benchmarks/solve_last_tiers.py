@@ -23,11 +23,12 @@ import resource
 import time
 
 from ttt_solver.engine.engines import InProcess
-from ttt_solver.engine.scratch import locked, open_scratch
+from ttt_solver.engine.scratch import open_scratch
 from ttt_solver.engine.solve_tiers import solve_tiers
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.solve import SOLVER_VERSION, default_memory
 from ttt_solver.solver.tiers import tiers
+from ttt_solver.system.files import locked
 
 
 def warm(name: str) -> float:

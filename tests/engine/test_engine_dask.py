@@ -23,10 +23,11 @@ from support.killing import killed_when
 from ttt_solver.builder import disk
 from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
-from ttt_solver.engine.scratch import locked, open_scratch
+from ttt_solver.engine.scratch import open_scratch
 from ttt_solver.engine.solve_tiers import solve_tiers
 from ttt_solver.errors import BuildError, EngineError
 from ttt_solver.game.variant import Variant
+from ttt_solver.system.files import locked
 
 extras.need("dask", "dask.distributed")  # the module is skipped without the extra
 import psutil  # a dependency of dask.distributed

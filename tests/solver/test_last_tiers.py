@@ -22,10 +22,11 @@ import pytest
 from support import brute_force, negamax
 
 from ttt_solver.engine.engines import InProcess
-from ttt_solver.engine.scratch import locked, open_scratch
+from ttt_solver.engine.scratch import open_scratch
 from ttt_solver.engine.solve_tiers import solve_tiers
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.solve import SOLVER_VERSION
+from ttt_solver.system.files import locked
 
 SAMPLES = 1_000
 

@@ -14,12 +14,13 @@ from support.layered import solve_tables as layered_tables
 
 from ttt_solver.builder.merge import merge_scratch
 from ttt_solver.engine.engines import InProcess
-from ttt_solver.engine.scratch import locked, open_scratch
+from ttt_solver.engine.scratch import open_scratch
 from ttt_solver.engine.solve_tiers import solve_tiers
 from ttt_solver.game import array_rules, codec
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.solve import MIN_CHUNK, chunk_boards, solve_tables
 from ttt_solver.solver.tiers import tiers
+from ttt_solver.system.files import locked
 
 TINY = 1 << 16  # bytes: chunks of a few hundred boards
 STREAMED = ["3x3", "3x3-misere", "3x4k3", "4x3k3-misere", "2x5k3", "1x7k3"]

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..engine.scratch import read_range
-from ..solver.passes import COLUMNS, Solved
+from ..engine import read_range
+from ..solver import COLUMNS, Solved
 from .proof_tasks import column_file, tier_rows
 
 if TYPE_CHECKING:

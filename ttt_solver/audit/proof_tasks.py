@@ -27,18 +27,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..engine.pipeline import Tier, run_tiers
-from ..engine.shuffle import write_images
-from ..engine.storage import Storage
+from ..engine import Storage, Tier, run_tiers, write_images
 from ..game.variant import Variant
-from ..solver.passes import COLUMNS, Solved
-from ..solver.solve import Steps, default_memory
-from ..solver.tiers import tiers
+from ..solver import COLUMNS, Solved, Steps, default_memory, tiers
 from .report import Report
 from .retrograde import Findings, chunk_rows, chunks, conclude, prove_chunk
 
 if TYPE_CHECKING:
-    from ..engine.engines import Engine
+    from ..engine import Engine
 
 
 def column_file(folder: str, ply: int, name: str) -> str:

@@ -28,12 +28,22 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from ..engine.scratch import first_at_least, read_range
+from ..engine import first_at_least, read_range
 from ..game import array_rules
 from ..game.variant import Variant
-from ..solver.passes import Positions, Solved, new_tier, positions, solve_chunk, spread
-from ..solver.solve import Steps, chunk_boards, default_memory
-from ..solver.tiers import Tiers, tiers
+from ..solver import (
+    Positions,
+    Solved,
+    Steps,
+    Tiers,
+    chunk_boards,
+    default_memory,
+    new_tier,
+    positions,
+    solve_chunk,
+    spread,
+    tiers,
+)
 from .report import Report
 
 if TYPE_CHECKING:

@@ -33,10 +33,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from sqlalchemy import MetaData, create_engine
 
-from ..engine.engines import Engine, InProcess
+from ..engine import Engine, InProcess
 from ..errors import VerifyError, shown
-from ..solver.passes import ROW_BYTES
-from ..solver.solve import Steps, default_memory
+from ..solver import ROW_BYTES, Steps, default_memory
 from ..store import META_KEYS, SHARDS_KEY, number_in
 from ..store.cache_folder import cached, content_folder
 from ..store.row_data import data_limit, unpack_rows, well_formed

@@ -28,14 +28,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..audit.verify import verify_source
-from ..engine.engines import Engine, InProcess
-from ..engine.scratch import locked, open_scratch, read_range, read_slice, scratch_path
-from ..engine.solve_tiers import solve_tiers
+from ..engine import Engine, InProcess, open_scratch, read_range, read_slice, scratch_path, solve_tiers
 from ..errors import BuildError, EngineError, InvalidBudgetError
 from ..game.variant import STANDARD, Variant
 from ..lookup.rows import DatabaseRows
-from ..solver.passes import Solved
-from ..solver.solve import SOLVER_VERSION, default_memory
+from ..solver import SOLVER_VERSION, Solved, default_memory
 from ..store import GENERATOR, SCHEMA_VERSION, Target
 from ..store.content import digest, move_count, move_rows, packed_arrays, packed_parts, position_blocks
 from ..store.paths import data_folder, database_file
@@ -51,6 +48,7 @@ from ..store.writer import (
     rows_written,
     write_server,
 )
+from ..system.files import locked
 from ..system.memory import machine_memory, memory_is_an_error, size_text
 from ..version import __version__
 from .disk import check_room, failure, kept
@@ -59,8 +57,8 @@ from .plan import check_machine
 from .shard_write import shard_count, write_sharded
 
 if TYPE_CHECKING:
-    from ..engine.scratch import Scratch
-    from ..solver.solve import Tables
+    from ..engine import Scratch
+    from ..solver import Tables
 
 Progress = Callable[[str], None]
 Steps = Callable[[str, int, int], None]  # (phase, units just done, units in the phase)

@@ -16,7 +16,7 @@ from contextlib import suppress
 
 from ..errors import BuildError
 from ..game.variant import Variant
-from ..solver.passes import ROW_BYTES
+from ..solver import ROW_BYTES
 from ..store.build_cost import tier_sizes
 from ..system.memory import size_text
 

@@ -15,19 +15,9 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from ..engine.scratch import (
-    Scratch,
-    append_column,
-    first_at_least,
-    read_range,
-    read_record,
-    read_slice,
-    sync,
-    write_json,
-)
-from ..solver import checksums
-from ..solver.passes import COLUMNS, Solved
-from ..solver.solve import BYTES_PER_BOARD, MIN_CHUNK, Steps
+from ..engine import Scratch, append_column, first_at_least, read_range, read_slice
+from ..solver import BYTES_PER_BOARD, COLUMNS, MIN_CHUNK, Solved, Steps, checksums
+from ..system.files import read_record, sync, write_json
 
 COUNT_ROWS = 1 << 22  # rows read at a time by count_outcomes
 

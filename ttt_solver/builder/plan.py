@@ -18,13 +18,12 @@ import random
 import shutil
 from dataclasses import dataclass
 
-from ..engine.shuffle import IMAGE_BYTES
+from ..engine import IMAGE_BYTES
 from ..errors import MachineTooSmallError
 from ..game import rules
 from ..game.symmetry import orbit_size
 from ..game.variant import Variant
-from ..solver.passes import ROW_BYTES
-from ..solver.solve import BYTES_PER_BOARD, MAX_CHUNK
+from ..solver import BYTES_PER_BOARD, MAX_CHUNK, ROW_BYTES
 from ..store.build_cost import (
     SOLVE_SECONDS,
     WORKER_PROCESS,

@@ -36,22 +36,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..engine.scratch import first_at_least, locked, read_range, read_slice, synced_file, write_json
+from ..engine import first_at_least, read_range, read_slice
 from ..errors import BuildError
 from ..game.variant import Variant
-from ..solver.passes import COLUMNS, Solved
-from ..solver.solve import BYTES_PER_BOARD, MIN_CHUNK
+from ..solver import BYTES_PER_BOARD, COLUMNS, MIN_CHUNK, Solved
 from ..store import GENERATOR, SHARDS_KEY
 from ..store.content import PACKED, PART_ROWS, array_hash, digest_of, packed_arrays, packed_parts, position_blocks
 from ..store.row_data import pack_data
 from ..store.shards import MOST_SHARDS, Shard, shard_file, shard_folder
 from ..store.writer import FileWriter, remove_database, rows_written
+from ..system.files import locked, synced_file, write_json
 from .merge import add_outcomes, count_outcomes, merge_cuts, merged_blocks, merged_rows, rows_below
 
 if TYPE_CHECKING:
-    from ..engine.engines import Engine
-    from ..engine.scratch import Scratch
-    from ..engine.storage import Storage
+    from ..engine import Engine, Scratch, Storage
 
 Written = Callable[[int, int], None]  # (position rows just written, all position rows)
 _BUILD = re.compile(r"[0-9a-f]{16}")  # a build's name: secrets.token_hex(8)

@@ -26,7 +26,7 @@ from .params import Address, OneOf, Size, Whole
 from .progress import bars, progress_lines, quiet_option
 
 if TYPE_CHECKING:
-    from ..engine.engines import Engine
+    from ..engine import Engine
 
 ENGINES = ("dask",)
 

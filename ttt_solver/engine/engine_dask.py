@@ -25,7 +25,7 @@ from dask.distributed import Client, LocalCluster, as_completed, get_worker
 
 from ..errors import EngineError
 from ..game.variant import Variant
-from ..solver.solve import smallest_task_memory
+from ..solver import smallest_task_memory
 from .engines import Calls, Done
 from .storage import Storage, build_storage, drop_cached
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, Self, TypeVar
 
 from ..game.variant import Variant
-from ..solver.solve import smallest_memory
+from ..solver import smallest_memory
 from .storage import Storage
 
 T = TypeVar("T")

@@ -28,9 +28,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..game.variant import Variant
+from ..solver import Steps, tiers
 from ..solver.checksums import READ
-from ..solver.solve import Steps
-from ..solver.tiers import tiers
 from .engines import Engine
 from .shuffle import gather_range, join_ranges, range_bounds
 from .storage import Storage

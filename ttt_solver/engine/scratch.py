@@ -25,15 +25,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
 import numpy as np
 
 from ..game.variant import Variant
-from ..solver import checksums
-from ..solver.passes import COLUMNS, Solved
+from ..solver import COLUMNS, Solved, checksums
+from ..system.files import read_record, remove_file, sync, write_json
 
 FORMAT = 2  # 2: each finished part records its files' lengths and checksums
 
@@ -120,7 +119,7 @@ class Scratch:
         sync(self.path)
         self.check_tiers()[ply] = record
         if ply + 1 <= self.variant.cells:  # the tier above is no longer needed to go on
-            _remove(os.path.join(self._tier(ply + 1), "results.bin"))
+            remove_file(os.path.join(self._tier(ply + 1), "results.bin"))
 
     def results_file(self, ply: int) -> str | None:
         """The path of a finished tier's result bytes, checked against its record a block at a
@@ -143,7 +142,7 @@ class Scratch:
     def remove(self) -> None:
         """The manifest first, synced: a removal stopped half-way leaves a folder that no build
         resumes from (the next one clears it), never a manifest over missing tiers."""
-        _remove(os.path.join(self.path, "manifest.json"))
+        remove_file(os.path.join(self.path, "manifest.json"))
         sync(self.path)
         shutil.rmtree(self.path, ignore_errors=True)
 
@@ -264,92 +263,3 @@ def open_scratch(
         os.makedirs(path, exist_ok=True)
         write_json(manifest, identity)
     return Scratch(path, variant, identity, note)
-
-
-def read_record(path: str) -> dict[str, Any] | None:
-    """A part's record (``{"rows": count, "files": {name: entry}}``, more keys allowed), or
-    None if the file is missing, unreadable or not such a record."""
-    try:
-        with open(path) as file:
-            record = json.load(file)
-    except (OSError, ValueError):
-        return None
-    if not isinstance(record, dict) or not isinstance(record.get("files"), dict):
-        return None
-    rows = record.get("rows")
-    if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
-        return None
-    return record
-
-
-@contextmanager
-def locked(path: str, name: str = "lock") -> Iterator[bool]:
-    """Hold the scratch folder's lock (waiting for another build that holds it), or the lock
-    file ``name`` in the folder ``path``; yields whether it had to wait."""
-    waited = False
-    while True:
-        os.makedirs(path, exist_ok=True)
-        handle = os.open(os.path.join(path, name), os.O_RDWR | os.O_CREAT, 0o666)
-        try:
-            # Imported here, not at the top: fcntl exists on POSIX only.
-            import fcntl
-        except ImportError:  # pragma: no cover - not POSIX: no lock
-            break
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            waited = True
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        if os.fstat(handle).st_nlink:
-            break
-        os.close(handle)  # the build we waited for finished and removed the folder: take a new one
-    try:
-        yield waited
-    finally:
-        os.close(handle)
-
-
-@contextmanager
-def synced_file(path: str) -> Iterator[BinaryIO]:
-    """A new file at ``path`` to write, on the disk once the block ends (so that another
-    process, on any machine, may read it)."""
-    with open(path, "wb") as file:
-        yield file
-        file.flush()
-        os.fsync(file.fileno())
-
-
-def write_array(path: str, array: np.ndarray) -> None:
-    """A new file at ``path`` holding ``array``'s bytes, on the disk when this returns."""
-    with synced_file(path) as file:
-        array.tofile(file)
-
-
-def write_json(path: str, data: dict[str, Any]) -> None:
-    temporary = path + ".new"
-    with open(temporary, "w") as file:
-        json.dump(data, file)
-        file.flush()
-        os.fsync(file.fileno())
-    os.replace(temporary, path)
-
-
-def sync(path: str) -> None:
-    """Flush a file or folder to the disk (a folder: the names in it)."""
-    try:
-        handle = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(handle)
-    except OSError:  # some file systems cannot sync a folder
-        pass
-    finally:
-        os.close(handle)
-
-
-def _remove(path: str) -> None:
-    try:
-        os.remove(path)
-    except FileNotFoundError:
-        pass

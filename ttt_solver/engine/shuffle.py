@@ -27,9 +27,7 @@ from typing import BinaryIO
 import numpy as np
 
 from ..game.values import NO_POSITION
-from ..solver import checksums
-from ..solver.passes import Solved, images
-from ..solver.tiers import Tiers
+from ..solver import Solved, Tiers, checksums, images
 from .storage import Storage
 
 RANGE_LIMIT = 1 << 32  # boards of a range at most: an image's rank in its range is a uint32

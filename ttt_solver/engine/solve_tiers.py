@@ -26,13 +26,25 @@ from typing import Any
 import numpy as np
 
 from ..game.variant import Variant
-from ..solver import checksums
-from ..solver.passes import COLUMNS, ROW_BYTES, Solved, new_tier, solve_chunk, spread
-from ..solver.solve import Note, Steps, task_boards, tier_solved
-from ..solver.tiers import Tiers, tiers
+from ..solver import (
+    COLUMNS,
+    ROW_BYTES,
+    Note,
+    Solved,
+    Steps,
+    Tiers,
+    checksums,
+    new_tier,
+    solve_chunk,
+    spread,
+    task_boards,
+    tier_solved,
+    tiers,
+)
+from ..system.files import sync, write_array
 from .engines import Engine
 from .pipeline import JOINED, Tier, run_tiers
-from .scratch import Scratch, TierSink, read_range, sync, write_array
+from .scratch import Scratch, TierSink, read_range
 from .shuffle import write_images
 from .storage import Storage
 

@@ -33,7 +33,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from ..errors import EngineError, install_hint
-from .scratch import locked, synced_file
+from ..system.files import locked, synced_file
 
 _BLOCK = 1 << 24  # bytes copied at a time
 _kept: dict[str, np.ndarray] = {}  # the whole file this process maps, by what it is known by (Storage._cached)

@@ -33,6 +33,7 @@ from sqlalchemy import MetaData, create_engine, event
 from sqlalchemy.exc import SQLAlchemyError
 
 from ..errors import BuildError
+from ..system.files import sync
 from . import GENERATOR, MOVE_COLUMNS, TABLE_NAMES, schema
 from .content import PACKED, digest_stream, unpack_pieces
 from .database_server import live_tables, missing_driver, server_error
@@ -347,24 +348,16 @@ def install(built: str, target: Target, shards: Sequence[Shard] = ()) -> None:
         for shard in shards:
             placed = path.parent / shard.file
             placed.parent.mkdir(exist_ok=True)
-            _sync_file(os.path.join(os.path.dirname(built), shard.file))
+            sync(os.path.join(os.path.dirname(built), shard.file), required=True)
             os.replace(os.path.join(os.path.dirname(built), shard.file), placed)
         if shards:
-            _sync_file(str(path.parent / os.path.dirname(shards[0].file)))  # the shards' names
-        _sync_file(built)  # the content reaches the disk before the name does
+            sync(str(path.parent / os.path.dirname(shards[0].file)), required=True)  # the shards' names
+        sync(built, required=True)  # the content reaches the disk before the name does
         _remove_journals(path)
         os.replace(built, path)
     except OSError as error:
         raise _cannot_build(path, error) from None
     remove_stale_shards(path, {os.path.basename(shard.file) for shard in shards})
-
-
-def _sync_file(path: str) -> None:
-    handle = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(handle)
-    finally:
-        os.close(handle)
 
 
 _SHARD_NAME = re.compile(r"[0-9a-f]{16}-[0-9]+\.sqlite(-journal)?")
