@@ -19,7 +19,7 @@ import time
 from ttt_solver.builder.build import build
 from ttt_solver.engine.engines import InProcess
 from ttt_solver.engine.scratch import open_scratch
-from ttt_solver.engine.solve_tiers import solve_tiers
+from ttt_solver.engine.solving import solve_tiers
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.solve import default_memory
 from ttt_solver.store.build_cost import tier_boards

@@ -7,7 +7,7 @@ kept: its tiers are checked against a brute-force search by ``tests/solver/test_
 (``TTT_LAST_TIERS_DIR=FOLDER pytest -m last_tiers``). The tiers are solved by the build's own
 engine (``--engine dask``: :class:`ttt_solver.engine.engine_dask.DaskEngine` on a local cluster
 of ``--workers`` processes; ``--engine none``: this process,
-:func:`ttt_solver.engine.solve_tiers.solve_tiers`). Before the clock starts, every process builds the
+:func:`ttt_solver.engine.solving.solve_tiers`). Before the clock starts, every process builds the
 variant's tier tables (a fixed cost per process, printed apart). Printed: each tier's wall time,
 then the CPU seconds of the driver and of the workers, per board and per board and cell, the
 peak RSS of each process and the load average (the machine may be shared)::
@@ -24,7 +24,7 @@ import time
 
 from ttt_solver.engine.engines import InProcess
 from ttt_solver.engine.scratch import open_scratch
-from ttt_solver.engine.solve_tiers import solve_tiers
+from ttt_solver.engine.solving import solve_tiers
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.solve import SOLVER_VERSION, default_memory
 from ttt_solver.solver.tiers import tiers

@@ -24,7 +24,7 @@ from ttt_solver.builder import disk
 from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
 from ttt_solver.engine.scratch import open_scratch
-from ttt_solver.engine.solve_tiers import solve_tiers
+from ttt_solver.engine.solving import solve_tiers
 from ttt_solver.errors import BuildError, EngineError
 from ttt_solver.game.variant import Variant
 from ttt_solver.system.files import locked

@@ -23,7 +23,7 @@ from support import brute_force, negamax
 
 from ttt_solver.engine.engines import InProcess
 from ttt_solver.engine.scratch import open_scratch
-from ttt_solver.engine.solve_tiers import solve_tiers
+from ttt_solver.engine.solving import solve_tiers
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.solve import SOLVER_VERSION
 from ttt_solver.system.files import locked

@@ -15,7 +15,7 @@ from support.layered import solve_tables as layered_tables
 from ttt_solver.builder.merge import merge_scratch
 from ttt_solver.engine.engines import InProcess
 from ttt_solver.engine.scratch import open_scratch
-from ttt_solver.engine.solve_tiers import solve_tiers
+from ttt_solver.engine.solving import solve_tiers
 from ttt_solver.game import array_rules, codec
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.solve import MIN_CHUNK, chunk_boards, solve_tables

@@ -76,7 +76,7 @@ def prove_tier_files(
 
 
 class _Prove:
-    """The proof's part of the pipeline (:class:`ttt_solver.engine.pipeline.TierWork`)."""
+    """The proof's work in the pipeline (:class:`ttt_solver.engine.pipeline.TierWork`)."""
 
     phase = "proving"
 

@@ -3,11 +3,11 @@ database built on first use.
 
 :func:`build` is the library call; ``ttt-lookup build`` (and ``python build_db.py``) is the
 command line. The variant is solved tier by tier on an engine (this process by default) into a
-scratch folder beside the target (:mod:`ttt_solver.engine.solve_tiers`), merged into code order there, and written into a SQLite file
+scratch folder beside the target (:mod:`ttt_solver.engine.solving`), merged into code order there, and written into a SQLite file
 in the same folder a block of rows at a time; the finished file is renamed over the target.
 A build that is stopped or killed leaves the folder, and the same build run again goes on
 from the last finished tier, merge block or block of rows, once each is checked against the
-lengths and checksums recorded when it was finished (a damaged part is made again, and said);
+lengths and checksums recorded when it was finished (a damaged tier, merge or block of rows is made again, and said);
 a resumed build's file is proved whole (``ttt-lookup verify``) before it is installed, and
 ``force`` always starts over. The ``moves`` table is written
 only when it is small (:data:`MOVES_STORED_LIMIT`); bigger variants answer every question
@@ -32,7 +32,7 @@ from ..engine import Engine, InProcess, open_scratch, read_range, read_slice, sc
 from ..errors import BuildError, EngineError, InvalidBudgetError
 from ..game.variant import STANDARD, Variant
 from ..lookup.rows import DatabaseRows
-from ..solver import SOLVER_VERSION, Solved, default_memory
+from ..solver import SOLVER_VERSION, Note, Solved, Steps, default_memory
 from ..store import GENERATOR, SCHEMA_VERSION, Target
 from ..store.content import digest, move_count, move_rows, packed_arrays, packed_parts, position_blocks
 from ..store.paths import data_folder, database_file
@@ -60,8 +60,6 @@ if TYPE_CHECKING:
     from ..engine import Scratch
     from ..solver import Tables
 
-Progress = Callable[[str], None]
-Steps = Callable[[str, int, int], None]  # (phase, units just done, units in the phase)
 Writing = Callable[[int, int], None]  # (position rows just written, all position rows)
 
 MOVES_STORED_LIMIT = 250_000
@@ -98,7 +96,7 @@ def build(
     target: str | Path | None = None,
     variant: Variant = STANDARD,
     force: bool = False,
-    progress: Progress | None = None,
+    progress: Note | None = None,
     store_moves: bool | None = None,
     tables: Tables | None = None,
     writing: Writing | None = None,
@@ -232,7 +230,7 @@ def _write(
     scratch: Scratch | None,
     force: bool,
     store_moves: bool | None,
-    progress: Progress | None,
+    progress: Note | None,
     written: Callable[[int, int], None] | None,
     memory: int | None = None,
 ) -> tuple[str, str, int, int, int, dict[str, int], str]:
@@ -270,7 +268,7 @@ def _write_shards(
     count: int,
     engine: Engine,
     memory: int,
-    progress: Progress | None,
+    progress: Note | None,
     written: Callable[[int, int], None] | None,
 ) -> tuple[str, str, int, int, int, dict[str, int], str]:
     """_write for a database of ``count`` shards, merged and written by the engine's tasks from
@@ -356,7 +354,7 @@ def _rows_written(scratch: Scratch, file: str, solved: Solved) -> int:
     return rows
 
 
-def _prove(scratch: Scratch, file: str, memory: int | None, progress: Progress | None) -> None:
+def _prove(scratch: Scratch, file: str, memory: int | None, progress: Note | None) -> None:
     """A resumed build's file proved whole (``ttt-lookup verify``) before it is installed."""
 
     started = time.perf_counter()

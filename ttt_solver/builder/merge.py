@@ -26,14 +26,14 @@ def merge_scratch(scratch: Scratch, memory: int, steps: Steps | None = None) -> 
     """Every solved position in code order, written once into ``scratch/merged/`` a block at
     a time (resumed after a stop, from what matches its record), and returned memory-mapped."""
     variant = scratch.variant
-    parts = [scratch.rows(ply) for ply in range(variant.cells + 1)]
-    total = sum(len(part) for part in parts)
+    rows_by_tier = [scratch.rows(ply) for ply in range(variant.cells + 1)]
+    total = sum(len(rows) for rows in rows_by_tier)
     folder = scratch.file("merged")
     os.makedirs(folder, exist_ok=True)
     written, sums = _merged_so_far(scratch, folder, total)
     if written < total:
         block = max(MIN_CHUNK, memory // (4 * BYTES_PER_BOARD))
-        _merge(parts, folder, written, sums, block, steps, total)
+        _merge(rows_by_tier, folder, written, sums, block, steps, total)
     return merged_rows(folder, total)
 
 
@@ -73,7 +73,7 @@ def _merged_so_far(scratch: Scratch, folder: str, total: int) -> tuple[int, list
 
 
 def _merge(
-    parts: list[Solved],
+    rows_by_tier: list[Solved],
     folder: str,
     written: int,
     sums: list[checksums.Running],
@@ -94,9 +94,9 @@ def _merge(
         low = int(code[0]) + 1
         if steps:
             steps("merging", written, total)
-    cuts = [cut for cut in merge_cuts(parts, block) if low is None or cut > low]
+    cuts = [cut for cut in merge_cuts(rows_by_tier, block) if low is None or cut > low]
     try:
-        for merged in merged_blocks(parts, [low, *cuts, None]):
+        for merged in merged_blocks(rows_by_tier, [low, *cuts, None]):
             for handle, running, column, (_name, dtype) in zip(files, sums, merged, COLUMNS):
                 append_column(handle, running, column, dtype)
             for handle in files:
@@ -113,14 +113,14 @@ def _merge(
     sync(folder)
 
 
-def merge_cuts(parts: list[Solved], block: int) -> list[int]:
-    """Codes that cut the code range of the tiers ``parts`` into blocks of about ``block`` rows,
+def merge_cuts(rows_by_tier: list[Solved], block: int) -> list[int]:
+    """Codes that cut the code range of the tiers ``rows_by_tier`` into blocks of about ``block`` rows,
     ascending. The tiers hold disjoint codes, so a block of the code range is its tiers' slices,
     concatenated and sorted (:func:`merged_blocks`). The rows are counted from every
     ``step``-th code of each tier (read from its files: strided reads through a memory map would
     map most of its pages)."""
     step = max(1, block // 4)
-    samples = [_samples(part.code, step) for part in parts]
+    samples = [_samples(rows.code, step) for rows in rows_by_tier]
     grid = np.unique(np.concatenate(samples))
     below = np.zeros(len(grid), dtype=np.int64)  # about the rows with a code below each grid point
     for sample in samples:
@@ -133,20 +133,20 @@ def merge_cuts(parts: list[Solved], block: int) -> list[int]:
     return cuts
 
 
-def merged_blocks(parts: list[Solved], bounds: Sequence[int | None]) -> Iterator[Solved]:
-    """The rows of the tiers ``parts`` in code order, a block between each two ``bounds`` at a
+def merged_blocks(rows_by_tier: list[Solved], bounds: Sequence[int | None]) -> Iterator[Solved]:
+    """The rows of the tiers ``rows_by_tier`` in code order, a block between each two ``bounds`` at a
     time (codes from the first to below the second; None: no bound)."""
     for low, high in itertools.pairwise(bounds):
-        merged = Solved.concatenate([_between(part, low, high) for part in parts])
+        merged = Solved.concatenate([_between(rows, low, high) for rows in rows_by_tier])
         yield merged.take(np.argsort(merged.code, kind="stable"))
 
 
-def count_outcomes(parts: Sequence[Solved]) -> dict[str, int]:
+def count_outcomes(rows_by_tier: Sequence[Solved]) -> dict[str, int]:
     """Legal boards by value for the side to move (each canonical row weighted by its orbit)
-    over the rows of ``parts``, :data:`COUNT_ROWS` rows of two columns read at a time (a
+    over the rows of ``rows_by_tier``, :data:`COUNT_ROWS` rows of two columns read at a time (a
     memory-mapped column's from its file)."""
     counts = {1: 0, 0: 0, -1: 0}
-    for solved in parts:
+    for solved in rows_by_tier:
         for start in range(0, len(solved.code), COUNT_ROWS):
             value = read_slice(solved.value, start, start + COUNT_ROWS)
             orbit = read_slice(solved.orbit, start, start + COUNT_ROWS).astype(np.int64)
@@ -160,9 +160,9 @@ def add_outcomes(counts: Sequence[dict[str, int]]) -> dict[str, int]:
     return {key: sum(found[key] for found in counts) for key in ("win", "draw", "loss")}
 
 
-def rows_below(parts: list[Solved], code: int) -> int:
-    """How many rows of the tiers ``parts`` have a code below ``code``."""
-    return sum(first_at_least(part.code, code) for part in parts)
+def rows_below(rows_by_tier: list[Solved], code: int) -> int:
+    """How many rows of the tiers ``rows_by_tier`` have a code below ``code``."""
+    return sum(first_at_least(rows.code, code) for rows in rows_by_tier)
 
 
 def _samples(code: np.ndarray, step: int) -> np.ndarray:
@@ -174,9 +174,9 @@ def _samples(code: np.ndarray, step: int) -> np.ndarray:
     return np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
 
 
-def _between(part: Solved, low: int | None, high: int | None) -> Solved:
+def _between(rows: Solved, low: int | None, high: int | None) -> Solved:
     """The rows of a tier with codes from ``low`` to ``high``, read from its files (not through
     its memory maps, whose pages would count against the process until the merge ends)."""
-    start = 0 if low is None else first_at_least(part.code, low)
-    stop = len(part) if high is None else first_at_least(part.code, high)
-    return read_range(part, start, stop)
+    start = 0 if low is None else first_at_least(rows.code, low)
+    stop = len(rows) if high is None else first_at_least(rows.code, high)
+    return read_range(rows, start, stop)

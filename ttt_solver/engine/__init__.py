@@ -4,7 +4,7 @@
   (:class:`InProcess`); the Dask engine is :mod:`.engine_dask` (the ``[dask]`` extra, imported
   by name only where asked for).
 - :mod:`.pipeline`: the one tier loop (:func:`run_tiers`) that the build's solve
-  (:mod:`.solve_tiers`) and verify's proof (:mod:`ttt_solver.audit.proof_tasks`) drive.
+  (:mod:`.solving`) and verify's proof (:mod:`ttt_solver.audit.proof_tasks`) drive.
 - :mod:`.shuffle`: the exchange of images between a tier's chunks and its ranges.
 - :mod:`.scratch`: the scratch folder a build keeps its finished tiers in, and resumes from;
   :mod:`.storage`: where the tasks exchange their files.
@@ -16,7 +16,7 @@ from .engines import Engine, InProcess
 from .pipeline import Tier, TierWork, run_tiers
 from .scratch import Scratch, append_column, first_at_least, open_scratch, read_range, read_slice, scratch_path
 from .shuffle import IMAGE_BYTES, write_images
-from .solve_tiers import solve_tiers
+from .solving import solve_tiers
 from .storage import Storage
 
 __all__ = [

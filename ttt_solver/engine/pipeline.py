@@ -2,7 +2,7 @@
 engine (:mod:`.engines`).
 
 From the last ply down, for each tier the pipeline asks the work (:class:`TierWork`: the
-build's solve, :mod:`.solve_tiers`; verify's proof, :mod:`ttt_solver.audit.proof_tasks`) for
+build's solve, :mod:`.solving`; verify's proof, :mod:`ttt_solver.audit.proof_tasks`) for
 its chunks and runs a task per chunk, which values the chunk from the tier below's result
 bytes and writes its images into a file of its own, grouped by range
 (:mod:`.shuffle`). Then a task per range gathers that range's images into the range's result

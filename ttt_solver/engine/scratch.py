@@ -25,23 +25,20 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Callable
 from typing import Any, BinaryIO
 
 import numpy as np
 
 from ..game.variant import Variant
-from ..solver import COLUMNS, Solved, checksums
+from ..solver import COLUMNS, Note, Solved, checksums
 from ..system.files import read_record, remove_file, sync, write_json
 
-FORMAT = 2  # 2: each finished part records its files' lengths and checksums
-
-Note = Callable[[str], None]  # one line about the run
+FORMAT = 2  # 2: each finished tier and merge records its files' lengths and checksums
 
 
 class Scratch:
     """One build's scratch folder, opened (and locked) by :func:`open_scratch`. ``note`` hears
-    one line for each part found damaged or missing (and so made again)."""
+    one line for each tier or merge found damaged or missing (and so made again)."""
 
     def __init__(self, path: str, variant: Variant, identity: dict[str, Any], note: Note | None = None) -> None:
         self.path = path
@@ -100,22 +97,22 @@ class Scratch:
         """The folder of a finished tier's files and its rows (:func:`tier_rows` opens them)."""
         return self._tier(ply), self.check_tiers()[ply]["rows"]
 
-    def part(self, ply: int) -> str:
-        """A new, empty ``tier-PP.part/`` folder for tier ``ply`` (whatever a stopped run left
-        there is removed)."""
-        part = self._tier(ply) + ".part"
-        shutil.rmtree(part, ignore_errors=True)
-        os.makedirs(part)
-        return part
+    def unfinished(self, ply: int) -> str:
+        """A new, empty ``tier-PP.part/`` folder for the unfinished tier ``ply`` (whatever a
+        stopped run left there is removed)."""
+        unfinished = self._tier(ply) + ".part"
+        shutil.rmtree(unfinished, ignore_errors=True)
+        os.makedirs(unfinished)
+        return unfinished
 
     def finish(self, ply: int, sink: TierSink, results: checksums.Entry) -> None:
         """Make ``tier-PP.part/`` a finished tier: its columns (written through ``sink``, closed
         here) and ``results.bin`` (whose entry is ``results``) recorded, then renamed."""
         sink.close()
-        part = self._tier(ply) + ".part"
+        unfinished = self._tier(ply) + ".part"
         record = {"rows": sink.rows, "files": {**sink.entries(), "results.bin": results}}
-        write_json(os.path.join(part, "rows.json"), record)
-        os.replace(part, self._tier(ply))
+        write_json(os.path.join(unfinished, "rows.json"), record)
+        os.replace(unfinished, self._tier(ply))
         sync(self.path)
         self.check_tiers()[ply] = record
         if ply + 1 <= self.variant.cells:  # the tier above is no longer needed to go on

@@ -9,7 +9,7 @@ it (:meth:`.storage.Storage.create`):
 1. The task that solves a chunk writes its positions' images (:func:`ttt_solver.solver.passes.images`) into a
    file of its own (after its rows, in the build), grouped by the range of ranks each lands in (:func:`write_images`; the
    tier is cut into ranges by :func:`range_bounds`), and returns where each group starts.
-2. Once every chunk is solved, a task per range reads its group from each chunk's file and
+2. Once every chunk is solved, a task per range reads its group from each chunk file and
    writes the range's result bytes into a file of its own (:func:`gather_range`).
 3. The driver appends the range files into the tier's result bytes (:func:`join_ranges`): a
    copy, nothing more, as the next tier's tasks wait for it. What the build keeps of it (its
@@ -38,7 +38,7 @@ IMAGE_BYTES = RANK.itemsize + BYTE.itemsize
 # included: 0.55x of the CPU time at 2 to 8 ranges, 0.67x at 16 and 32 (benchmarks/bench_images.py).
 FEW_RANGES = 16
 
-Part = tuple[str, int, int]  # a file of a chunk's images, and where one range's group starts and ends in it
+Group = tuple[str, int, int]  # a chunk file, and where one range's group of images starts and ends in it
 
 
 def range_bounds(size: int, memory: int, least: int) -> list[int]:
@@ -88,13 +88,13 @@ def _groups(rank: np.ndarray, bounds: Sequence[int]) -> list[np.ndarray | None]:
     return list(np.split(order, np.cumsum(np.bincount(group, minlength=count))[:-1]))
 
 
-def gather_range(storage: Storage, parts: Sequence[Part], boards: int, name: str) -> None:
+def gather_range(storage: Storage, groups: Sequence[Group], boards: int, name: str) -> None:
     """A task: the result bytes of a range of ``boards`` ranks, from its group of images in
-    each chunk's file (``parts``), written to a new file ``name``, all in ``storage``."""
+    each chunk file (``groups``), written to a new file ``name``, all in ``storage``."""
     out = np.full(boards, NO_POSITION, dtype=np.uint8)  # no legal board yet
-    for images_file, start, stop in parts:
+    for chunk_file, start, stop in groups:
         if stop > start:
-            group = storage.read(images_file, np.uint8, start, stop - start)
+            group = storage.read(chunk_file, np.uint8, start, stop - start)
             split = (stop - start) // IMAGE_BYTES * RANK.itemsize
             out[group[:split].view(RANK)] = group[split:]
     with storage.create(name) as file:

@@ -244,8 +244,8 @@ class Storage:
         with locked(folder, "lock"):
             if not os.path.exists(path):
                 _remove_cached(folder)
-                self._fs.get_file(url, path + ".part")
-                os.replace(path + ".part", path)
+                self._fs.get_file(url, path + ".download")
+                os.replace(path + ".download", path)
             return np.memmap(path, dtype=np.uint8, mode="r")
 
     def _short(self, name: str, end: int) -> EngineError:
@@ -290,7 +290,7 @@ def drop_cached() -> None:
 
 def _remove_cached(folder: str) -> None:
     for old in os.listdir(folder):
-        if old.endswith((".bin", ".part")):
+        if old.endswith((".bin", ".download")):
             os.remove(os.path.join(folder, old))  # a process that maps it keeps its map
 
 

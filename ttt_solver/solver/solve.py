@@ -3,7 +3,7 @@
 :func:`solve_tables` is the tables product: every tier solved in memory, from the last ply to
 the first, a chunk at a time (small variants, the tests, an oracle without a database). A
 build solves its tiers on an engine instead, into a scratch folder it resumes from
-(:func:`ttt_solver.engine.solve_tiers.solve_tiers`); both run the same passes
+(:func:`ttt_solver.engine.solving.solve_tiers`); both run the same passes
 (:mod:`ttt_solver.solver.passes`). The budgets here size their chunks.
 
 Values are +1 win, 0 draw, -1 loss for the side to move (see :mod:`ttt_solver.game.values`).
@@ -116,7 +116,7 @@ def solve_tables(variant: Variant, progress: Note | None = None, memory: int | N
     time from the last ply, each tier a chunk at a time; ``progress`` hears a line a tier."""
     found = tiers(variant)
     chunk = chunk_boards(variant, memory or default_memory())
-    parts: list[Solved] = []
+    solved_chunks: list[Solved] = []
     below = None
     for ply in range(variant.cells, -1, -1):
         out = new_tier(found, ply)
@@ -124,11 +124,11 @@ def solve_tables(variant: Variant, progress: Note | None = None, memory: int | N
         tier = [solve_chunk(found, ply, start, min(size, start + chunk), below) for start in range(0, size, chunk)]
         for solved in tier:
             spread(found, ply, solved, out)
-        parts.extend(tier)
+        solved_chunks.extend(tier)
         below = out
         if progress:
-            progress(tier_solved(variant, ply, sum(len(p) for p in tier)))
-    solved = Solved.concatenate(parts)
+            progress(tier_solved(variant, ply, sum(len(chunk) for chunk in tier)))
+    solved = Solved.concatenate(solved_chunks)
     return Tables(variant, solved.take(np.argsort(solved.code, kind="stable")))
 
 

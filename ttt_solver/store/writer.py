@@ -38,7 +38,7 @@ from . import GENERATOR, MOVE_COLUMNS, TABLE_NAMES, schema
 from .content import PACKED, digest_stream, unpack_pieces
 from .database_server import live_tables, missing_driver, server_error
 from .schema import add_generated
-from .shards import Shard, shard_folder
+from .shards import SHARD_NAME, Shard, shard_folder
 from .sqlite_file import SQLITE_ERRORS, sqlite_message, sqlite_uri
 from .target import Target, file_kind
 
@@ -360,7 +360,7 @@ def install(built: str, target: Target, shards: Sequence[Shard] = ()) -> None:
     remove_stale_shards(path, {os.path.basename(shard.file) for shard in shards})
 
 
-_SHARD_NAME = re.compile(r"[0-9a-f]{16}-[0-9]+\.sqlite(-journal)?")
+_SHARD_OR_JOURNAL = re.compile(rf"{SHARD_NAME.pattern}(-journal)?")
 
 
 def remove_stale_shards(path: Path, keep: Collection[str]) -> None:
@@ -375,7 +375,7 @@ def remove_stale_shards(path: Path, keep: Collection[str]) -> None:
     except OSError:
         return
     for name in names:
-        if name not in keep and _SHARD_NAME.fullmatch(name):
+        if name not in keep and _SHARD_OR_JOURNAL.fullmatch(name):
             with suppress(OSError):
                 os.unlink(os.path.join(folder, name))
     with suppress(OSError):

@@ -63,7 +63,7 @@ def solve_tiers(
 
 
 class _Solve:
-    """The solve's part of the pipeline (:class:`.pipeline.TierWork`)."""
+    """The solve's work in the pipeline (:class:`.pipeline.TierWork`)."""
 
     phase = "solving"
 
@@ -71,7 +71,7 @@ class _Solve:
         self.scratch, self.storage, self.note = scratch, storage, note
         self.variant, self.folder, self.name = scratch.variant, scratch.path, scratch.variant.name
         self.chunk = task_boards(memory)
-        self.parts: dict[int, str] = {}
+        self.unfinished: dict[int, str] = {}
 
     def task(self) -> Callable[..., tuple[int, list[int]]]:
         return solve_chunk_task
@@ -84,10 +84,10 @@ class _Solve:
         return self.name, ply, start, stop
 
     def prepare(self, ply: int) -> str:
-        self.parts[ply] = part = self.scratch.part(ply)
+        self.unfinished[ply] = unfinished = self.scratch.unfinished(ply)
         if not self.storage.is_folder(self.folder):
-            self.storage.remove(os.path.basename(part))  # what tasks of a stopped run left
-        return os.path.basename(part)
+            self.storage.remove(os.path.basename(unfinished))  # what tasks of a stopped run left
+        return os.path.basename(unfinished)
 
     def below(self, ply: int) -> str | None:
         if ply == self.variant.cells:
@@ -99,16 +99,16 @@ class _Solve:
     def record(self, tier: Tier) -> None:
         """The chunks' rows appended into the tier's column files, the joined result bytes
         hashed, synced and linked as its ``results.bin``, the tier recorded."""
-        part = self.parts.pop(tier.ply)
-        sink = TierSink(part)
+        unfinished = self.unfinished.pop(tier.ply)
+        sink = TierSink(unfinished)
         for name, rows in zip(tier.chunk_files, tier.found):
             sink.append(_read_rows(self.storage, name, rows))
         joined = self.scratch.file(tier.joined)
         results = checksums.of_file(joined)
         sync(joined)
-        os.link(joined, os.path.join(part, "results.bin"))
+        os.link(joined, os.path.join(unfinished, "results.bin"))
         self.storage.remove(tier.run)
-        sync(part)
+        sync(unfinished)
         self.scratch.finish(tier.ply, sink, results)
         if self.note:
             self.note(tier_solved(self.variant, tier.ply, sink.rows))
