@@ -79,23 +79,29 @@ def sqlite_error(code: int, name: str, message: str) -> sqlite3.Error:
     return error
 
 
+def verify_with_the_sort_failing(error: sqlite3.Error, db: Path, tmp_path: Path, monkeypatch) -> str:
+    """``ttt-lookup verify`` of ``db`` whose sort of the moves table (SQLite's temporary files,
+    in ``tmp_path``) raises ``error``; its one line on stderr, checked to be alone."""
+    real = Connection._run
+
+    def sort_failing(self: Connection, sql: str, params: object = ()) -> object:
+        if "ORDER BY code, cell" in sql:  # the moves table's sort: SQLite's temporary files
+            raise error
+        return real(self, sql, params)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Connection, "_run", sort_failing)
+    monkeypatch.setenv("SQLITE_TMPDIR", str(tmp_path))
+    result = CliRunner().invoke(cli, ["verify", "--variant", NAME, "--db", str(db), "--quiet"])
+    assert (result.exit_code, result.stdout) == (1, ""), result.output
+    return result.stderr
+
+
 def test_sqlites_temporary_files_that_cannot_be_written_are_one_line_never_damaged(variant_db, tmp_path, monkeypatch):
     """A write of SQLite's temporary files refused (a file-size limit: SQLITE_IOERR_WRITE, "disk
     I/O error"). Verify's own files are bigger than the sort's, so a limit cannot stop the sort
     alone: the sort raises what SQLite raised there."""
     refused = sqlite_error(778, "SQLITE_IOERR_WRITE", "disk I/O error")
-    real = Connection._run
-
-    def sort_refused(self: Connection, sql: str, params: object = ()) -> object:
-        if "ORDER BY code, cell" in sql:  # the moves table's sort: SQLite's temporary files
-            raise refused
-        return real(self, sql, params)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Connection, "_run", sort_refused)
-    monkeypatch.setenv("SQLITE_TMPDIR", str(tmp_path))
-    result = CliRunner().invoke(cli, ["verify", "--variant", NAME, "--db", str(variant_db(NAME)), "--quiet"])
-    assert (result.exit_code, result.stdout) == (1, ""), result.output
-    assert result.stderr == (
+    assert verify_with_the_sort_failing(refused, variant_db(NAME), tmp_path, monkeypatch) == (
         f"Error: cannot read '{variant_db(NAME)}': SQLite cannot write its temporary files in '{tmp_path}'"
         " (disk I/O error): check the disk and ulimit -f, or set SQLITE_TMPDIR to a folder with room\n"
     )
@@ -116,18 +122,7 @@ def full_disk_error() -> sqlite3.Error:
 def test_a_full_disk_under_sqlites_temporary_files_is_one_line_never_damaged(variant_db, tmp_path, monkeypatch):
     full = full_disk_error()
     assert full.sqlite_errorcode == 13  # SQLITE_FULL
-    real = Connection._run
-
-    def sort_on_a_full_disk(self: Connection, sql: str, params: object = ()) -> object:
-        if "ORDER BY code, cell" in sql:  # the moves table's sort: SQLite's temporary files
-            raise full
-        return real(self, sql, params)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Connection, "_run", sort_on_a_full_disk)
-    monkeypatch.setenv("SQLITE_TMPDIR", str(tmp_path))
-    result = CliRunner().invoke(cli, ["verify", "--variant", NAME, "--db", str(variant_db(NAME)), "--quiet"])
-    assert (result.exit_code, result.stdout) == (1, ""), result.output
-    assert result.stderr == (
+    assert verify_with_the_sort_failing(full, variant_db(NAME), tmp_path, monkeypatch) == (
         f"Error: cannot read '{variant_db(NAME)}': SQLite cannot write its temporary files in '{tmp_path}'"
         " (database or disk is full): free some space there, or set SQLITE_TMPDIR to a folder with room\n"
     )

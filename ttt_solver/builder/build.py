@@ -249,7 +249,9 @@ def _write(
         progress(f"{variant}: writing {total:,} positions to {where}")
     move_blocks = move_rows(solved, variant) if store_moves else iter(())
     with _paused_gc():
-        if scratch is None:
+        if (
+            where.file is None or scratch is None
+        ):  # a server: one transaction (what was solved stays in the scratch folder until it commits)
             meta["digest"] = digest(variant.name, arrays)
             write_server(where, variant, position_blocks(solved), move_blocks, packed_parts(arrays), meta, force,
                          None if written is None else lambda rows: written(rows, total))  # fmt: skip
