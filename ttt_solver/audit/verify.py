@@ -153,7 +153,7 @@ def _verify(
     folder = _temporary_folder(count)
     try:
         tiers = HeldTiers(variant, folder)
-        report.stage(f"reading the positions table into {folder}")
+        report.stage("reading the positions table")  # into the folder every verify has: not news
         read = _read_positions(reader, variant, report, tiers, (count, read_rows(memory)), steps)
         report.check(str(read.rows) == meta.get("positions"), f"{read.rows:,} rows in positions as meta says")
         legal = int(read.orbits)
