@@ -146,3 +146,17 @@ def test_a_removal_stopped_half_way_leaves_a_folder_no_build_resumes_from(tmp_pa
         assert not any(again.finished(p) for p in range(variant.cells + 1))
     _scratch, merged = solve_streaming(variant, folder)
     assert all(np.array_equal(np.asarray(a), b) for a, b in zip(merged, solve_tables(variant).solved))
+
+
+def test_a_small_merge_is_held_in_memory_and_a_big_one_goes_through_files(tmp_path):
+    """Under a budget that holds them, a small variant's rows are merged in memory (nothing
+    to resume, and no files to write and hash); under a tiny one, through ``merged/``."""
+    folder = str(tmp_path / "scratch")
+    with locked(folder):
+        scratch = open_scratch(folder, Variant.parse("3x4k3"), {"solver": "test"})
+        solve_tiers(InProcess(), scratch, 1 << 30)
+        held = merge_scratch(scratch, 1 << 30)
+        assert not os.path.exists(scratch.file("merged")) and not isinstance(held.code, np.memmap)
+        streamed = merge_scratch(scratch, TINY)
+        assert os.path.isdir(scratch.file("merged")) and isinstance(streamed.code, np.memmap)
+    assert all(np.array_equal(np.asarray(a), b) for a, b in zip(streamed, held))

@@ -20,14 +20,23 @@ from ..solver import BYTES_PER_BOARD, COLUMNS, MIN_CHUNK, Solved, Steps, checksu
 from ..system.files import read_record, sync, write_json
 
 COUNT_ROWS = 1 << 22  # rows read at a time by count_outcomes
+# Rows merged in memory, not through files, at most (4x4: 1.2 million), where they fit a quarter
+# of the budget at a chunk's bytes a board: what one process's build of a small variant spared
+# before every build solved on an engine (3x5k4: 1.53 s of CPU against 1.28; 1.42 s merged so).
+HELD_ROWS = 1 << 21
 
 
 def merge_scratch(scratch: Scratch, memory: int, steps: Steps | None = None) -> Solved:
     """Every solved position in code order, written once into ``scratch/merged/`` a block at
-    a time (resumed after a stop, from what matches its record), and returned memory-mapped."""
+    a time (resumed after a stop, from what matches its record), and returned memory-mapped;
+    up to :data:`HELD_ROWS` rows, where they fit, merged in memory instead."""
     variant = scratch.variant
     rows_by_tier = [scratch.rows(ply) for ply in range(variant.cells + 1)]
     total = sum(len(rows) for rows in rows_by_tier)
+    if total <= HELD_ROWS and total * BYTES_PER_BOARD <= memory // 4:  # seconds at most: nothing to resume
+        if steps:
+            steps("merging", total, total)
+        return next(merged_blocks(rows_by_tier, [None, None]))
     folder = scratch.file("merged")
     os.makedirs(folder, exist_ok=True)
     written, sums = _merged_so_far(scratch, folder, total)
