@@ -17,7 +17,7 @@ import dask
 import psutil
 from dask.distributed import Client, LocalCluster
 
-from ttt_solver.solver.engine_dask import LOCAL_PORT, MALLOC, local_cluster
+from ttt_solver.engine.engine_dask import LOCAL_PORT, MALLOC, local_cluster
 
 
 def baseline_cluster(workers: int) -> LocalCluster:

@@ -27,8 +27,8 @@ import time
 from dask.distributed import Client
 
 from ttt_solver.builder.build import build
+from ttt_solver.engine.engine_dask import DaskEngine, local_cluster
 from ttt_solver.game.variant import Variant
-from ttt_solver.solver.engine_dask import DaskEngine, local_cluster
 
 
 def main() -> None:

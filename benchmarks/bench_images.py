@@ -1,6 +1,6 @@
 """How a distributed build's task splits a chunk's images by range of ranks
-(:func:`ttt_solver.solver.shuffle.write_images`: a pass per range up to
-:data:`~ttt_solver.solver.shuffle.FEW_RANGES` ranges, a sort beyond) against one stable sort
+(:func:`ttt_solver.engine.shuffle.write_images`: a pass per range up to
+:data:`~ttt_solver.engine.shuffle.FEW_RANGES` ranges, a sort beyond) against one stable sort
 of every image by its range whatever their number (how it was split before), on the same
 chunk, measured in the same run. Prints the CPU time a million images of each, the median of
 ``--repeat`` runs, and the ratio, for 1 to 32 ranges.
@@ -22,9 +22,9 @@ from typing import BinaryIO
 
 import numpy as np
 
+from ttt_solver.engine.shuffle import IMAGE_BYTES, RANK, write_images
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.passes import images, new_tier, solve_chunk, spread
-from ttt_solver.solver.shuffle import IMAGE_BYTES, RANK, write_images
 from ttt_solver.solver.solve import MAX_CHUNK
 from ttt_solver.solver.tiers import Tiers, tiers
 

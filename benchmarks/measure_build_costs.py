@@ -19,10 +19,12 @@ import time
 
 from ttt_solver.audit.verify import verify_source
 from ttt_solver.builder.build import build
+from ttt_solver.engine.engines import InProcess
+from ttt_solver.engine.scratch import open_scratch
+from ttt_solver.engine.solving import solve_tiers
 from ttt_solver.game.variant import Variant
 from ttt_solver.lookup.rows import DatabaseRows
-from ttt_solver.solver.scratch import open_scratch
-from ttt_solver.solver.solve import default_memory, solve_scratch
+from ttt_solver.solver.solve import default_memory
 from ttt_solver.store import Target
 from ttt_solver.store.build_cost import tier_boards
 from ttt_solver.store.reader import Reader
@@ -38,7 +40,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as folder:
             scratch = open_scratch(os.path.join(folder, "scratch"), variant, {"bench": 1})
             started = time.process_time()
-            solve_scratch(scratch, default_memory())
+            solve_tiers(InProcess(), scratch, default_memory())
             solve = time.process_time() - started
             started = time.process_time()
             report = build(os.path.join(folder, "db.sqlite"), variant)

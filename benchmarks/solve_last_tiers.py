@@ -2,12 +2,12 @@
 board: what the plan of a variant too big for one machine scales from (5x5k4's three last
 tiers, plies 25 to 23, are 478,427,600 boards).
 
-The folder is a build's scratch folder (:func:`ttt_solver.solver.scratch.open_scratch`) and is
+The folder is a build's scratch folder (:func:`ttt_solver.engine.scratch.open_scratch`) and is
 kept: its tiers are checked against a brute-force search by ``tests/solver/test_last_tiers.py``
 (``TTT_LAST_TIERS_DIR=FOLDER pytest -m last_tiers``). The tiers are solved by the build's own
-engine (``--engine dask``: :class:`ttt_solver.solver.engine_dask.DaskEngine` on a local cluster
+engine (``--engine dask``: :class:`ttt_solver.engine.engine_dask.DaskEngine` on a local cluster
 of ``--workers`` processes; ``--engine none``: this process,
-:func:`ttt_solver.solver.solve.solve_scratch`). Before the clock starts, every process builds the
+:func:`ttt_solver.engine.solving.solve_tiers`). Before the clock starts, every process builds the
 variant's tier tables (a fixed cost per process, printed apart). Printed: each tier's wall time,
 then the CPU seconds of the driver and of the workers, per board and per board and cell, the
 peak RSS of each process and the load average (the machine may be shared)::
@@ -22,10 +22,13 @@ import os
 import resource
 import time
 
+from ttt_solver.engine.engines import InProcess
+from ttt_solver.engine.scratch import open_scratch
+from ttt_solver.engine.solving import solve_tiers
 from ttt_solver.game.variant import Variant
-from ttt_solver.solver.scratch import locked, open_scratch
-from ttt_solver.solver.solve import SOLVER_VERSION, default_memory, solve_scratch
+from ttt_solver.solver.solve import SOLVER_VERSION, default_memory
 from ttt_solver.solver.tiers import tiers
+from ttt_solver.system.files import locked
 
 
 def warm(name: str) -> float:
@@ -66,12 +69,12 @@ def main() -> None:
         scratch = open_scratch(args.folder, variant, {"solver": SOLVER_VERSION, "last_tiers": args.tiers}, note)
         if args.engine == "none":
             cpu, clock = time.process_time(), time.perf_counter()
-            solve_scratch(scratch, memory, note, lowest=lowest)
+            solve_tiers(InProcess(), scratch, memory, note, lowest=lowest)
             wall, driver, workers = time.perf_counter() - clock, time.process_time() - cpu, {}
             rss = {}
         else:
             # Imported here: the dask extra is needed only for --engine dask.
-            from ttt_solver.solver.engine_dask import DaskEngine
+            from ttt_solver.engine.engine_dask import DaskEngine
 
             with DaskEngine(workers=args.workers) as engine:
                 assert engine.client is not None
@@ -79,7 +82,7 @@ def main() -> None:
                 print(f"tier tables in the workers: {sum(tables.values()):.1f} s CPU", flush=True)
                 before = engine.client.run(time.process_time)
                 cpu, clock = time.process_time(), time.perf_counter()
-                engine.solve(scratch, memory, note, lowest=lowest)
+                solve_tiers(engine, scratch, memory, note, lowest=lowest)
                 wall, driver = time.perf_counter() - clock, time.process_time() - cpu
                 after = engine.client.run(time.process_time)
                 workers = {worker: after[worker] - before[worker] for worker in after}

@@ -209,7 +209,7 @@ def dask_client() -> Iterator[object]:
     """A local cluster of 2 workers, started once per test process (each start is seconds of
     CPU) and shared by the tests of the distributed build and verify."""
     distributed = extras.need("dask", "dask.distributed")
-    from ttt_solver.solver.engine_dask import local_cluster  # the cluster `--engine dask` starts
+    from ttt_solver.engine.engine_dask import local_cluster  # the cluster `--engine dask` starts
 
     with local_cluster(2) as cluster, distributed.Client(cluster) as connected:
         yield connected

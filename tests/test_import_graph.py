@@ -92,6 +92,7 @@ LAYERS = (
     ("system",),  # what the process needs of the machine
     ("game",),  # board, variant, rules, codes, symmetry
     ("solver",),  # solving in arrays
+    ("engine",),  # carrying the passes over the tiers: engines, the tier pipeline, scratch, storage, shuffle
     ("store",),  # the only place that talks SQL and knows the row format
     ("audit",),  # proving whole tables
     ("lookup",),  # answering questions, each proved

@@ -27,8 +27,8 @@ from ttt_solver.store.reader import Reader
 from ttt_solver.store.row_data import BEST_SHIFT
 
 extras.need("dask", "dask.distributed")  # the module is skipped without the extra
-from ttt_solver.solver import engine_dask  # after the skip without the extra
-from ttt_solver.solver.engine_dask import DaskEngine
+from ttt_solver.engine import engine_dask  # after the skip without the extra
+from ttt_solver.engine.engine_dask import DaskEngine
 
 pytestmark = pytest.mark.dask
 # A budget of chunks of 388 boards on 3x3 and 6,120 on 3x4k3: up to 5 and 6 tasks a tier.
@@ -161,7 +161,7 @@ def test_engine_options_out_of_place_are_one_line_and_exit_2(db_path, options, m
 
 
 def test_a_scheduler_that_cannot_be_reached_is_one_line_and_exit_1(db_path, monkeypatch):
-    from ttt_solver.solver import engine_dask
+    from ttt_solver.engine import engine_dask
 
     monkeypatch.setattr(engine_dask, "CONNECT_SECONDS", 1)
     with socket.socket() as probe:  # a port nothing listens on

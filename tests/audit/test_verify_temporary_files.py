@@ -30,8 +30,8 @@ from ttt_solver.store.connection import Connection
 from ttt_solver.store.reader import Reader
 
 NAME = "3x4k3"  # 28,275 rows, 98,847 moves
-# Bytes a file may hold (ulimit -f): less than SQLite's sort of the moves table whole (rows held
-# in memory), less than a tier's code column (8 bytes a row, a tier in verify's folder).
+# Bytes a file may hold (ulimit -f): less than the images file of a tier proved in one chunk;
+# less than a tier's code column (8 bytes a row, a tier in verify's folder).
 SORT_LIMIT, COLUMN_LIMIT = 100 << 10, 16 << 10
 
 
@@ -61,11 +61,48 @@ def test_verify_folder_that_cannot_be_written_is_one_line_naming_it(variant_db, 
     assert list(verify_tmp.iterdir()) == []  # its folder removed
 
 
-def test_sqlites_temporary_files_that_cannot_be_written_are_one_line_never_damaged(variant_db, tmp_path):
-    done, _verify_tmp, sqlite_tmp = verify_capped(variant_db(NAME), tmp_path, SORT_LIMIT)  # rows held in memory
-    assert (done.returncode, done.stdout) == (1, ""), done.stderr
-    assert done.stderr == (
-        f"Error: cannot read '{variant_db(NAME)}': SQLite cannot write its temporary files in '{sqlite_tmp}'"
+def test_a_chunks_file_over_the_limit_is_one_line_naming_the_folder(variant_db, tmp_path):
+    """At the default budget a tier is one chunk, whose images file is the biggest verify
+    writes: its short write (numpy's ``tofile`` said "N requested and M written", an OSError
+    with no errno: "cannot write the output") names the folder as the column files' does."""
+    done, verify_tmp, _sqlite_tmp = verify_capped(variant_db(NAME), tmp_path, SORT_LIMIT)
+    assert (done.returncode, done.stdout, done.stderr.count("\n")) == (1, "", 1), done.stderr
+    assert done.stderr.startswith(f"Error: cannot verify: the temporary folder '{verify_tmp}/ttt-verify-"), done.stderr
+    assert "cannot be written (File too large)" in done.stderr
+    assert list(verify_tmp.iterdir()) == []
+
+
+def sqlite_error(code: int, name: str, message: str) -> sqlite3.Error:
+    """An error as SQLite's module raises it, with its extended code and name."""
+    error = sqlite3.OperationalError(message)
+    error.sqlite_errorcode, error.sqlite_errorname = code, name  # type: ignore[attr-defined]
+    return error
+
+
+def verify_with_the_sort_failing(error: sqlite3.Error, db: Path, tmp_path: Path, monkeypatch) -> str:
+    """``ttt-lookup verify`` of ``db`` whose sort of the moves table (SQLite's temporary files,
+    in ``tmp_path``) raises ``error``; its one line on stderr, checked to be alone."""
+    real = Connection._run
+
+    def sort_failing(self: Connection, sql: str, params: object = ()) -> object:
+        if "ORDER BY code, cell" in sql:  # the moves table's sort: SQLite's temporary files
+            raise error
+        return real(self, sql, params)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Connection, "_run", sort_failing)
+    monkeypatch.setenv("SQLITE_TMPDIR", str(tmp_path))
+    result = CliRunner().invoke(cli, ["verify", "--variant", NAME, "--db", str(db), "--quiet"])
+    assert (result.exit_code, result.stdout) == (1, ""), result.output
+    return result.stderr
+
+
+def test_sqlites_temporary_files_that_cannot_be_written_are_one_line_never_damaged(variant_db, tmp_path, monkeypatch):
+    """A write of SQLite's temporary files refused (a file-size limit: SQLITE_IOERR_WRITE, "disk
+    I/O error"). Verify's own files are bigger than the sort's, so a limit cannot stop the sort
+    alone: the sort raises what SQLite raised there."""
+    refused = sqlite_error(778, "SQLITE_IOERR_WRITE", "disk I/O error")
+    assert verify_with_the_sort_failing(refused, variant_db(NAME), tmp_path, monkeypatch) == (
+        f"Error: cannot read '{variant_db(NAME)}': SQLite cannot write its temporary files in '{tmp_path}'"
         " (disk I/O error): check the disk and ulimit -f, or set SQLITE_TMPDIR to a folder with room\n"
     )
 
@@ -85,18 +122,7 @@ def full_disk_error() -> sqlite3.Error:
 def test_a_full_disk_under_sqlites_temporary_files_is_one_line_never_damaged(variant_db, tmp_path, monkeypatch):
     full = full_disk_error()
     assert full.sqlite_errorcode == 13  # SQLITE_FULL
-    real = Connection._run
-
-    def sort_on_a_full_disk(self: Connection, sql: str, params: object = ()) -> object:
-        if "ORDER BY code, cell" in sql:  # the moves table's sort: SQLite's temporary files
-            raise full
-        return real(self, sql, params)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Connection, "_run", sort_on_a_full_disk)
-    monkeypatch.setenv("SQLITE_TMPDIR", str(tmp_path))
-    result = CliRunner().invoke(cli, ["verify", "--variant", NAME, "--db", str(variant_db(NAME)), "--quiet"])
-    assert (result.exit_code, result.stdout) == (1, ""), result.output
-    assert result.stderr == (
+    assert verify_with_the_sort_failing(full, variant_db(NAME), tmp_path, monkeypatch) == (
         f"Error: cannot read '{variant_db(NAME)}': SQLite cannot write its temporary files in '{tmp_path}'"
         " (database or disk is full): free some space there, or set SQLITE_TMPDIR to a folder with room\n"
     )

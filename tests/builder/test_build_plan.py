@@ -109,7 +109,7 @@ def test_engine_options_that_do_not_go_together_are_one_error_line(tmp_path, arg
 
 
 def test_engine_dask_without_the_extra_names_it(tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "ttt_solver.solver.engine_dask", None)  # as if dask were not installed
+    monkeypatch.setitem(sys.modules, "ttt_solver.engine.engine_dask", None)  # as if dask were not installed
     result = invoke("build", "--variant", "3x3", "--db", str(tmp_path / "x.sqlite"), "--engine", "dask")
     assert result.exit_code == 2
     assert result.stderr == (

@@ -21,9 +21,12 @@ from itertools import product
 import pytest
 from support import brute_force, negamax
 
+from ttt_solver.engine.engines import InProcess
+from ttt_solver.engine.scratch import open_scratch
+from ttt_solver.engine.solving import solve_tiers
 from ttt_solver.game.variant import Variant
-from ttt_solver.solver.scratch import locked, open_scratch
-from ttt_solver.solver.solve import SOLVER_VERSION, solve_scratch
+from ttt_solver.solver.solve import SOLVER_VERSION
+from ttt_solver.system.files import locked
 
 SAMPLES = 1_000
 
@@ -32,7 +35,7 @@ def solve_last_tiers(folder: str, name: str, count: int) -> None:
     variant = Variant.parse(name)
     with locked(folder):
         scratch = open_scratch(folder, variant, {"solver": SOLVER_VERSION, "last_tiers": count})
-        solve_scratch(scratch, 1 << 24, lowest=variant.cells - count + 1)
+        solve_tiers(InProcess(), scratch, 1 << 24, lowest=variant.cells - count + 1)
 
 
 def test_the_brute_force_agrees_with_the_3x3_negamax():

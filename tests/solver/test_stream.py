@@ -6,20 +6,21 @@ from __future__ import annotations
 
 import os
 import random
-import tracemalloc
-import weakref
-from contextlib import contextmanager
 from math import comb
 
 import numpy as np
 import pytest
 from support.layered import solve_tables as layered_tables
 
+from ttt_solver.builder.merge import merge_scratch
+from ttt_solver.engine.engines import InProcess
+from ttt_solver.engine.scratch import open_scratch
+from ttt_solver.engine.solving import solve_tiers
 from ttt_solver.game import array_rules, codec
 from ttt_solver.game.variant import Variant
-from ttt_solver.solver.scratch import Scratch, locked, open_scratch
-from ttt_solver.solver.solve import MIN_CHUNK, _samples, chunk_boards, merge_scratch, solve_scratch, solve_tables
+from ttt_solver.solver.solve import MIN_CHUNK, chunk_boards, solve_tables
 from ttt_solver.solver.tiers import tiers
+from ttt_solver.system.files import locked
 
 TINY = 1 << 16  # bytes: chunks of a few hundred boards
 STREAMED = ["3x3", "3x3-misere", "3x4k3", "4x3k3-misere", "2x5k3", "1x7k3"]
@@ -29,7 +30,7 @@ SHAPES = [(r, c) for r in range(1, 21) for c in range(1, 21) if 3 <= max(r, c) a
 def solve_streaming(variant: Variant, folder, memory: int = TINY):
     with locked(str(folder)):
         scratch = open_scratch(str(folder), variant, {"solver": "test"})
-        solve_scratch(scratch, memory)
+        solve_tiers(InProcess(), scratch, memory)
         return scratch, merge_scratch(scratch, memory)
 
 
@@ -71,52 +72,6 @@ def test_streamed_with_a_tiny_budget_equals_the_in_memory_solve_and_an_independe
     ]  # fmt: skip
 
 
-def test_solving_holds_the_result_bytes_of_two_tiers_at_most(tmp_path, monkeypatch):
-    """The tier just solved is the next tier's ``below`` as it is. Read again from its file
-    while the old array was still held, it made the result bytes of three tiers in memory at
-    the start of each tier (4x5k4 at --memory 256MB: a third 126 MB tier over the budget)."""
-    held: list[weakref.ref[np.ndarray]] = []  # every tier's result bytes made or read
-    most = 0
-    real_tier, real_results = Scratch.tier, Scratch.results
-
-    @contextmanager
-    def tier(self, ply, size):
-        nonlocal most
-        with real_tier(self, ply, size) as (out, sink):
-            held.append(weakref.ref(out))
-            most = max(most, sum(ref() is not None for ref in held))
-            yield out, sink
-
-    def results(self, ply):
-        found = real_results(self, ply)
-        if found is not None:
-            held.append(weakref.ref(found))
-        return found
-
-    monkeypatch.setattr(Scratch, "tier", tier)
-    monkeypatch.setattr(Scratch, "results", results)
-    _scratch, merged = solve_streaming(Variant.parse("3x4k3"), tmp_path / "scratch")
-    assert most == 2
-    assert all(np.array_equal(np.asarray(a), b) for a, b in zip(merged, solve_tables(Variant.parse("3x4k3")).solved))
-
-
-def test_the_merge_samples_a_tier_a_piece_at_a_time(tmp_path):
-    """The merge samples every tier's codes to cut the code range into blocks. Each piece of a
-    million codes read from the file was kept whole behind its strided samples, so that the
-    whole column was in memory at once (4x5k4's tier 13: 250 MB over the budget)."""
-    path = tmp_path / "code.bin"
-    np.arange(1 << 22, dtype="<i8").tofile(path)  # 32 MB of codes: 4 pieces
-    step = 1 << 12
-    tracemalloc.start()
-    try:
-        samples = _samples(np.memmap(path, dtype="<i8", mode="r"), step)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert samples.tolist() == list(range(0, 1 << 22, step))
-    assert peak < 2 * (8 << 20)  # a piece being read and its samples: not the 32 MB column
-
-
 class Stop(Exception):
     pass
 
@@ -142,7 +97,7 @@ def test_a_stopped_solve_resumes_from_the_last_finished_tier(tmp_path, seed):
         try:
             with locked(folder):
                 scratch = open_scratch(folder, variant, {"solver": "test"})
-                solve_scratch(scratch, TINY, notes.append, stopping)
+                solve_tiers(InProcess(), scratch, TINY, notes.append, stopping)
                 merged = merge_scratch(scratch, TINY, stopping)
             break
         except Stop:
@@ -191,3 +146,17 @@ def test_a_removal_stopped_half_way_leaves_a_folder_no_build_resumes_from(tmp_pa
         assert not any(again.finished(p) for p in range(variant.cells + 1))
     _scratch, merged = solve_streaming(variant, folder)
     assert all(np.array_equal(np.asarray(a), b) for a, b in zip(merged, solve_tables(variant).solved))
+
+
+def test_a_small_merge_is_held_in_memory_and_a_big_one_goes_through_files(tmp_path):
+    """Under a budget that holds them, a small variant's rows are merged in memory (nothing
+    to resume, and no files to write and hash); under a tiny one, through ``merged/``."""
+    folder = str(tmp_path / "scratch")
+    with locked(folder):
+        scratch = open_scratch(folder, Variant.parse("3x4k3"), {"solver": "test"})
+        solve_tiers(InProcess(), scratch, 1 << 30)
+        held = merge_scratch(scratch, 1 << 30)
+        assert not os.path.exists(scratch.file("merged")) and not isinstance(held.code, np.memmap)
+        streamed = merge_scratch(scratch, TINY)
+        assert os.path.isdir(scratch.file("merged")) and isinstance(streamed.code, np.memmap)
+    assert all(np.array_equal(np.asarray(a), b) for a, b in zip(streamed, held))

@@ -1,5 +1,5 @@
 """A worker that cannot read the storage: :func:`start_on_worker` makes every read of a file
-in a :class:`~ttt_solver.solver.storage.Storage` raise FileNotFoundError in this process (as
+in a :class:`~ttt_solver.engine.storage.Storage` raise FileNotFoundError in this process (as
 on a machine that does not mount the shared folder), :func:`stop_on_worker` puts the reads
 back; :func:`broken_reads` does both on every worker of a cluster (``client.run``) around a
 block. The driver's own reads are left as they are."""
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ttt_solver.solver.storage import Storage
+from ttt_solver.engine.storage import Storage
 
 _REAL = {"read": Storage.read, "mapped": Storage.mapped}
 

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..solver.passes import COLUMNS, Solved
-from ..solver.scratch import read_range
+from ..engine import read_range
+from ..solver import COLUMNS, Solved
 from .proof_tasks import column_file, tier_rows
 
 if TYPE_CHECKING:
@@ -24,14 +24,14 @@ class HeldTiers:
     def __init__(self, variant: Variant, folder: str | None) -> None:
         self.variant = variant
         self.folder = folder
-        self.parts: dict[int, list[Solved]] = {}
+        self.blocks: dict[int, list[Solved]] = {}
         self.files: dict[int, list[Any]] = {}
         self.counts = [0] * (variant.cells + 1)
 
     def append(self, ply: int, rows: Solved) -> None:
         self.counts[ply] += len(rows)
         if self.folder is None:
-            self.parts.setdefault(ply, []).append(rows)
+            self.blocks.setdefault(ply, []).append(rows)
             return
         if ply not in self.files:
             self.files[ply] = [open(column_file(self.folder, ply, name), "wb") for name, _dtype in COLUMNS]  # noqa: SIM115
@@ -42,10 +42,10 @@ class HeldTiers:
         """The rows of tier ``ply`` (read as often as needed; memory-mapped from their files
         when they are in a folder)."""
         if self.folder is None:
-            parts = self.parts.get(ply, [])
-            if len(parts) != 1:  # joined once: a part's check reads a tier for every piece
-                self.parts[ply] = parts = [Solved.concatenate(parts)]
-            return parts[0]
+            blocks = self.blocks.get(ply, [])
+            if len(blocks) != 1:  # joined once: a packed part's check reads a tier for every piece
+                self.blocks[ply] = blocks = [Solved.concatenate(blocks)]
+            return blocks[0]
         for handle in self.files.pop(ply, []):
             handle.close()
         return tier_rows(self.folder, ply, self.counts[ply])

@@ -16,7 +16,7 @@ from .report import Report
 
 if TYPE_CHECKING:
     from ..game.variant import Variant
-    from ..solver.passes import Solved
+    from ..solver import Solved
 
 
 def check_moves(source: Audited, variant: Variant, tiers: HeldTiers, report: Report, table: bool, rows: int) -> None:

@@ -19,7 +19,7 @@ from .retrograde import plies
 
 if TYPE_CHECKING:
     from ..game.variant import Variant
-    from ..solver.solve import Steps
+    from ..solver import Steps
 
 
 def check_packed(source: Audited, tiers: HeldTiers, report: Report, rows: int, steps: Steps | None) -> None:

@@ -15,7 +15,7 @@ from the last ply to the first, and for each chunk of the tier
 So a wrong row is found where it is and where its parents are, and nothing the table says is
 trusted before it is checked. Memory is the chunk's work and two tiers' result bytes, as for
 the solver (:func:`chunks`); the stored rows come one tier at a time, and a chunk's rows are
-read from them by code range (:func:`~ttt_solver.solver.scratch.read_range`: from their files,
+read from them by code range (:func:`~ttt_solver.engine.scratch.read_range`: from their files,
 when verify keeps them in a folder, so no more than the chunk's rows is held).
 """
 
@@ -28,12 +28,22 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from ..engine import first_at_least, read_range
 from ..game import array_rules
 from ..game.variant import Variant
-from ..solver.passes import Positions, Solved, new_tier, positions, solve_chunk, spread
-from ..solver.scratch import first_at_least, read_range
-from ..solver.solve import Steps, chunk_boards, default_memory
-from ..solver.tiers import Tiers, tiers
+from ..solver import (
+    Positions,
+    Solved,
+    Steps,
+    Tiers,
+    chunk_boards,
+    default_memory,
+    new_tier,
+    positions,
+    solve_chunk,
+    spread,
+    tiers,
+)
 from .report import Report
 
 if TYPE_CHECKING:

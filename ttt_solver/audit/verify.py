@@ -6,7 +6,8 @@
 2. ``positions`` is read in code order, a block at a time (:func:`read_rows`: a sixteenth of the
    budget): every ``data`` must unpack to numbers in range; each row goes to its tier (held
    in memory, or in a temporary folder when the budget is small: :mod:`.held_tiers`).
-3. The tiers are proved from the last ply to the first (:func:`.retrograde.prove_tiers`).
+3. The tiers are proved from the last ply to the first, each chunk a task of an engine
+   (:mod:`.proof_tasks`, this process by default).
 4. The packed arrays are read in code order, a piece of every column at a time: their digest
    against ``meta``, their rows against each tier's stored rows (:mod:`.packed_check`).
 5. The ``moves`` table, where there is one, against the children's rows (:mod:`.moves_check`).
@@ -32,9 +33,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from sqlalchemy import MetaData, create_engine
 
+from ..engine import Engine, InProcess
 from ..errors import VerifyError, shown
-from ..solver.passes import ROW_BYTES
-from ..solver.solve import Steps, default_memory
+from ..solver import ROW_BYTES, Steps, default_memory
 from ..store import META_KEYS, SHARDS_KEY, number_in
 from ..store.cache_folder import cached, content_folder
 from ..store.row_data import data_limit, unpack_rows, well_formed
@@ -46,11 +47,10 @@ from .moves_check import check_moves
 from .packed_check import check_packed
 from .proof_tasks import prove_tier_files
 from .report import Report
-from .retrograde import plies, prove_tiers, report_outside
+from .retrograde import plies, report_outside
 
 if TYPE_CHECKING:
     from ..game.variant import Variant
-    from ..solver.solve import Engine
 
 # Of the budget per positions row read at a time: a block peaks at about 260 bytes a row, and
 # the heap it grows stays with the process (glibc's malloc returns only the top of its heap), so
@@ -69,11 +69,10 @@ def read_rows(memory: int) -> int:
     return max(MIN_READ_ROWS, min(READ_ROWS, memory // READ_ROW_BYTES))
 
 
-def temporary_bytes(rows: int, memory: int, distributed: bool) -> int:
-    """The bytes a verify of ``rows`` rows writes into its temporary folder: none when every
-    row is held in its tier in memory (the rows fit a quarter of the budget, and no engine's
-    tasks read them: they read files)."""
-    return 0 if not distributed and rows * 32 <= memory // 4 else rows * ROW_BYTES
+def temporary_bytes(rows: int) -> int:
+    """The bytes a verify of ``rows`` rows writes into its temporary folder: every row, in its
+    tier's files (the proof's tasks read them there)."""
+    return rows * ROW_BYTES
 
 
 def verify_source(
@@ -86,11 +85,11 @@ def verify_source(
     """Prove a database whole (``ttt-lookup verify``), all read from one state of it (a
     rebuild that commits meanwhile is not mixed in). ``steps(phase, done, total)`` hears of the
     work as it goes (a progress bar), ``progress`` of each stage as it starts. ``engine``:
-    the proof's chunks are its tasks (:mod:`.proof_tasks`; ``memory`` is then a worker's
-    budget), the report the same."""
+    what runs the proof's chunks as tasks (:mod:`.proof_tasks`; by default this process;
+    ``memory`` is a task's budget), the report the same whatever runs them."""
     report = Report(source.variant.name, source.location, source.rebuild_hint(), progress=progress)
     with source.reader.snapshot():
-        return _verify(source, memory or default_memory(), steps, report, prove=True, engine=engine)
+        return _verify(source, memory or default_memory(), steps, report, prove=True, engine=engine or InProcess())
 
 
 def check_stored(source: Audited) -> Report:
@@ -109,7 +108,7 @@ def check_stored(source: Audited) -> Report:
     file = source.reader.target.file
 
     def check() -> Report:
-        return _verify(source, default_memory(), None, report, prove=prove)
+        return _verify(source, default_memory(), None, report, prove=prove, engine=InProcess())
 
     if file is None:
         return check()
@@ -129,7 +128,7 @@ def check_stored(source: Audited) -> Report:
 
 
 def _verify(
-    source: Audited, memory: int, steps: Steps | None, report: Report, *, prove: bool, engine: Engine | None = None
+    source: Audited, memory: int, steps: Steps | None, report: Report, *, prove: bool, engine: Engine
 ) -> Report:
     variant = source.variant
     meta = source.meta
@@ -156,10 +155,11 @@ def _verify(
             report.failed(f"there is no {name} table")
     if "positions" not in tables:
         return report
-    folder = None if not temporary_bytes(count, memory, engine is not None) else _temporary_folder(count)
+    # Every row goes to its tier, in the files of a temporary folder that the proof's tasks read.
+    folder = _temporary_folder(count)
     try:
         tiers = HeldTiers(variant, folder)
-        report.stage(f"reading the positions table{'' if folder is None else ' into ' + folder}")
+        report.stage("reading the positions table")  # into the folder every verify has: not news
         read = _read_positions(reader, variant, report, tiers, (count, read_rows(memory)), steps)
         report.check(str(read.rows) == meta.get("positions"), f"{read.rows:,} rows in positions as meta says")
         legal = int(read.orbits)
@@ -168,24 +168,19 @@ def _verify(
         )
         if prove:
             report.stage(f"proving {read.rows:,} rows against the rules and their children's rows")
-            if engine is None:
-                prove_tiers(variant, tiers.rows, report, memory, steps)
-            else:
-                assert folder is not None
-                tiers.close()
-                prove_tier_files(variant, folder, tiers.counts, report, engine, memory, steps)
+            tiers.close()
+            prove_tier_files(variant, folder, tiers.counts, report, engine, memory, steps)
         report.stage("checking the generated columns, then the packed arrays and their digest")
         _check_schema(reader, variant, report)
         if "packed" in tables:
             check_packed(source, tiers, report, read_rows(memory), steps)
         check_moves(source, variant, tiers, report, "moves" in tables, read_rows(memory))
     except OSError as error:
-        if folder is None or not (error.errno in FULL or str(error.filename or "").startswith(folder)):
+        if not (error.errno in FULL or str(error.filename or "").startswith(folder)):
             raise
         raise _cannot_write(folder, count, error) from None
     finally:
-        if folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)
     return report
 
 

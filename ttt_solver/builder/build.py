@@ -2,12 +2,12 @@
 database built on first use.
 
 :func:`build` is the library call; ``ttt-lookup build`` (and ``python build_db.py``) is the
-command line. The variant is solved tier by tier into a scratch folder beside the target
-(:mod:`ttt_solver.solver.solve`), merged into code order there, and written into a SQLite file
+command line. The variant is solved tier by tier on an engine (this process by default) into a
+scratch folder beside the target (:mod:`ttt_solver.engine.solving`), merged into code order there, and written into a SQLite file
 in the same folder a block of rows at a time; the finished file is renamed over the target.
 A build that is stopped or killed leaves the folder, and the same build run again goes on
 from the last finished tier, merge block or block of rows, once each is checked against the
-lengths and checksums recorded when it was finished (a damaged part is made again, and said);
+lengths and checksums recorded when it was finished (a damaged tier, merge or block of rows is made again, and said);
 a resumed build's file is proved whole (``ttt-lookup verify``) before it is installed, and
 ``force`` always starts over. The ``moves`` table is written
 only when it is small (:data:`MOVES_STORED_LIMIT`); bigger variants answer every question
@@ -28,22 +28,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..audit.verify import verify_source
+from ..engine import Engine, InProcess, open_scratch, read_range, read_slice, scratch_path, solve_tiers
 from ..errors import BuildError, EngineError, InvalidBudgetError
 from ..game.variant import STANDARD, Variant
 from ..lookup.rows import DatabaseRows
-from ..solver.passes import Solved
-from ..solver.scratch import locked, open_scratch, read_range, read_slice, scratch_path
-from ..solver.solve import (
-    SOLVER_VERSION,
-    count_outcomes,
-    default_memory,
-    in_memory,
-    merge_scratch,
-    smallest_memory,
-    smallest_task_memory,
-    solve_scratch,
-    solve_tables,
-)
+from ..solver import SOLVER_VERSION, Note, Solved, Steps, default_memory
 from ..store import GENERATOR, SCHEMA_VERSION, Target
 from ..store.content import digest, move_count, move_rows, packed_arrays, packed_parts, position_blocks
 from ..store.paths import data_folder, database_file
@@ -59,19 +48,19 @@ from ..store.writer import (
     rows_written,
     write_server,
 )
+from ..system.files import locked
 from ..system.memory import machine_memory, memory_is_an_error, size_text
 from ..version import __version__
 from .disk import check_room, failure
 from .kept import kept
+from .merge import count_outcomes, merge_scratch
 from .plan import check_machine
 from .shard_write import shard_count, write_sharded
 
 if TYPE_CHECKING:
-    from ..solver.scratch import Scratch
-    from ..solver.solve import Engine, Tables
+    from ..engine import Scratch
+    from ..solver import Tables
 
-Progress = Callable[[str], None]
-Steps = Callable[[str, int, int], None]  # (phase, units just done, units in the phase)
 Writing = Callable[[int, int], None]  # (position rows just written, all position rows)
 
 MOVES_STORED_LIMIT = 250_000
@@ -114,7 +103,7 @@ def build(
     target: str | Path | None = None,
     variant: Variant = STANDARD,
     force: bool = False,
-    progress: Progress | None = None,
+    progress: Note | None = None,
     store_moves: bool | None = None,
     tables: Tables | None = None,
     writing: Writing | None = None,
@@ -132,14 +121,16 @@ def build(
     (:func:`ttt_solver.solver.solve.solve_tables`), to write it again. ``memory``: the budget
     in bytes (default: what the machine can spare, at most 8 GiB). ``force``: replace a
     target ttt-solver did not make, and start over, whatever a stopped build left. ``engine``:
-    what solves the tiers (:class:`ttt_solver.solver.engine_dask.DaskEngine`, entered), with
-    ``memory`` the budget of each of its workers; without one, this process solves them, and a
-    variant this machine cannot hold alone is refused (MachineTooSmallError) before anything
-    is written. ``shards``: the files the engine's workers write the rows into, side by side
-    (:mod:`.shard_write`; default: one per worker for more than 16 cells, at most 10).
+    what runs the tiers' tasks (:mod:`ttt_solver.engine`: by default this process, and then a
+    variant this machine cannot hold alone is refused, MachineTooSmallError, before anything
+    is written; or :class:`~ttt_solver.engine.engine_dask.DaskEngine`, entered), with
+    ``memory`` the budget of each of its tasks. ``shards``: the files the engine's tasks write
+    the rows into, side by side (:mod:`.shard_write`; default: one per slot of the engine for
+    more than 16 cells, at most 10).
     """
 
     started = time.perf_counter()
+    engine = engine or InProcess()
     where = Target.parse(target if target is not None else database_file(variant))
     check_target(where, force)
     shards = shard_count(engine, where.file is not None and tables is None, shards, variant.cells > MOVES_CELLS)
@@ -147,12 +138,10 @@ def build(
         raise ValueError("a database of shards stores no moves table")
     if tables is not None and tables.variant != variant:
         raise ValueError(f"tables of {tables.variant} given to build {variant}")
-    if engine is None and tables is None:
+    if engine.in_process and tables is None:
         check_machine(variant, os.path.dirname(os.path.abspath(where.file)) if where.file else data_folder())
     memory = memory or default_memory()
-    _check_budget(variant, memory, engine is not None)
-    if tables is None and engine is None and in_memory(variant, memory):
-        tables = solve_tables(variant, progress, memory)  # seconds at most: nothing to resume
+    _check_budget(variant, memory, engine.smallest_memory(variant))
     if tables is not None and where.file is None:  # nothing to keep in a folder: one transaction
         report = _write(where, variant, tables.solved, None, force, store_moves, progress, _rows_step(steps, writing))
         return BuildReport(*report, time.perf_counter() - started)
@@ -162,34 +151,31 @@ def build(
             progress(f"{variant}: waited for another build of {where}")
         identity = {"solver": SOLVER_VERSION, "generator_version": __version__}
         scratch = open_scratch(folder, variant, identity, progress, fresh=force)
-        if tables is None:
+        written = _rows_step(steps, writing)
+        if tables is not None:
+            report = _write(
+                where, variant, tables.solved, scratch, force, store_moves, progress, written, memory, steps
+            )
+        else:
             _check_room(scratch, where.spec)
-            if engine is None:
-                solve_scratch(scratch, memory, progress, steps)
+            solve_tiers(engine, scratch, memory, progress, steps)
+            if shards > 1:
+                report = _write_shards(where, scratch, shards, engine, memory, progress, written, steps)
             else:
-                engine.solve(scratch, memory, progress, steps)
-            if shards == 1 and progress:
-                progress(f"{variant}: merging the tiers into code order")
-            solved = merge_scratch(scratch, memory, steps) if shards == 1 else None
-        else:
-            solved = tables.solved
-        if solved is None:
-            assert engine is not None
-            report = _write_shards(where, scratch, shards, engine, memory, progress, _rows_step(steps, writing), steps)
-        else:
-            report = _write(where, variant, solved, scratch, force, store_moves, progress,
-                            _rows_step(steps, writing), memory, steps)  # fmt: skip
-        if engine is not None:  # where its tasks exchanged files, if not the scratch folder
-            engine.storage(scratch.path, variant.name).clear()
+                if progress:
+                    progress(f"{variant}: merging the tiers into code order")
+                solved = merge_scratch(scratch, memory, steps)
+                report = _write(where, variant, solved, scratch, force, store_moves, progress, written, memory, steps)
+        engine.storage(scratch.path, variant.name).clear()  # where its tasks exchanged files, if not the scratch folder
         scratch.remove()
     return BuildReport(*report, time.perf_counter() - started)
 
 
-def _check_budget(variant: Variant, memory: int, distributed: bool) -> None:
-    """InvalidBudgetError for a budget that no build of ``variant`` keeps, naming both bounds
-    (a worker of a distributed build maps the tiers' result bytes: its least is one chunk)."""
+def _check_budget(variant: Variant, memory: int, low: int) -> None:
+    """InvalidBudgetError for a budget below ``low`` (the smallest the engine's tasks keep) or
+    above this machine's memory, naming both bounds."""
 
-    low, high = (smallest_task_memory() if distributed else smallest_memory(variant)), machine_memory()
+    high = machine_memory()
     if memory < low or (high is not None and memory > high):
         most = f" to {size_text(high)} (this machine's memory)" if high is not None else ""
         raise InvalidBudgetError(
@@ -256,7 +242,7 @@ def _write(
     scratch: Scratch | None,
     force: bool,
     store_moves: bool | None,
-    progress: Progress | None,
+    progress: Note | None,
     written: Callable[[int, int], None] | None,
     memory: int | None = None,
     steps: Steps | None = None,
@@ -276,7 +262,9 @@ def _write(
         progress(f"{variant}: writing {total:,} positions to {where}")
     move_blocks = move_rows(solved, variant) if store_moves else iter(())
     with _paused_gc():
-        if scratch is None:
+        if (
+            where.file is None or scratch is None
+        ):  # a server: one transaction (what was solved stays in the scratch folder until it commits)
             meta["digest"] = digest(variant.name, arrays)
             write_server(where, variant, position_blocks(solved), move_blocks, packed_parts(arrays), meta, force,
                          None if written is None else lambda rows: written(rows, total))  # fmt: skip
@@ -295,7 +283,7 @@ def _write_shards(
     count: int,
     engine: Engine,
     memory: int,
-    progress: Progress | None,
+    progress: Note | None,
     written: Callable[[int, int], None] | None,
     steps: Steps | None = None,
 ) -> tuple[str, str, int, int, int, dict[str, int], str]:
@@ -382,7 +370,7 @@ def _rows_written(scratch: Scratch, file: str, solved: Solved) -> int:
     return rows
 
 
-def _prove(scratch: Scratch, file: str, memory: int | None, progress: Progress | None, steps: Steps | None) -> None:
+def _prove(scratch: Scratch, file: str, memory: int | None, progress: Note | None, steps: Steps | None) -> None:
     """A resumed build's file proved whole (``ttt-lookup verify``) before it is installed."""
 
     started = time.perf_counter()

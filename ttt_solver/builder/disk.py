@@ -15,7 +15,7 @@ import shutil
 
 from ..errors import BuildError
 from ..game.variant import Variant
-from ..solver.passes import ROW_BYTES
+from ..solver import ROW_BYTES
 from ..store.build_cost import tier_sizes
 from ..system.memory import size_text
 from ..system.os_errors import described

@@ -1,5 +1,5 @@
 """What a build that stops or fails leaves: its scratch folder (``.NAME.solving/`` beside the
-target, :mod:`ttt_solver.solver.scratch`), what it says of it, and the stopped builds found
+target, :mod:`ttt_solver.engine.scratch`), what it says of it, and the stopped builds found
 where ``ttt-lookup cache`` looks (the data folder and the cache folder), to list or remove.
 
 A scratch folder holds gigabytes for a big variant and its name starts with a dot: so a build
@@ -23,7 +23,7 @@ from ..store.cache_folder import cache_folder
 from ..system.memory import size_text
 
 SUFFIX = ".solving"  # a scratch folder's name: "." + the target's file name + SUFFIX
-LOCK = "lock"  # the file a running build holds locked (ttt_solver.solver.scratch.locked)
+LOCK = "lock"  # the file a running build holds locked (ttt_solver.system.files.locked)
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,7 @@ def _unless_running(folder: str) -> Iterator[bool]:
         return
     try:
         try:
-            # Imported here, not at the top: fcntl exists on POSIX only (as in solver/scratch.py).
+            # Imported here, not at the top: fcntl exists on POSIX only (as in system/files.py).
             import fcntl
         except ImportError:  # pragma: no cover - not POSIX: no lock
             yield True

@@ -18,13 +18,12 @@ import random
 import shutil
 from dataclasses import dataclass
 
+from ..engine import IMAGE_BYTES
 from ..errors import MachineTooSmallError
 from ..game import rules
 from ..game.symmetry import orbit_size
 from ..game.variant import Variant
-from ..solver.passes import ROW_BYTES
-from ..solver.shuffle import IMAGE_BYTES
-from ..solver.solve import BYTES_PER_BOARD, MAX_CHUNK
+from ..solver import BYTES_PER_BOARD, MAX_CHUNK, ROW_BYTES
 from ..store.build_cost import (
     SOLVE_SECONDS,
     WORKER_PROCESS,
@@ -97,7 +96,7 @@ class Plan:
         for each tier, the tier below's result bytes gathered; its rows written by the tasks
         and gathered into the tier's files; its images (one a symmetry of each row) written
         by the tasks and gathered by range; the ranges' result bytes written and gathered
-        (:mod:`ttt_solver.solver.shuffle`)."""
+        (:mod:`ttt_solver.engine.shuffle`)."""
         below = [0, *(tier.result_bytes for tier in self.tiers[:-1])]  # tiers are listed from the last ply
         image = 2 * len(self.variant.symmetries) * IMAGE_BYTES
         return sum(b + t.canonical * (2 * ROW_BYTES + image) + 2 * t.result_bytes for b, t in zip(below, self.tiers))

@@ -1,4 +1,4 @@
-"""Write a database of shards (:mod:`ttt_solver.store.shards`) on a distributed engine: the code
+"""Write a database of shards (:mod:`ttt_solver.store.shards`) on an engine: the code
 range cut into consecutive ranges of about as many rows, each merged from the solved tiers and
 written into a shard file of its own by one of the engine's tasks, side by side.
 
@@ -26,7 +26,6 @@ import hashlib
 import json
 import math
 import os
-import re
 import secrets
 import shutil
 import tempfile
@@ -36,47 +35,36 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..engine import first_at_least, read_range, read_slice
 from ..errors import BuildError
 from ..game.variant import Variant
-from ..solver.passes import COLUMNS, Solved
-from ..solver.scratch import first_at_least, locked, read_range, read_slice, synced_file, write_json
-from ..solver.solve import (
-    BYTES_PER_BOARD,
-    MIN_CHUNK,
-    add_outcomes,
-    count_outcomes,
-    merge_cuts,
-    merged_blocks,
-    merged_rows,
-    rows_below,
-)
+from ..solver import BYTES_PER_BOARD, COLUMNS, MIN_CHUNK, Solved
 from ..store import GENERATOR, SHARDS_KEY
 from ..store.content import PACKED, PART_ROWS, array_hash, digest_of, packed_arrays, packed_parts, position_blocks
 from ..store.row_data import pack_data
-from ..store.shards import MOST_SHARDS, Shard, shard_file, shard_folder
+from ..store.shards import BUILD_NAME, MOST_SHARDS, Shard, shard_file, shard_folder
 from ..store.writer import FileWriter, remove_database, rows_written
+from ..system.files import locked, synced_file, write_json
+from .merge import add_outcomes, count_outcomes, merge_cuts, merged_blocks, merged_rows, rows_below
 
 if TYPE_CHECKING:
-    from ..solver.scratch import Scratch
-    from ..solver.solve import Engine
-    from ..solver.storage import Storage
+    from ..engine import Engine, Scratch, Storage
 
 Written = Callable[[int, int], None]  # (position rows just written, all position rows)
-_BUILD = re.compile(r"[0-9a-f]{16}")  # a build's name: secrets.token_hex(8)
 _READ = 1 << 24  # bytes of a merged column hashed at a time
 
 
-def shard_count(engine: Engine | None, file_target: bool, asked: int | None, moves_too_big: bool) -> int:
+def shard_count(engine: Engine, file_target: bool, asked: int | None, moves_too_big: bool) -> int:
     """How many shards a build writes: ``asked``, or by default one per task the engine runs at
     once (at most :data:`MOST_SHARDS`) for a variant written to a file whose moves table is
-    never stored (``moves_too_big``: a database of shards stores none); 1 (one file) without an
-    engine. BuildError for a number that cannot be."""
+    never stored (``moves_too_big``: a database of shards stores none). BuildError for a number
+    that cannot be."""
     if asked is None:
-        return min(MOST_SHARDS, engine.slots()) if engine is not None and file_target and moves_too_big else 1
+        return min(MOST_SHARDS, engine.slots()) if file_target and moves_too_big else 1
     if not 1 <= asked <= MOST_SHARDS:
         raise BuildError(f"invalid number of shards {asked}: expected 1 to {MOST_SHARDS} (SQLite attaches at most 10)")
-    if asked > 1 and (engine is None or not file_target):
-        raise BuildError("shards are written by a distributed build's workers into files: give --engine and a file")
+    if asked > 1 and not file_target:
+        raise BuildError("shards are files beside a database file: give a file, not a server")
     return asked
 
 
@@ -96,16 +84,16 @@ def write_sharded(
     ``meta['legal_positions']``; the shards, and the legal boards by value
     (:func:`ttt_solver.solver.solve.count_outcomes`, counted by the tasks)."""
     variant = scratch.variant
-    parts = [scratch.rows(ply) for ply in range(variant.cells + 1)]
-    total = sum(len(part) for part in parts)
+    rows_by_tier = [scratch.rows(ply) for ply in range(variant.cells + 1)]
+    total = sum(len(part) for part in rows_by_tier)
     if total < count:
         raise BuildError(f"{variant} has {total:,} rows: too few for {count} shards")
     # Blocks small enough to cut the rows into shards of nearly as many rows each.
-    cuts = merge_cuts(parts, max(MIN_CHUNK, min(memory // (4 * BYTES_PER_BOARD), total // (64 * count))))
-    firsts = [0, *(_cut_near(parts, cuts, total * k // count) for k in range(1, count))]
+    cuts = merge_cuts(rows_by_tier, max(MIN_CHUNK, min(memory // (4 * BYTES_PER_BOARD), total // (64 * count))))
+    firsts = [0, *(_cut_near(rows_by_tier, cuts, total * k // count) for k in range(1, count))]
     if len(set(firsts)) < count:
         raise BuildError(f"{variant}'s rows cannot be cut into {count} shards: give fewer")
-    below = [rows_below(parts, first) for first in firsts] + [total]
+    below = [rows_below(rows_by_tier, first) for first in firsts] + [total]
     storage = engine.storage(scratch.path, variant.name)
     build = _plan(scratch, storage, below, main_name)
     main = scratch.file("database.sqlite")
@@ -115,7 +103,7 @@ def write_sharded(
     storage.put_all(
         [(os.path.join(scratch.path, f, f"{name}.bin"), f"{f}/{name}.bin") for f in tier_folders for name, _ in COLUMNS]
     )
-    calls = _calls(scratch, storage, tier_folders, parts, cuts, firsts, below, main_name, build)
+    calls = _calls(scratch, storage, tier_folders, rows_by_tier, cuts, firsts, below, main_name, build)
     if written:
         written(0, total)
 
@@ -152,7 +140,7 @@ def _calls(
     scratch: Scratch,
     storage: Storage,
     tier_folders: list[str],
-    parts: list[Solved],
+    rows_by_tier: list[Solved],
     cuts: list[int],
     firsts: list[int],
     below: list[int],
@@ -161,15 +149,15 @@ def _calls(
 ) -> list[tuple[Any, ...]]:
     """The arguments of each shard's task (:func:`write_shard`): shard ``k`` holds the codes from
     ``firsts[k]`` on, the ``below[k + 1] - below[k]`` rows merged between the ``cuts`` in them,
-    found in each tier (``parts``, in ``tier_folders`` of ``storage``) between the rows where its
+    found in each tier (``rows_by_tier``, in ``tier_folders`` of ``storage``) between the rows where its
     first and the next shard's codes start."""
     calls, first_part = [], 0
     for k, first in enumerate(firsts):
         last = firsts[k + 1] if k + 1 < len(firsts) else None
         bounds = [first, *(cut for cut in cuts if first < cut and (last is None or cut < last)), last]
         tiers_at = [
-            (folder, first_at_least(part.code, first), len(part) if last is None else first_at_least(part.code, last))
-            for folder, part in zip(tier_folders, parts)
+            (folder, first_at_least(rows.code, first), len(rows) if last is None else first_at_least(rows.code, last))
+            for folder, rows in zip(tier_folders, rows_by_tier)
         ]
         shard = shard_file(main_name, build, k)
         calls.append((storage, scratch.variant.name, tiers_at, bounds, _merged(k), shard, build, k, first_part))
@@ -177,7 +165,7 @@ def _calls(
     return calls
 
 
-def _cut_near(parts: list[Solved], cuts: list[int], rows: int) -> int:
+def _cut_near(rows_by_tier: list[Solved], cuts: list[int], rows: int) -> int:
     """The cut with about ``rows`` rows below it (the first above, by bisection: each count is
     a search in every tier's codes)."""
     low, high = 0, len(cuts) - 1
@@ -185,7 +173,7 @@ def _cut_near(parts: list[Solved], cuts: list[int], rows: int) -> int:
         return 0
     while low < high:
         middle = (low + high) // 2
-        if rows_below(parts, cuts[middle]) < rows:
+        if rows_below(rows_by_tier, cuts[middle]) < rows:
             low = middle + 1
         else:
             high = middle
@@ -207,7 +195,7 @@ def _plan(scratch: Scratch, storage: Storage, below: list[int], main_name: str) 
     except (OSError, ValueError):
         record = None
     build = record.get("build") if isinstance(record, dict) else None
-    if isinstance(build, str) and _BUILD.fullmatch(build) and {key: record.get(key) for key in wanted} == wanted:
+    if isinstance(build, str) and BUILD_NAME.fullmatch(build) and {key: record.get(key) for key in wanted} == wanted:
         return build
     shutil.rmtree(os.path.join(scratch.path, shard_folder(main_name)), ignore_errors=True)
     storage.remove(shard_folder(main_name))
@@ -256,7 +244,7 @@ def write_shard(
     ``bounds[-1]`` into the folder ``merged``, a block between two bounds at a time, then write
     them into the shard file ``shard`` (shard ``index`` of build ``build`` of variant ``name``),
     going on after the rows a stopped build wrote there if they match, and their packed arrays,
-    parts numbered from ``first_part``: all in ``storage``. The rows found written, why a file
+    rows_by_tier numbered from ``first_part``: all in ``storage``. The rows found written, why a file
     found could not be written on (None: it could, or there was none), and the shard's legal
     boards by value (counted as its rows are merged). A task of a stopped build that still
     writes the same shard into a folder holds its lock: this one waits for it."""
@@ -266,8 +254,8 @@ def write_shard(
         storage.working(merged) as folder,
         tempfile.TemporaryDirectory(prefix="ttt-shard-") as local,  # a storage URL's tier rows, downloaded
     ):
-        parts = [_tier_rows(storage, tier, low, high, local) for tier, low, high in tiers_at]
-        rows, outcomes = _merge_range(parts, bounds, folder)
+        rows_by_tier = [_tier_rows(storage, tier, low, high, local) for tier, low, high in tiers_at]
+        rows, outcomes = _merge_range(rows_by_tier, bounds, folder)
         return (*_write_shard(Variant.parse(name), rows, path, build, index, first_part), outcomes)
 
 
@@ -282,7 +270,7 @@ def _tier_rows(storage: Storage, folder: str, low: int, high: int, local: str) -
     )
 
 
-def _merge_range(parts: list[Solved], bounds: list[int | None], folder: str) -> tuple[Solved, dict[str, int]]:
+def _merge_range(rows_by_tier: list[Solved], bounds: list[int | None], folder: str) -> tuple[Solved, dict[str, int]]:
     """The tiers' rows between the bounds, merged into files in ``folder``, memory-mapped; and
     their legal boards by value."""
     shutil.rmtree(folder, ignore_errors=True)
@@ -290,7 +278,7 @@ def _merge_range(parts: list[Solved], bounds: list[int | None], folder: str) -> 
     total, counts = 0, []
     with ExitStack() as stack:
         files = [stack.enter_context(synced_file(os.path.join(folder, f"{name}.bin"))) for name, _dtype in COLUMNS]
-        for block in merged_blocks(parts, bounds):
+        for block in merged_blocks(rows_by_tier, bounds):
             for file, column, (_name, dtype) in zip(files, block, COLUMNS):
                 column.astype(dtype, copy=False).tofile(file)
             total += len(block)

@@ -27,7 +27,7 @@ from .progress import bars, quiet_option
 from .stopping import Terminated
 
 if TYPE_CHECKING:
-    from ..solver.engine_dask import DaskEngine
+    from ..engine.engine_dask import DaskEngine
 
 ENGINES = ("dask",)
 
@@ -237,7 +237,7 @@ def _engine(
     if name is None:
         return nullcontext()
     try:
-        from ..solver.engine_dask import DaskEngine  # the optional extra: only when asked for
+        from ..engine.engine_dask import DaskEngine  # the optional extra: only when asked for
     except ImportError:
         hint = install_hint("dask", "'dask[distributed]'")
         raise CLIError(f"--engine dask needs the [dask] extra: {hint}") from None
@@ -300,7 +300,7 @@ def verify(
             _say_engine(progress, variant, running)
             rows = number_in(source.meta.get("positions")) or 0
             budget = memory or default_memory()
-            disk = temporary_bytes(rows, budget, running is not None)
+            disk = temporary_bytes(rows)
             cost = (verify_seconds(rows), disk, "of temporary disk (TMPDIR)")
             _say_cost(progress, f"{variant}: verify takes", cost, budget, running)
         report = verify_source(source, memory, shown.step, progress, running)

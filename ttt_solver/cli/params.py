@@ -21,7 +21,7 @@ from typing import Any
 import click
 
 from ..errors import shown
-from ..solver.engine_places import address_problem, storage_problem
+from ..system.engine_places import address_problem, storage_problem
 from ..system.memory import size_text
 
 
@@ -141,7 +141,7 @@ class FileName(Tidy, click.Path):
 
 class Address(Tidy):
     """A scheduler's address: ``[scheme://]host:port`` (``tcp://10.0.0.1:8786``), of a scheme the
-    engine connects over (:func:`ttt_solver.solver.engine_places.address_problem`)."""
+    engine connects over (:func:`ttt_solver.system.engine_places.address_problem`)."""
 
     name = "address"
     _FORM = re.compile(r"(?:[a-z][a-z0-9+.-]*://)?[^\s/:]+:[0-9]{1,5}", re.IGNORECASE)
@@ -158,7 +158,7 @@ class Address(Tidy):
 
 class StorageRoot(Tidy):
     """A storage the workers share: a folder or an fsspec URL, not one that lives in one process
-    (:func:`ttt_solver.solver.engine_places.storage_problem`)."""
+    (:func:`ttt_solver.system.engine_places.storage_problem`)."""
 
     name = "storage"
 

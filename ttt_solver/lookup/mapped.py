@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..game.values import NO_POSITION, result_bytes
-from ..solver.tiers import tiers
+from ..solver import tiers
 from ..store import number_in
 from ..store.arrays import Arrays
 from ..store.cache_folder import content_folder

@@ -34,8 +34,8 @@ from .rows import DatabaseRows
 if TYPE_CHECKING:
     from os import PathLike
 
+    from ..solver import Tables
     from ..solver.reference import Solution
-    from ..solver.solve import Tables
     from ..store.arrays import Arrays
     from .source import RowSource
     from .tables import BatchTables

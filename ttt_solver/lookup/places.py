@@ -23,7 +23,7 @@ import numpy as np
 
 from ..game import array_rules, codec
 from ..game.variant import Variant
-from ..solver.tiers import Tiers, tiers
+from ..solver import Tiers, tiers
 
 DENSE_CELLS = 16  # up to this many cells the index is the code: a table per code is 43 MB of bytes for 4x4
 # Rows per BLAS call. OpenBLAS splits a bigger matrix product over its own threads, which then

@@ -31,7 +31,7 @@ from ..errors import InvalidArgumentError, InvalidBoardError
 from ..game import rules
 from ..game.values import NO_MOVE, NO_POSITION, REMOTENESS_BITS, byte_tables, result_bytes
 from ..game.variant import Variant
-from ..solver.tiers import Tiers
+from ..solver import Tiers
 from ..store.arrays import Arrays
 from .places import Codes, Places, index_of
 

@@ -1,3 +1,33 @@
 """The solver: every position of a variant solved by retrograde analysis over tiers of
-positions (see :mod:`.tiers` and :mod:`.passes`), and the memoised negamax kept as the
-independent reference (:mod:`.reference`)."""
+positions (see :mod:`.tiers` and :mod:`.passes`), the budgets that size its chunks and the
+in-memory tables (:mod:`.solve`), and the memoised negamax kept as the independent reference
+(:mod:`.reference`, imported by name: nothing here uses it).
+
+What other packages use is exported here; they import these names from ``ttt_solver.solver``.
+"""
+
+from .passes import COLUMNS, ROW_BYTES, Positions, Solved, images, new_tier, positions, solve_chunk, spread
+from .solve import (
+    BYTES_PER_BOARD,
+    MAX_CHUNK,
+    MIN_CHUNK,
+    SOLVER_VERSION,
+    Note,
+    Steps,
+    Tables,
+    chunk_boards,
+    default_memory,
+    smallest_memory,
+    smallest_task_memory,
+    solve_tables,
+    task_boards,
+    tier_solved,
+)
+from .tiers import Tiers, tiers
+
+__all__ = [
+    "BYTES_PER_BOARD", "COLUMNS", "MAX_CHUNK", "MIN_CHUNK", "ROW_BYTES", "SOLVER_VERSION", "Note", "Positions",
+    "Solved", "Steps", "Tables", "Tiers", "chunk_boards", "default_memory", "images", "new_tier", "positions",
+    "smallest_memory", "smallest_task_memory", "solve_chunk", "solve_tables", "spread", "task_boards",
+    "tier_solved", "tiers",
+]  # fmt: skip

@@ -1,4 +1,4 @@
-"""Checksums of the scratch folder's files: what a finished part of a build records of each of
+"""Checksums of the scratch folder's files: what a finished tier or merge of a build records of each of
 its files (its length and a BLAKE2b checksum), and the check a rerun makes before it reuses
 them.
 

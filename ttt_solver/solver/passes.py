@@ -1,8 +1,8 @@
 """The solver's passes, each a function over one chunk of a tier (a range of ranks, see
 :mod:`ttt_solver.solver.tiers`) with no state of its own: what a pass needs comes in as
-arrays, and what it makes goes out as arrays. The driver (:mod:`ttt_solver.solver.solve`)
-runs them over chunks in one process; a distributed engine could run the same functions on
-many machines (README.md, "Twenty cells").
+arrays, and what it makes goes out as arrays. The tier pipeline
+(:mod:`ttt_solver.engine.pipeline`) runs them as an engine's tasks, in this process or on a
+Dask cluster's workers; :func:`ttt_solver.solver.solve.solve_tables` runs them in memory.
 
 - :func:`solve_chunk`: the canonical legal positions of a chunk, each valued from the results
   of its children in the tier below (one byte per board of that tier, by rank).
@@ -56,10 +56,10 @@ class Solved(NamedTuple):
         return cls(*(np.zeros(0, dtype=dtype) for _name, dtype in COLUMNS))
 
     @classmethod
-    def concatenate(cls, parts: list[Solved]) -> Solved:
-        if not parts:
+    def concatenate(cls, pieces: list[Solved]) -> Solved:
+        if not pieces:
             return cls.empty()
-        return cls(*(np.concatenate(columns) for columns in zip(*parts)))
+        return cls(*(np.concatenate(columns) for columns in zip(*pieces)))
 
 
 class Positions(NamedTuple):

@@ -10,8 +10,8 @@ its tier is
 where ``rank_low[low]`` numbers the low halves with the same counts of X and O, and
 ``offsets[p][high]`` counts the boards of the tier whose high half is smaller. Ranks follow
 code order, so a range of ranks is a range of codes, and a tier is cut into chunks (ranges of
-ranks) that the solver's passes handle one at a time (:mod:`ttt_solver.solver.passes`), or
-that a distributed engine could hand to different machines.
+ranks) that the solver's passes handle one at a time (:mod:`ttt_solver.solver.passes`), each
+a task of an engine (:mod:`ttt_solver.engine`), in this process or on other machines.
 
 Every legal board is in its tier, and every board of a tier with legal lines
 (:func:`ttt_solver.game.array_rules.lines_legal`) is reachable in play, so the tiers replace the

@@ -19,7 +19,7 @@ from .content import PACKED, digest, unpack_blob
 from .row_data import Row, cells_of
 
 if TYPE_CHECKING:
-    from ..solver.solve import Tables
+    from ..solver import Tables
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,6 @@ TABLE_BYTES = 60
 WORKER_PROCESS = 300_000_000  # a build's process beside its budget (README: about 300 MB)
 _PROCESS = 60_000_000  # the memory of the Python process that builds, before it solves anything
 _MEMORY_CAP = 8 << 30  # a build's memory budget is at most 8 GiB (ttt_solver.solver.solve.MEMORY_CAP)
-_IN_MEMORY_BOARDS = 1 << 22  # up to this many boards a build solves in memory: no scratch folder
 
 
 def tier_sizes(variant: Variant) -> list[int]:
@@ -94,7 +93,7 @@ def estimate(variant: Variant) -> Cost:
     _cells, measured, symmetries, cost = min(_MEASURED, key=lambda m: (abs(m[0] - variant.cells), -m[0]))
     scale = boards / measured
     rows = scale * symmetries / len(variant.symmetries)  # the scratch folder holds rows, as the file does
-    scratch = 0 if boards <= _IN_MEMORY_BOARDS else int(cost.scratch * rows)
+    scratch = int(cost.scratch * rows)  # every build solves into a scratch folder
     memory = min(max(int(cost.memory * scale), _PROCESS), _MEMORY_CAP)
     return Cost(cost.seconds * scale, memory, scratch, int(cost.file * rows))
 

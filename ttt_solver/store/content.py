@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ..game.variant import Variant
-    from ..solver.passes import Solved
+    from ..solver import Solved
 
 
 # The solution as arrays: (name, numpy dtype), the order the digest hashes them in.

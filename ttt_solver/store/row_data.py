@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..solver.passes import Solved
+    from ..solver import Solved
 
 
 class Row(NamedTuple):
@@ -96,7 +96,7 @@ def unpack_rows(code: np.ndarray, data: np.ndarray) -> Solved:
     :func:`pack_data`; the preferred moves, which ``data`` does not hold, are zero)."""
     import numpy as np
 
-    from ..solver.passes import Solved
+    from ..solver import Solved
 
     fields = {name: ((data >> shift) & ((1 << bits) - 1)) - added for name, (shift, bits, added) in DATA_FIELDS.items()}
     return Solved(

@@ -1,6 +1,6 @@
 """Write a solved variant into a database, all or nothing.
 
-A SQLite target is built in its build's scratch folder (:mod:`ttt_solver.solver.scratch`),
+A SQLite target is built in its build's scratch folder (:mod:`ttt_solver.engine.scratch`),
 a block of rows per transaction, so that a build stopped while writing goes on from the last
 block written when it runs again (:class:`FileWriter`); the finished file is synced to disk and
 renamed over the target (:func:`install`), so a stopped build (or a crash of the machine)
@@ -33,12 +33,13 @@ from sqlalchemy import MetaData, create_engine, event
 from sqlalchemy.exc import SQLAlchemyError
 
 from ..errors import BuildError
+from ..system.files import sync
 from ..system.os_errors import described
 from . import GENERATOR, MOVE_COLUMNS, TABLE_NAMES, schema
 from .content import PACKED, digest_stream, unpack_pieces
 from .database_server import live_tables, missing_driver, server_error
 from .schema import add_generated
-from .shards import Shard, shard_folder
+from .shards import SHARD_NAME, Shard, shard_folder
 from .sqlite_file import SQLITE_ERRORS, sqlite_message, sqlite_uri
 from .target import Target, file_kind
 
@@ -348,11 +349,11 @@ def install(built: str, target: Target, shards: Sequence[Shard] = ()) -> None:
         for shard in shards:
             placed = path.parent / shard.file
             placed.parent.mkdir(exist_ok=True)
-            _sync_file(os.path.join(os.path.dirname(built), shard.file))
+            sync(os.path.join(os.path.dirname(built), shard.file), required=True)
             os.replace(os.path.join(os.path.dirname(built), shard.file), placed)
         if shards:
-            _sync_file(str(path.parent / os.path.dirname(shards[0].file)))  # the shards' names
-        _sync_file(built)  # the content reaches the disk before the name does
+            sync(str(path.parent / os.path.dirname(shards[0].file)), required=True)  # the shards' names
+        sync(built, required=True)  # the content reaches the disk before the name does
         _remove_journals(path)
         os.replace(built, path)
     except OSError as error:
@@ -360,15 +361,7 @@ def install(built: str, target: Target, shards: Sequence[Shard] = ()) -> None:
     remove_stale_shards(path, {os.path.basename(shard.file) for shard in shards})
 
 
-def _sync_file(path: str) -> None:
-    handle = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(handle)
-    finally:
-        os.close(handle)
-
-
-_SHARD_NAME = re.compile(r"[0-9a-f]{16}-[0-9]+\.sqlite(-journal)?")
+_SHARD_OR_JOURNAL = re.compile(rf"{SHARD_NAME.pattern}(-journal)?")
 
 
 def remove_stale_shards(path: Path, keep: Collection[str]) -> None:
@@ -383,7 +376,7 @@ def remove_stale_shards(path: Path, keep: Collection[str]) -> None:
     except OSError:
         return
     for name in names:
-        if name not in keep and _SHARD_NAME.fullmatch(name):
+        if name not in keep and _SHARD_OR_JOURNAL.fullmatch(name):
             with suppress(OSError):
                 os.unlink(os.path.join(folder, name))
     with suppress(OSError):

@@ -26,26 +26,23 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any, BinaryIO
 
 import numpy as np
 
 from ..errors import shown
-from ..game.values import NO_POSITION
 from ..game.variant import Variant
-from . import checksums
-from .passes import COLUMNS, Solved
+from ..solver import COLUMNS, Note, Solved, checksums
+from ..system.files import read_record, remove_file, sync, write_json
 
-FORMAT = 3  # 2: each finished part records its files' lengths and checksums; 3: a tier its variant, ply and build
-
-Note = Callable[[str], None]  # one line about the run
+FORMAT = (
+    3  # 2: each finished tier and merge records its files' lengths and checksums; 3: a tier its variant, ply and build
+)
 
 
 class Scratch:
     """One build's scratch folder, opened (and locked) by :func:`open_scratch`. ``note`` hears
-    one line for each part found damaged or missing (and so made again)."""
+    one line for each tier or merge found damaged or missing (and so made again)."""
 
     def __init__(self, path: str, variant: Variant, identity: dict[str, Any], note: Note | None = None) -> None:
         self.path = path
@@ -107,55 +104,26 @@ class Scratch:
         """The folder of a finished tier's files and its rows (:func:`tier_rows` opens them)."""
         return self._tier(ply), self.check_tiers()[ply]["rows"]
 
-    def results(self, ply: int) -> np.ndarray | None:
-        """The result bytes of a finished tier (read whole: the passes gather from it at
-        random); None if the file is missing or not as recorded (then said)."""
-        path = os.path.join(self._tier(ply), "results.bin")
-        try:
-            found = np.fromfile(path, dtype=np.uint8)
-        except FileNotFoundError:
-            why = "is missing"
-        else:
-            if checksums.of_bytes(found) == self.check_tiers()[ply]["files"].get("results.bin"):
-                return found
-            why = "is damaged"
-        self.say(f"tier-{ply:02d}/results.bin in {self.path} {why}: made again from the tier's rows")
-        return None
-
-    @contextmanager
-    def tier(self, ply: int, size: int) -> Iterator[tuple[np.ndarray, TierSink]]:
-        """A tier being solved: its result bytes (``size`` boards and one more, all
-        :data:`NO_POSITION`) and a sink for its positions, made a finished tier on exit."""
-        part = self.part(ply)
-        results = np.full(size + 1, NO_POSITION, dtype=np.uint8)  # in memory: the passes scatter into it at random
-        sink = TierSink(part)
-        try:
-            yield results, sink
-        finally:
-            sink.close()
-        write_array(os.path.join(part, "results.bin"), results)
-        self.finish(ply, sink, checksums.of_bytes(results))
-
-    def part(self, ply: int) -> str:
-        """A new, empty ``tier-PP.part/`` folder for tier ``ply`` (whatever a stopped run left
-        there is removed)."""
-        part = self._tier(ply) + ".part"
-        shutil.rmtree(part, ignore_errors=True)
-        os.makedirs(part)
-        return part
+    def unfinished(self, ply: int) -> str:
+        """A new, empty ``tier-PP.part/`` folder for the unfinished tier ``ply`` (whatever a
+        stopped run left there is removed)."""
+        unfinished = self._tier(ply) + ".part"
+        shutil.rmtree(unfinished, ignore_errors=True)
+        os.makedirs(unfinished)
+        return unfinished
 
     def finish(self, ply: int, sink: TierSink, results: checksums.Entry) -> None:
         """Make ``tier-PP.part/`` a finished tier: its columns (written through ``sink``, closed
         here) and ``results.bin`` (whose entry is ``results``) recorded, then renamed."""
         sink.close()
-        part = self._tier(ply) + ".part"
+        unfinished = self._tier(ply) + ".part"
         record = {"rows": sink.rows, "files": {**sink.entries(), "results.bin": results}, **self._tier_identity(ply)}
-        write_json(os.path.join(part, "rows.json"), record)
-        os.replace(part, self._tier(ply))
+        write_json(os.path.join(unfinished, "rows.json"), record)
+        os.replace(unfinished, self._tier(ply))
         sync(self.path)
         self.check_tiers()[ply] = record
         if ply + 1 <= self.variant.cells:  # the tier above is no longer needed to go on
-            _remove(os.path.join(self._tier(ply + 1), "results.bin"))
+            remove_file(os.path.join(self._tier(ply + 1), "results.bin"))
 
     def results_file(self, ply: int) -> str | None:
         """The path of a finished tier's result bytes, checked against its record a block at a
@@ -182,7 +150,7 @@ class Scratch:
     def remove(self) -> None:
         """The manifest first, synced: a removal stopped half-way leaves a folder that no build
         resumes from (the next one clears it), never a manifest over missing tiers."""
-        _remove(os.path.join(self.path, "manifest.json"))
+        remove_file(os.path.join(self.path, "manifest.json"))
         sync(self.path)
         shutil.rmtree(self.path, ignore_errors=True)
 
@@ -305,22 +273,6 @@ def open_scratch(
     return Scratch(path, variant, identity, note)
 
 
-def read_record(path: str) -> dict[str, Any] | None:
-    """A part's record (``{"rows": count, "files": {name: entry}}``, more keys allowed), or
-    None if the file is missing, unreadable or not such a record."""
-    try:
-        with open(path) as file:
-            record = json.load(file)
-    except (OSError, ValueError):
-        return None
-    if not isinstance(record, dict) or not isinstance(record.get("files"), dict):
-        return None
-    rows = record.get("rows")
-    if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
-        return None
-    return record
-
-
 def other_tier(record: dict[str, Any], identity: dict[str, Any]) -> str | None:
     """What a tier's ``record`` says it is, in words, where that is not ``identity`` (see
     :meth:`Scratch._tier_identity`); None where it is."""
@@ -331,76 +283,3 @@ def other_tier(record: dict[str, Any], identity: dict[str, Any]) -> str | None:
     if record.get("ply") != identity["ply"]:
         return f"tier {shown(record.get('ply'))}"
     return "a tier of another build"
-
-
-@contextmanager
-def locked(path: str, name: str = "lock") -> Iterator[bool]:
-    """Hold the scratch folder's lock (waiting for another build that holds it), or the lock
-    file ``name`` in the folder ``path``; yields whether it had to wait."""
-    waited = False
-    while True:
-        os.makedirs(path, exist_ok=True)
-        handle = os.open(os.path.join(path, name), os.O_RDWR | os.O_CREAT, 0o666)
-        try:
-            # Imported here, not at the top: fcntl exists on POSIX only.
-            import fcntl
-        except ImportError:  # pragma: no cover - not POSIX: no lock
-            break
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            waited = True
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        if os.fstat(handle).st_nlink:
-            break
-        os.close(handle)  # the build we waited for finished and removed the folder: take a new one
-    try:
-        yield waited
-    finally:
-        os.close(handle)
-
-
-@contextmanager
-def synced_file(path: str) -> Iterator[BinaryIO]:
-    """A new file at ``path`` to write, on the disk once the block ends (so that another
-    process, on any machine, may read it)."""
-    with open(path, "wb") as file:
-        yield file
-        file.flush()
-        os.fsync(file.fileno())
-
-
-def write_array(path: str, array: np.ndarray) -> None:
-    """A new file at ``path`` holding ``array``'s bytes, on the disk when this returns."""
-    with synced_file(path) as file:
-        array.tofile(file)
-
-
-def write_json(path: str, data: dict[str, Any]) -> None:
-    temporary = path + ".new"
-    with open(temporary, "w") as file:
-        json.dump(data, file)
-        file.flush()
-        os.fsync(file.fileno())
-    os.replace(temporary, path)
-
-
-def sync(path: str) -> None:
-    """Flush a file or folder to the disk (a folder: the names in it)."""
-    try:
-        handle = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(handle)
-    except OSError:  # some file systems cannot sync a folder
-        pass
-    finally:
-        os.close(handle)
-
-
-def _remove(path: str) -> None:
-    try:
-        os.remove(path)
-    except FileNotFoundError:
-        pass

@@ -24,14 +24,16 @@ from support.killing import killed_when
 from ttt_solver.builder import disk
 from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
+from ttt_solver.engine.scratch import open_scratch
+from ttt_solver.engine.solving import solve_tiers
 from ttt_solver.errors import BuildError, EngineError
 from ttt_solver.game.variant import Variant
-from ttt_solver.solver.scratch import locked, open_scratch
+from ttt_solver.system.files import locked
 
 extras.need("dask", "dask.distributed")  # the module is skipped without the extra
 import psutil  # a dependency of dask.distributed
 
-from ttt_solver.solver.engine_dask import DaskEngine  # after the skip without the extra
+from ttt_solver.engine.engine_dask import DaskEngine  # after the skip without the extra
 
 pytestmark = pytest.mark.dask
 SMALL = "1M"  # a worker's memory budget: chunks of about 6,000 boards, up to 5 tasks a tier of 3x4k3
@@ -171,14 +173,14 @@ def test_the_last_tiers_alone_on_two_workers_match_a_brute_force_search(dask_cli
     """What benchmarks/solve_last_tiers.py runs for 5x5k4, on 3x5k4: its three last tiers, and no other."""
     folder, variant = str(tmp_path / "scratch"), Variant.parse("3x5k4")
     with locked(folder), DaskEngine(client=dask_client) as engine:
-        engine.solve(open_scratch(folder, variant, {"last_tiers": 3}), 1 << 20, lowest=13)
+        solve_tiers(engine, open_scratch(folder, variant, {"last_tiers": 3}), 1 << 20, lowest=13)
     checked = brute_force.check_tiers(folder, 1_000)
     assert checked.plies == (13, 14, 15) and checked.sampled == 1_000 < checked.rows
     assert checked.wrong == []
 
 
 def test_a_scheduler_that_cannot_be_reached_is_one_line_and_writes_nothing(tmp_path, monkeypatch):
-    from ttt_solver.solver import engine_dask
+    from ttt_solver.engine import engine_dask
 
     monkeypatch.setattr(engine_dask, "CONNECT_SECONDS", 1)
     with socket.socket() as probe:  # a port nothing listens on

@@ -17,7 +17,7 @@ import socket
 from distributed.comm.core import connect  # distributed.comm.connect, where it is defined (typed)
 
 from ..errors import EngineError
-from .engine_places import SCHEDULER_PORT
+from ..system.engine_places import SCHEDULER_PORT
 
 CONNECT = 2.0  # seconds for the TCP connection (a lost SYN is sent again after 1 s)
 HANDSHAKE = 4.0  # seconds for Dask's handshake once connected (milliseconds from an idle scheduler)

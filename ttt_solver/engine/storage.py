@@ -33,8 +33,8 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from ..errors import EngineError, install_hint
+from ..system.files import locked, synced_file
 from ..system.os_errors import described
-from .scratch import locked, synced_file
 
 _BLOCK = 1 << 24  # bytes copied at a time
 _kept: dict[str, np.ndarray] = {}  # the whole file this process maps, by what it is known by (Storage._cached)
@@ -249,8 +249,8 @@ class Storage:
         with locked(folder, "lock"):
             if not os.path.exists(path):
                 _remove_cached(folder)
-                self._fs.get_file(url, path + ".part")
-                os.replace(path + ".part", path)
+                self._fs.get_file(url, path + ".download")
+                os.replace(path + ".download", path)
             return np.memmap(path, dtype=np.uint8, mode="r")
 
     def _short(self, name: str, end: int) -> EngineError:
@@ -301,7 +301,7 @@ def drop_cached() -> None:
 
 def _remove_cached(folder: str) -> None:
     for old in os.listdir(folder):
-        if old.endswith((".bin", ".part")):
+        if old.endswith((".bin", ".download")):
             os.remove(os.path.join(folder, old))  # a process that maps it keeps its map
 
 

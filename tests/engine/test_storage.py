@@ -1,4 +1,4 @@
-"""Where a distributed build's tasks exchange files (``--storage``, ttt_solver/solver/storage.py):
+"""Where a distributed build's tasks exchange files (``--storage``, ttt_solver/engine/storage.py):
 a folder, an fsspec URL (``file://``), or S3 (a moto server standing in for it). A build through
 each has the rows and digest of the single-process build, goes on after a stop from what it
 left there, and leaves nothing there once done; a storage it cannot use is one line, before
@@ -23,14 +23,14 @@ from support.stored_rows import digest, rows
 
 from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
+from ttt_solver.engine.storage import Storage, build_storage, cache_folder, drop_cached
 from ttt_solver.errors import EngineError
 from ttt_solver.game.variant import Variant
-from ttt_solver.solver.storage import Storage, build_storage, cache_folder, drop_cached
 
 extras.need("dask", "dask.distributed")
 
-from ttt_solver.solver import engine_dask  # after the skip without the extra
-from ttt_solver.solver.engine_dask import DaskEngine
+from ttt_solver.engine import engine_dask  # after the skip without the extra
+from ttt_solver.engine.engine_dask import DaskEngine
 
 pytestmark = pytest.mark.dask
 NAME = "3x4k3"

@@ -21,17 +21,18 @@ from support.killing import killed_when
 from support.stored_rows import rows
 
 from ttt_solver.builder.build import build
+from ttt_solver.builder.merge import count_outcomes
 from ttt_solver.cli import cli
 from ttt_solver.errors import BuildError, DatabaseError
 from ttt_solver.game.variant import Variant
 from ttt_solver.lookup.oracle import Oracle
-from ttt_solver.solver.solve import count_outcomes, solve_tables
+from ttt_solver.solver.solve import solve_tables
 from ttt_solver.store import Target
 from ttt_solver.store.reader import Reader
 
 extras.need("dask", "dask.distributed")  # the module is skipped without the extra
 
-from ttt_solver.solver.engine_dask import DaskEngine  # after the skip without the extra
+from ttt_solver.engine.engine_dask import DaskEngine  # after the skip without the extra
 
 pytestmark = pytest.mark.dask
 NAME = "3x4k3"
@@ -172,14 +173,22 @@ def test_a_rebuild_removes_the_shards_of_the_database_it_replaces(dask_client, s
     assert Reader(Target.parse(str(path)), NAME).shards == []
 
 
-def test_shards_need_an_engine_a_file_and_rows_enough(dask_client, tmp_path):
+def test_shards_need_an_engine_on_the_command_line_and_rows_enough(dask_client, tmp_path):
     result = CliRunner().invoke(cli, ["build", "--variant", NAME, "--db", str(tmp_path / "x.sqlite"), "--shards", "2"])
     assert result.exit_code == 2 and result.stderr.strip() == "Error: --shards needs --engine"
-    with pytest.raises(BuildError, match="give --engine and a file"):
-        build(tmp_path / "x.sqlite", Variant.parse(NAME), shards=2)
     with pytest.raises(BuildError, match="too few for 10 shards"), DaskEngine(client=dask_client) as engine:
         build(tmp_path / "x.sqlite", Variant.parse("1x3"), engine=engine, shards=10)
     assert not (tmp_path / "x.sqlite").exists()
+
+
+def test_this_processs_engine_writes_the_shards_in_turn(variant_db, tmp_path):
+    """The library's build without an engine runs the shards' tasks here, one after the other:
+    the same rows and digest as one file (before, a BuildError asked for an engine)."""
+    target = tmp_path / "x.sqlite"
+    build(target, Variant.parse(NAME), memory=1 << 20, shards=2)
+    assert rows(target) == rows(variant_db(NAME))
+    with Reader(Target.parse(str(target)), None) as a, Reader(Target.parse(str(variant_db(NAME))), None) as b:
+        assert a.meta["digest"] == b.meta["digest"] and a.meta["shards"] == "2"
 
 
 def test_every_file_a_sharded_build_writes_has_one_writer_that_syncs_it(dask_client, variant_db, tmp_path):

@@ -2,7 +2,7 @@
 to (``--address``) and the storage its workers share (``--storage``).
 
 Only the standard library: the command line checks both without importing Dask or fsspec, and
-the engine checks them again for a caller of the library (:class:`.engine_dask.DaskEngine`).
+the engine checks them again for a caller of the library (:class:`ttt_solver.engine.engine_dask.DaskEngine`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def address_problem(address: str) -> str | None:
 
 def storage_problem(root: str) -> str | None:
     """Why ``root`` cannot be the storage the driver and the workers share, in words; None if
-    it may be (whether it can be written is checked on each of them: :meth:`.storage.Storage.check`)."""
+    it may be (whether it can be written is checked on each of them: :meth:`ttt_solver.engine.storage.Storage.check`)."""
     scheme, separator, _rest = root.partition("://")
     if separator and scheme.lower() in PER_PROCESS:
         return (

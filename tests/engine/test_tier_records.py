@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from ttt_solver.builder.build import build
+from ttt_solver.engine.scratch import FORMAT, other_tier
 from ttt_solver.game.variant import Variant
-from ttt_solver.solver.scratch import FORMAT, other_tier
 
 NAME = "3x5k4"
 MEMORY = 64 << 20  # 3x5k4 solved tier by tier in its scratch folder, not in memory

@@ -6,10 +6,10 @@ whole pages, so clients can undo each other's writes). So the result bytes go th
 scratch folder as a shuffle, every file with one writer, read only once its writer has closed
 it (:meth:`.storage.Storage.create`):
 
-1. The task that solves a chunk writes its positions' images (:func:`.passes.images`) into a
+1. The task that solves a chunk writes its positions' images (:func:`ttt_solver.solver.passes.images`) into a
    file of its own (after its rows, in the build), grouped by the range of ranks each lands in (:func:`write_images`; the
    tier is cut into ranges by :func:`range_bounds`), and returns where each group starts.
-2. Once every chunk is solved, a task per range reads its group from each chunk's file and
+2. Once every chunk is solved, a task per range reads its group from each chunk file and
    writes the range's result bytes into a file of its own (:func:`gather_range`).
 3. The driver appends the range files into the tier's result bytes (:func:`join_ranges`): a
    copy, nothing more, as the next tier's tasks wait for it. What the build keeps of it (its
@@ -27,10 +27,8 @@ from typing import BinaryIO
 import numpy as np
 
 from ..game.values import NO_POSITION
-from . import checksums
-from .passes import Solved, images
+from ..solver import Solved, Tiers, checksums, images
 from .storage import Storage
-from .tiers import Tiers
 
 RANGE_LIMIT = 1 << 32  # boards of a range at most: an image's rank in its range is a uint32
 RANK, BYTE = np.dtype("<u4"), np.dtype("u1")  # an image in an images file: its rank in its range, its result byte
@@ -40,7 +38,7 @@ IMAGE_BYTES = RANK.itemsize + BYTE.itemsize
 # included: 0.55x of the CPU time at 2 to 8 ranges, 0.67x at 16 and 32 (benchmarks/bench_images.py).
 FEW_RANGES = 16
 
-Part = tuple[str, int, int]  # a file of a chunk's images, and where one range's group starts and ends in it
+Group = tuple[str, int, int]  # a chunk file, and where one range's group of images starts and ends in it
 
 
 def range_bounds(size: int, memory: int, least: int) -> list[int]:
@@ -70,8 +68,8 @@ def write_images(tiers: Tiers, ply: int, solved: Solved, bounds: Sequence[int], 
             results[index].append(result if picked is None else result.take(picked))
     starts = [file.tell()]
     for index in range(count):
-        for piece in ranks[index] + results[index]:
-            piece.tofile(file)
+        # Not tofile: its short write (a full disk, a file-size limit) is an OSError without errno.
+        file.writelines(piece.data for piece in ranks[index] + results[index])
         starts.append(starts[-1] + IMAGE_BYTES * sum(len(piece) for piece in ranks[index]))
     return starts
 
@@ -90,25 +88,26 @@ def _groups(rank: np.ndarray, bounds: Sequence[int]) -> list[np.ndarray | None]:
     return list(np.split(order, np.cumsum(np.bincount(group, minlength=count))[:-1]))
 
 
-def gather_range(storage: Storage, parts: Sequence[Part], boards: int, name: str) -> None:
+def gather_range(storage: Storage, groups: Sequence[Group], boards: int, name: str) -> None:
     """A task: the result bytes of a range of ``boards`` ranks, from its group of images in
-    each chunk's file (``parts``), written to a new file ``name``, all in ``storage``."""
+    each chunk file (``groups``), written to a new file ``name``, all in ``storage``."""
     out = np.full(boards, NO_POSITION, dtype=np.uint8)  # no legal board yet
-    for images_file, start, stop in parts:
+    for chunk_file, start, stop in groups:
         if stop > start:
-            group = storage.read(images_file, np.uint8, start, stop - start)
+            group = storage.read(chunk_file, np.uint8, start, stop - start)
             split = (stop - start) // IMAGE_BYTES * RANK.itemsize
             out[group[:split].view(RANK)] = group[split:]
     with storage.create(name) as file:
-        out.tofile(file)
+        file.write(out.data)
 
 
-def join_ranges(storage: Storage, names: Sequence[str], path: str) -> None:
+def join_ranges(storage: Storage, names: Sequence[str], path: str, block: int = checksums.READ) -> None:
     """Append the range files ``names`` of ``storage`` (in rank order) and one more
-    :data:`NO_POSITION` byte (see :func:`.passes.new_tier`) into a new local file at ``path``:
-    the tier's result bytes, closed (not synced: the caller syncs what it keeps)."""
+    :data:`NO_POSITION` byte (see :func:`ttt_solver.solver.passes.new_tier`) into a new local
+    file at ``path``, ``block`` bytes at a time: the tier's result bytes, closed (not synced:
+    the caller syncs what it keeps)."""
     with open(path, "wb") as out:
         for name in names:
             with storage.open(name) as file:
-                shutil.copyfileobj(file, out, checksums.READ)
+                shutil.copyfileobj(file, out, block)
         out.write(bytes([NO_POSITION]))

@@ -1,5 +1,5 @@
 """The result bytes made through files with one writer each (what a distributed engine's tasks
-do: ttt_solver/solver/shuffle.py) are the bytes ``spread`` writes in one process, tier by tier,
+do: ttt_solver/engine/shuffle.py) are the bytes ``spread`` writes in one process, tier by tier,
 whatever the chunks and ranges."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from ttt_solver.engine.shuffle import FEW_RANGES, gather_range, join_ranges, range_bounds, write_images
+from ttt_solver.engine.storage import Storage
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver import checksums
 from ttt_solver.solver.passes import new_tier, solve_chunk, spread
-from ttt_solver.solver.shuffle import FEW_RANGES, gather_range, join_ranges, range_bounds, write_images
-from ttt_solver.solver.storage import Storage
 from ttt_solver.solver.tiers import tiers
 
 

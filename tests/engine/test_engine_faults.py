@@ -34,9 +34,9 @@ extras.need("dask", "dask.distributed")  # the module is skipped without the ext
 
 import dask  # after the skip without the extra
 
-from ttt_solver.solver import scheduler_probe
-from ttt_solver.solver.cluster_faults import STARTS
-from ttt_solver.solver.engine_dask import DaskEngine
+from ttt_solver.engine import scheduler_probe
+from ttt_solver.engine.cluster_faults import STARTS
+from ttt_solver.engine.engine_dask import DaskEngine
 
 pytestmark = pytest.mark.dask
 HINT = "start one with 'dask scheduler' (its usual port is 8786)"
@@ -239,7 +239,7 @@ def test_a_local_cluster_that_never_starts_is_one_line_on_the_terminal(tmp_path)
 
 FAILING_TASK = """
 import os
-from ttt_solver.solver.engine_dask import DaskEngine
+from ttt_solver.engine.engine_dask import DaskEngine
 
 if __name__ == "__main__":
     try:
@@ -287,7 +287,7 @@ def test_a_storage_server_out_of_reach_is_one_line_before_any_cluster_starts(db_
 SCHEDULER_LOST = """
 import socket, subprocess, sys, time
 from ttt_solver.errors import EngineError
-from ttt_solver.solver.engine_dask import DaskEngine
+from ttt_solver.engine.engine_dask import DaskEngine
 
 if __name__ == "__main__":
     with socket.socket() as probe:

@@ -1,0 +1,111 @@
+"""One tier pipeline for the build and for verify, on any engine: this process's engine runs
+the very tasks a cluster runs (the chunks, the range shuffle, the join), nobody outside the
+engine wing asks which engine it has, and the wing's words and rules are each written once."""
+
+from __future__ import annotations
+
+import ast
+import re
+import sqlite3
+from pathlib import Path
+
+import ttt_solver
+from ttt_solver.audit import proof_tasks
+from ttt_solver.audit.verify import verify_source
+from ttt_solver.builder.build import build
+from ttt_solver.engine import InProcess, pipeline, solving
+from ttt_solver.engine.shuffle import gather_range
+from ttt_solver.engine.solving import solve_chunk_task
+from ttt_solver.game.variant import Variant
+from ttt_solver.lookup.rows import DatabaseRows
+from ttt_solver.store import Target
+from ttt_solver.store.reader import Reader
+
+PACKAGE = Path(ttt_solver.__file__).parent
+ROOT = PACKAGE.parent
+
+
+class Counting(InProcess):
+    """This process's engine, counting the tasks it runs by function."""
+
+    def __init__(self) -> None:
+        self.ran: dict[str, int] = {}
+
+    def run(self, function, calls, name, done=None):  # type: ignore[no-untyped-def]
+        self.ran[function.__name__] = self.ran.get(function.__name__, 0) + len(calls)
+        return super().run(function, calls, name, done)
+
+
+def digest(path: Path) -> str:
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT value FROM meta WHERE key = 'digest'").fetchone()[0]
+
+
+def test_a_build_in_one_process_runs_the_chunks_and_the_range_shuffle_as_tasks(tmp_path, variant_db):
+    engine = Counting()
+    target = tmp_path / "3x4k3.sqlite"
+    build(target, Variant.parse("3x4k3"), memory=1 << 20, engine=engine)
+    assert digest(target) == digest(Path(variant_db("3x4k3")))
+    cells = Variant.parse("3x4k3").cells
+    assert engine.ran[solve_chunk_task.__name__] > cells + 1  # a tier of many chunks somewhere
+    assert engine.ran[gather_range.__name__] >= cells + 1  # a range task (or more) a tier
+
+
+def test_build_and_verify_drive_the_tiers_through_the_one_pipeline(tmp_path, variant_db, monkeypatch):
+    driven: list[str] = []
+    real = pipeline.run_tiers
+
+    def spy(engine, storage, work, plies, memory, steps=None):  # type: ignore[no-untyped-def]
+        driven.append(type(work).__name__)
+        return real(engine, storage, work, plies, memory, steps)
+
+    monkeypatch.setattr(solving, "run_tiers", spy)
+    monkeypatch.setattr(proof_tasks, "run_tiers", spy)
+    build(tmp_path / "3x3.sqlite", Variant.parse("3x3"))
+    with Reader(Target.parse(variant_db("3x3")), "3x3") as reader:
+        assert verify_source(DatabaseRows(reader, Variant.parse("3x3"))).ok
+    assert driven == ["_Solve", "_Prove"]
+
+
+def branches_on_the_engine(path: Path) -> list[int]:
+    """The lines of ``path`` that compare a name ``engine`` with None."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        compares = isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and node.left.id == "engine"
+        if compares and any(isinstance(c, ast.Constant) and c.value is None for c in node.comparators):
+            found.append(node.lineno)
+    return found
+
+
+def test_no_branch_on_the_engine_outside_the_engine_wing():
+    """The command line's ``engine`` is the ``--engine`` option's name, not an engine."""
+    found = {
+        str(path.relative_to(PACKAGE)): lines
+        for path in PACKAGE.rglob("*.py")
+        if path.parts[len(PACKAGE.parts)] not in ("engine", "cli") and (lines := branches_on_the_engine(path))
+    }
+    assert found == {}
+
+
+def test_the_progress_hooks_and_the_shard_name_rule_are_each_defined_once():
+    defined: dict[str, list[str]] = {}
+    for folder in ("solver", "engine", "builder", "audit", "store", "system"):
+        for path in (PACKAGE / folder).glob("*.py"):
+            for node in ast.parse(path.read_text()).body:
+                if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+                    defined.setdefault(node.targets[0].id, []).append(f"{folder}/{path.name}")
+    assert {name: defined.get(name) for name in ("Note", "Steps", "Progress")} == {
+        "Note": ["solver/solve.py"], "Steps": ["solver/solve.py"], "Progress": None
+    }  # fmt: skip
+    build_name = re.compile(r"\[0-9a-f\]\{16\}")
+    holders = [str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py") if build_name.search(p.read_text())]
+    assert holders == ["store/shards.py"]
+
+
+def test_the_glossary_gives_each_word_of_the_engine_one_meaning():
+    text = (ROOT / "docs" / "engine.md").read_text()
+    glossary = text[text.index("## Glossary") :]
+    words = re.findall(r"^\| \*\*([a-z ]+)\*\* \|", glossary, re.MULTILINE)
+    assert len(words) == len(set(words))
+    for word in ("tier", "ply", "chunk", "range", "images", "join", "record", "scratch folder", "storage", "shard"):
+        assert word in words, word

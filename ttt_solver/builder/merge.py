@@ -1,0 +1,191 @@
+"""A build's solved tiers merged into code order: every position written once into the scratch
+folder's ``merged/`` a block at a time (resumed after a stop from what matches its record), or
+a block of it between two codes (a shard's task, :mod:`.shard_write`); and the legal boards by
+value of merged rows.
+
+The tiers hold disjoint codes, so a block of the code range is its tiers' slices, concatenated
+and sorted (:func:`merged_blocks`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+from ..engine import Scratch, append_column, first_at_least, read_range, read_slice
+from ..solver import BYTES_PER_BOARD, COLUMNS, MIN_CHUNK, Solved, Steps, checksums
+from ..system.files import read_record, sync, write_json
+
+COUNT_ROWS = 1 << 22  # rows read at a time by count_outcomes
+# Rows merged in memory, not through files, at most (4x4: 1.2 million), where they fit a quarter
+# of the budget at a chunk's bytes a board: what one process's build of a small variant spared
+# before every build solved on an engine (3x5k4: 1.53 s of CPU against 1.28; 1.42 s merged so).
+HELD_ROWS = 1 << 21
+
+
+def merge_scratch(scratch: Scratch, memory: int, steps: Steps | None = None) -> Solved:
+    """Every solved position in code order, written once into ``scratch/merged/`` a block at
+    a time (resumed after a stop, from what matches its record), and returned memory-mapped;
+    up to :data:`HELD_ROWS` rows, where they fit, merged in memory instead."""
+    variant = scratch.variant
+    rows_by_tier = [scratch.rows(ply) for ply in range(variant.cells + 1)]
+    total = sum(len(rows) for rows in rows_by_tier)
+    if total <= HELD_ROWS and total * BYTES_PER_BOARD <= memory // 4:  # seconds at most: nothing to resume
+        if steps:
+            steps("merging", total, total)
+        return next(merged_blocks(rows_by_tier, [None, None]))
+    folder = scratch.file("merged")
+    os.makedirs(folder, exist_ok=True)
+    written, sums = _merged_so_far(scratch, folder, total)
+    if written < total:
+        block = max(MIN_CHUNK, memory // (4 * BYTES_PER_BOARD))
+        _merge(rows_by_tier, folder, written, sums, block, steps, total)
+    return merged_rows(folder, total)
+
+
+def merged_rows(folder: str, total: int) -> Solved:
+    """The ``total`` rows :func:`merge_scratch` wrote into ``folder``, memory-mapped read-only."""
+    return Solved(
+        *(np.memmap(os.path.join(folder, f"{name}.bin"), dtype=dtype, mode="r", shape=(total,)) if total else
+          np.zeros(0, dtype=dtype) for name, dtype in COLUMNS)
+    )  # fmt: skip
+
+
+def _merged_so_far(scratch: Scratch, folder: str, total: int) -> tuple[int, list[checksums.Running]]:
+    """The rows merged by an earlier run whose files match their record, with the files'
+    running checksums; (0, new checksums) if none can be trusted (said, unless nothing was
+    merged)."""
+    fresh = [checksums.Running() for _ in COLUMNS]
+    record = read_record(os.path.join(folder, "rows.json"))
+    if record is None or record.get("total") != total or record["rows"] > total:
+        if record is not None or any(os.path.getsize(os.path.join(folder, n)) for n in os.listdir(folder)):
+            scratch.say(f"merged/rows.json in {scratch.path} is missing or unreadable: merging again")
+        return 0, fresh
+    written = record["rows"]
+    sums = []
+    for name, dtype in COLUMNS:
+        entry = record["files"].get(f"{name}.bin")
+        size = written * np.dtype(dtype).itemsize
+        found = checksums.read_prefix(os.path.join(folder, f"{name}.bin"), size)
+        if found is None or [size, found.hash.hexdigest()] != entry:
+            why = "is shorter than recorded" if found is None else "does not match its record"
+            scratch.say(f"merged/{name}.bin in {scratch.path} {why}: merging again")
+            return 0, fresh
+        sums.append(found)
+    if written:
+        scratch.resumed = True
+        scratch.say(f"resuming the merge from {scratch.path}: {written:,} of {total:,} rows merged")
+    return written, sums
+
+
+def _merge(
+    rows_by_tier: list[Solved],
+    folder: str,
+    written: int,
+    sums: list[checksums.Running],
+    block: int,
+    steps: Steps | None,
+    total: int,
+) -> None:
+    """Append the positions after the first ``written`` (in code order) to the merged files,
+    recording after each block the rows merged and the files' lengths and checksums."""
+    low: int | None = None
+    files = []
+    for name, dtype in COLUMNS:
+        handle = open(os.path.join(folder, f"{name}.bin"), "ab")  # noqa: SIM115 - closed below
+        handle.truncate(written * np.dtype(dtype).itemsize)
+        files.append(handle)
+    if written:
+        code = np.fromfile(os.path.join(folder, "code.bin"), dtype="<i8", count=1, offset=(written - 1) * 8)
+        low = int(code[0]) + 1
+        if steps:
+            steps("merging", written, total)
+    cuts = [cut for cut in merge_cuts(rows_by_tier, block) if low is None or cut > low]
+    try:
+        for merged in merged_blocks(rows_by_tier, [low, *cuts, None]):
+            for handle, running, column, (_name, dtype) in zip(files, sums, merged, COLUMNS):
+                append_column(handle, running, column, dtype)
+            for handle in files:
+                handle.flush()
+                os.fsync(handle.fileno())
+            written += len(merged)
+            entries = {f"{name}.bin": running.entry() for (name, _dtype), running in zip(COLUMNS, sums)}
+            write_json(os.path.join(folder, "rows.json"), {"rows": written, "total": total, "files": entries})
+            if steps:
+                steps("merging", len(merged), total)
+    finally:
+        for handle in files:
+            handle.close()
+    sync(folder)
+
+
+def merge_cuts(rows_by_tier: list[Solved], block: int) -> list[int]:
+    """Codes that cut the code range of the tiers ``rows_by_tier`` into blocks of about ``block`` rows,
+    ascending. The tiers hold disjoint codes, so a block of the code range is its tiers' slices,
+    concatenated and sorted (:func:`merged_blocks`). The rows are counted from every
+    ``step``-th code of each tier (read from its files: strided reads through a memory map would
+    map most of its pages)."""
+    step = max(1, block // 4)
+    samples = [_samples(rows.code, step) for rows in rows_by_tier]
+    grid = np.unique(np.concatenate(samples))
+    below = np.zeros(len(grid), dtype=np.int64)  # about the rows with a code below each grid point
+    for sample in samples:
+        below += np.searchsorted(sample, grid) * step
+    cuts, passed = [], 0
+    for value, count in zip(grid.tolist(), below.tolist()):
+        if count - passed >= block:
+            cuts.append(value)
+            passed = count
+    return cuts
+
+
+def merged_blocks(rows_by_tier: list[Solved], bounds: Sequence[int | None]) -> Iterator[Solved]:
+    """The rows of the tiers ``rows_by_tier`` in code order, a block between each two ``bounds`` at a
+    time (codes from the first to below the second; None: no bound)."""
+    for low, high in itertools.pairwise(bounds):
+        merged = Solved.concatenate([_between(rows, low, high) for rows in rows_by_tier])
+        yield merged.take(np.argsort(merged.code, kind="stable"))
+
+
+def count_outcomes(rows_by_tier: Sequence[Solved]) -> dict[str, int]:
+    """Legal boards by value for the side to move (each canonical row weighted by its orbit)
+    over the rows of ``rows_by_tier``, :data:`COUNT_ROWS` rows of two columns read at a time (a
+    memory-mapped column's from its file)."""
+    counts = {1: 0, 0: 0, -1: 0}
+    for solved in rows_by_tier:
+        for start in range(0, len(solved.code), COUNT_ROWS):
+            value = read_slice(solved.value, start, start + COUNT_ROWS)
+            orbit = read_slice(solved.orbit, start, start + COUNT_ROWS).astype(np.int64)
+            for key in counts:
+                counts[key] += int(orbit[value == key].sum())
+    return {"win": counts[1], "draw": counts[0], "loss": counts[-1]}
+
+
+def add_outcomes(counts: Sequence[dict[str, int]]) -> dict[str, int]:
+    """The sum of several :func:`count_outcomes`, key by key."""
+    return {key: sum(found[key] for found in counts) for key in ("win", "draw", "loss")}
+
+
+def rows_below(rows_by_tier: list[Solved], code: int) -> int:
+    """How many rows of the tiers ``rows_by_tier`` have a code below ``code``."""
+    return sum(first_at_least(rows.code, code) for rows in rows_by_tier)
+
+
+def _samples(code: np.ndarray, step: int) -> np.ndarray:
+    """Every ``step``-th code of a tier's code column, read a million rows at a time (each
+    piece's samples copied out: a strided view would keep the whole piece, and so the whole
+    column, in memory until the end: 4x5k4's tier 13 is 250 MB of codes)."""
+    piece = step * max(1, (1 << 20) // step)  # a whole number of steps
+    pieces = [read_slice(code, start, start + piece)[::step].copy() for start in range(0, len(code), piece)]
+    return np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
+
+
+def _between(rows: Solved, low: int | None, high: int | None) -> Solved:
+    """The rows of a tier with codes from ``low`` to ``high``, read from its files (not through
+    its memory maps, whose pages would count against the process until the merge ends)."""
+    start = 0 if low is None else first_at_least(rows.code, low)
+    stop = len(rows) if high is None else first_at_least(rows.code, high)
+    return read_range(rows, start, stop)

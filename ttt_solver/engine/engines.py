@@ -1,0 +1,88 @@
+"""What an engine is, and the engine of one process.
+
+An engine runs tasks: functions of small arguments (names, ranges, paths) that read and write
+their files in the engine's storage (:mod:`.storage`). The tier pipeline (:mod:`.pipeline`),
+the shards of a database and the whole-table proof hand it their tasks and never ask which
+engine it is: :class:`InProcess` runs them here, one after the other, its storage the work's
+own folder; :class:`ttt_solver.engine.engine_dask.DaskEngine` runs them on a Dask cluster's
+workers, as Dask's synchronous scheduler runs the very graph its distributed one runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, Self, TypeVar
+
+from ..game.variant import Variant
+from ..solver import smallest_memory
+from .storage import Storage
+
+T = TypeVar("T")
+Done = Callable[[int], None]  # the index of a task that finished
+Calls = Sequence[tuple[Any, ...]]  # each task's arguments (small: names, ranges, paths)
+
+
+class Engine(Protocol):
+    """What runs the tasks of a build or a verify: this process (:class:`InProcess`) or a
+    cluster (:class:`ttt_solver.engine.engine_dask.DaskEngine`)."""
+
+    in_process: bool  # whether the tasks run in this process (a build then needs this machine to hold it)
+
+    def run(self, function: Callable[..., T], calls: Calls, name: str, done: Done | None = None) -> list[T]:
+        """``function(*call)`` for each call as the engine's tasks; the results in the calls'
+        order. ``done(index)`` hears of each call as it finishes."""
+        ...  # fmt: skip
+
+    def slots(self) -> int:
+        """How many tasks the engine runs at once (its workers' threads)."""
+        ...  # fmt: skip
+
+    def storage(self, folder: str, name: str) -> Storage:
+        """Where the tasks exchange the files of the work whose local folder is ``folder`` (a
+        build's scratch folder, a verify's temporary folder) and which ``name`` names (the
+        variant's name) (:mod:`.storage`)."""
+        ...  # fmt: skip
+
+    def release(self, storage: Storage) -> None:
+        """The tasks read no more whole files from ``storage``: what the workers' machines keep
+        of them is dropped (:func:`.storage.drop_cached`)."""
+        ...  # fmt: skip
+
+    def smallest_memory(self, variant: Variant) -> int:
+        """The smallest budget (``--memory``) with which this engine's tasks solve ``variant``."""
+        ...  # fmt: skip
+
+
+class InProcess:
+    """The engine of one process: one slot, each task run here in the calls' order, the
+    storage the work's own folder. A context manager like every engine (nothing to start)."""
+
+    in_process = True
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        return None
+
+    def run(self, function: Callable[..., T], calls: Calls, name: str, done: Done | None = None) -> list[T]:
+        results = []
+        for index, call in enumerate(calls):
+            results.append(function(*call))
+            if done:
+                done(index)
+        return results
+
+    def slots(self) -> int:
+        return 1
+
+    def storage(self, folder: str, name: str) -> Storage:
+        return Storage(folder)
+
+    def release(self, storage: Storage) -> None:
+        return None  # the folder's files are this process's own: nothing is kept elsewhere
+
+    def smallest_memory(self, variant: Variant) -> int:
+        """One process maps the tier below's result bytes and gathers a range of the tier's own
+        while it solves: the two widest tiers' bytes and the smallest chunk."""
+        return smallest_memory(variant)

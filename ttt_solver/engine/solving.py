@@ -1,0 +1,169 @@
+"""A build's tiers solved on an engine: the tier pipeline (:mod:`.pipeline`) with the work of
+the solve, into the scratch folder (:mod:`.scratch`).
+
+What a task needs comes by name, not through the engine: the variant's name (each process
+builds the tier tables once, :func:`ttt_solver.solver.tiers.tiers`), a range of ranks, and
+names of files in the build's storage (:mod:`.storage`: the scratch folder, which every worker
+reaches by the same path, by default; or ``--storage``, another shared folder or an fsspec
+URL). A chunk's task values its canonical positions from the tier below's result bytes
+(memory-mapped read-only: :func:`ttt_solver.solver.passes.solve_chunk`) and writes into its
+chunk file its rows, column after column, then its images.
+
+The driver appends the chunks' rows in rank order into the tier's column files, makes the
+joined result bytes the tier's ``results.bin`` (a hard link) and records the tier
+(:meth:`.scratch.Scratch.finish`). The tasks' files of a run sit in a folder of their own
+inside ``tier-PP.part/``: a task left running by a killed driver writes into a folder the
+next run has removed, never into its files.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..game.variant import Variant
+from ..solver import (
+    COLUMNS,
+    ROW_BYTES,
+    Note,
+    Solved,
+    Steps,
+    Tiers,
+    checksums,
+    new_tier,
+    solve_chunk,
+    spread,
+    task_boards,
+    tier_solved,
+    tiers,
+)
+from ..system.files import sync, write_array
+from .engines import Engine
+from .pipeline import JOINED, Tier, run_tiers
+from .scratch import Scratch, TierSink, read_range
+from .shuffle import write_images
+from .storage import Storage
+
+
+def solve_tiers(
+    engine: Engine, scratch: Scratch, memory: int, note: Note | None = None, steps: Steps | None = None, lowest: int = 0
+) -> None:
+    """Solve the tiers ``scratch`` lacks (or holds damaged), from the last ply down to ply
+    ``lowest`` (0: every tier), each chunk a task of ``engine``; ``memory`` is a task's budget."""
+    storage = engine.storage(scratch.path, scratch.variant.name)
+    for stale in glob.glob(scratch.file(f"{JOINED}*.bin")):  # a stopped run's
+        os.unlink(stale)
+    plies = unsolved(scratch, tiers(scratch.variant), note, steps, lowest)
+    run_tiers(engine, storage, _Solve(scratch, storage, memory, note), plies, memory, steps)
+    engine.release(storage)  # the copies of the tiers' result bytes each machine downloaded
+
+
+class _Solve:
+    """The solve's work in the pipeline (:class:`.pipeline.TierWork`)."""
+
+    phase = "solving"
+
+    def __init__(self, scratch: Scratch, storage: Storage, memory: int, note: Note | None) -> None:
+        self.scratch, self.storage, self.note = scratch, storage, note
+        self.variant, self.folder, self.name = scratch.variant, scratch.path, scratch.variant.name
+        self.chunk = task_boards(memory)
+        self.unfinished: dict[int, str] = {}
+
+    def task(self) -> Callable[..., tuple[int, list[int]]]:
+        return solve_chunk_task
+
+    def chunks(self, ply: int) -> list[tuple[int, int]]:
+        size = tiers(self.variant).size(ply)
+        return [(start, min(size, start + self.chunk)) for start in range(0, size, self.chunk)]
+
+    def arguments(self, ply: int, start: int, stop: int) -> tuple[Any, ...]:
+        return self.name, ply, start, stop
+
+    def prepare(self, ply: int) -> str:
+        self.unfinished[ply] = unfinished = self.scratch.unfinished(ply)
+        if not self.storage.is_folder(self.folder):
+            self.storage.remove(os.path.basename(unfinished))  # what tasks of a stopped run left
+        return os.path.basename(unfinished)
+
+    def below(self, ply: int) -> str | None:
+        if ply == self.variant.cells:
+            return None
+        below = os.path.relpath(results_file(self.scratch, tiers(self.variant), ply + 1, self.chunk), self.folder)
+        self.storage.put(self.scratch.file(below), below)
+        return below
+
+    def record(self, tier: Tier) -> None:
+        """The chunks' rows appended into the tier's column files, the joined result bytes
+        hashed, synced and linked as its ``results.bin``, the tier recorded."""
+        unfinished = self.unfinished.pop(tier.ply)
+        sink = TierSink(unfinished)
+        for name, rows in zip(tier.chunk_files, tier.found):
+            sink.append(_read_rows(self.storage, name, rows))
+        joined = self.scratch.file(tier.joined)
+        results = checksums.of_file(joined)
+        sync(joined)
+        os.link(joined, os.path.join(unfinished, "results.bin"))
+        self.storage.remove(tier.run)
+        sync(unfinished)
+        self.scratch.finish(tier.ply, sink, results)
+        if self.note:
+            self.note(tier_solved(self.variant, tier.ply, sink.rows))
+
+
+def solve_chunk_task(
+    storage: Storage, chunk_file: str, below: str | None, bounds: list[int], name: str, ply: int, start: int, stop: int
+) -> tuple[int, list[int]]:
+    """A task: solve ranks ``start`` to ``stop`` of tier ``ply`` of variant ``name`` from the
+    result bytes ``below`` of the tier below, and write into ``chunk_file`` (whole once it is
+    written) its rows, column after column, then the positions' images grouped by the ranges
+    of ranks starting at ``bounds`` (:func:`.shuffle.write_images`), all in ``storage``; the
+    rows' count, and where each group starts."""
+    found = tiers(Variant.parse(name))
+    below_bytes = storage.mapped(below, np.uint8) if below is not None else None
+    solved = solve_chunk(found, ply, start, stop, below_bytes)
+    with storage.create(chunk_file) as file:
+        for column, (_name, dtype) in zip(solved, COLUMNS):
+            file.write(np.ascontiguousarray(column, dtype=dtype).data)
+        return len(solved), write_images(found, ply, solved, bounds, file)
+
+
+def _read_rows(storage: Storage, name: str, rows: int) -> Solved:
+    """The rows of a chunk file, its columns read in one piece (one request at a URL)."""
+    raw = storage.read(name, np.uint8, 0, rows * ROW_BYTES)
+    columns, offset = [], 0
+    for _name, dtype in COLUMNS:
+        columns.append(raw[offset : offset + rows * np.dtype(dtype).itemsize].view(dtype))
+        offset += rows * np.dtype(dtype).itemsize
+    return Solved(*columns)
+
+
+def unsolved(scratch: Scratch, found: Tiers, note: Note | None, steps: Steps | None, lowest: int = 0) -> list[int]:
+    """The tiers ``scratch`` does not hold yet, from the last ply down to ply ``lowest``; the
+    ones it holds are said (resuming) and counted as done."""
+    plies = range(scratch.variant.cells, -1, -1)
+    done = [ply for ply in plies if scratch.finished(ply)]
+    scratch.resumed |= bool(done)
+    if done and note:
+        listed = f"{max(done)} to {min(done)}" if len(done) == max(done) - min(done) + 1 else ", ".join(map(str, done))
+        note(f"{scratch.variant}: resuming from {scratch.path}: plies {listed} solved")
+    if steps and done:
+        steps("solving", int(found.sizes[done].sum()), int(found.sizes.sum()))
+    return [ply for ply in plies if ply >= lowest and not scratch.finished(ply)]
+
+
+def results_file(scratch: Scratch, found: Tiers, ply: int, chunk: int) -> str:
+    """The path of finished tier ``ply``'s result bytes: its file, or the file made again
+    from its rows (``chunk`` rows at a time)."""
+    path = scratch.results_file(ply)
+    if path is None:
+        path = os.path.join(scratch.path, f"tier-{ply:02d}", "results.bin")
+        results = new_tier(found, ply)
+        rows = scratch.rows(ply)
+        for start in range(0, len(rows), chunk):
+            spread(found, ply, read_range(rows, start, start + chunk), results)
+        write_array(path, results)
+    return path
