@@ -30,7 +30,7 @@ NEEDING = {
     "tests/store/test_targets.py::test_the_openspiel_bot_takes_the_same_error": "openspiel",
     "tests/store/test_targets.py::test_the_server_takes_the_same_error": "web",
     "tests/store/test_postgres.py": "postgres",
-    "tests/solver/test_engine_dask.py": "dask",
+    "tests/engine/test_engine_dask.py": "dask",
 }
 # Mixed modules: the tests above need an extra, the others in them do not.
 MIXED = [

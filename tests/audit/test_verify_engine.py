@@ -133,7 +133,7 @@ def test_verify_through_a_storage_reports_what_one_process_reports_and_leaves_no
 
 
 def test_every_temporary_file_of_verify_has_one_writer(dask_client, db_path, tmp_path, monkeypatch):
-    """As in the build (tests/solver/test_engine_dask.py): the temporary folder may be on a file
+    """As in the build (tests/engine/test_engine_dask.py): the temporary folder may be on a file
     system shared by several machines."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     variant = Variant.parse("3x3")

@@ -344,7 +344,7 @@ class Stop(Exception):
 
 
 def test_tier_folders_swapped_in_a_distributed_build_are_solved_again(dask_client, variant_db, tmp_path):
-    """The record the engine's driver writes names its tier too (tests/solver/test_tier_records.py: one process)."""
+    """The record the engine's driver writes names its tier too (tests/engine/test_tier_records.py: one process)."""
     target, variant = tmp_path / "3x4k3.sqlite", Variant.parse("3x4k3")
 
     def stop_after_ply_9(line: str) -> None:
