@@ -41,6 +41,16 @@ def _tables(url: str) -> list[str]:
     return [name for (name,) in rows]
 
 
+@pytest.fixture(autouse=True)
+def own_data_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A build to a server keeps its scratch folder in the data folder (kept for a resume where
+    it fails): here a folder of the test's own, not the checkout's data/ that other tests read."""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    monkeypatch.setattr("ttt_solver.builder.build.data_folder", lambda: str(folder))
+    return folder
+
+
 @pytest.fixture
 def pg_3x3(pg_url: str, solved: Callable[[str], Tables]) -> str:
     build(pg_url, Variant.parse("3x3"), tables=solved("3x3"))
@@ -176,10 +186,15 @@ def test_readers_never_fail_or_mix_while_the_database_is_rebuilt(pg_3x3: str, db
     assert failures == [] and min(served) >= 3
 
 
-def test_a_killed_build_leaves_the_old_tables_and_nothing_else(pg_3x3: str) -> None:
+def test_a_killed_build_leaves_the_old_tables_and_its_scratch_folder(pg_3x3: str, own_data_folder: Path) -> None:
     before = _run("stats", "--db", pg_3x3, "--json")
+    # The command line, with the data folder (where a server target's scratch folder goes) the test's own.
+    command = (
+        "import sys, ttt_solver.store.paths as paths; folder = sys.argv.pop(1); paths.data_folder = lambda: folder;"
+        " from ttt_solver.cli import cli; cli(prog_name='ttt-lookup')"
+    )
     process = subprocess.Popen(
-        [sys.executable, "-m", "ttt_solver", "build", "--variant", "3x4k3", "--db", pg_3x3, "--force"],
+        [sys.executable, "-c", command, str(own_data_folder), "build", "--variant", "3x4k3", "--db", pg_3x3, "--force"],
         stderr=subprocess.PIPE, text=True, cwd=ROOT,
     )  # fmt: skip
     assert process.stderr is not None
@@ -194,6 +209,7 @@ def test_a_killed_build_leaves_the_old_tables_and_nothing_else(pg_3x3: str) -> N
     assert _tables(pg_3x3) == ["meta", "moves", "packed", "positions"]
     assert _run("stats", "--db", pg_3x3, "--json") == before
     assert _run("verify", "--db", pg_3x3)[0] == 0
+    assert [path.name.startswith(".3x4k3.") for path in own_data_folder.iterdir()] == [True]  # kept for a resume
 
 
 def test_tables_that_are_not_ours_are_replaced_only_with_force(pg_url: str) -> None:

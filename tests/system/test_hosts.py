@@ -32,7 +32,7 @@ BUCKET = "ttt-hosts"
 MEMORY = "16M"
 PROOF_MEMORY = "64M"  # verify's: 4x4's proof took 85 s at 16M, 47 s at 64M (a loaded machine)
 WORKERS = ("worker1", "worker2")
-START_SECONDS = 60  # a host's processes ready (Python and Dask starting on a loaded machine)
+START_SECONDS = 180  # a host's processes ready (Python and Dask starting on a loaded machine)
 RUN_SECONDS = 180  # one command: a hang fails the test instead of holding CI
 TRACEBACK = "Traceback (most recent call last)"
 

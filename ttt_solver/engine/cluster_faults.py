@@ -36,7 +36,9 @@ from distributed import CancelledError, Future
 from ..errors import EngineError
 
 STARTS = 3  # tries to start a local cluster
-CLIENT = ("distributed.client",)  # the client's logger, in the driver
+# The client's loggers, in the driver: its own, and its batched stream to the scheduler (which
+# logs a lost scheduler's CommClosedError with its traceback at INFO).
+CLIENT = ("distributed.client", "distributed.batched")
 LOGGERS = ("distributed", "tornado", "asyncio")  # where Dask's comms and event loops report
 T = TypeVar("T")
 # Dask reads its "logging" setting from DASK_LOGGING as a worker process starts.
