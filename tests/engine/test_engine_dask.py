@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from support import brute_force, write_spy
 from support import extra_markers as extras
 from support.broken_reads import broken_reads
-from support.killing import killed_when
+from support.killing import Stop, killed_when, stop_at
 
 from ttt_solver.builder import disk
 from ttt_solver.builder.build import build
@@ -104,19 +104,11 @@ def test_a_killed_build_resumes_from_its_recorded_tiers(dask_client, variant_db,
     assert rows(target) == rows(variant_db("3x4k3"))
 
 
-class Stop(Exception):
-    """Stands for an interrupt once a tier is recorded."""
-
-
 def test_a_damaged_result_file_is_made_again_from_its_tier(dask_client, variant_db, tmp_path):
     target, variant = tmp_path / "3x4k3.sqlite", Variant.parse("3x4k3")
 
-    def stop_after_ply_9(line: str) -> None:
-        if line.startswith("3x4k3: ply 9:"):
-            raise Stop
-
     with DaskEngine(client=dask_client) as engine, pytest.raises(Stop):
-        build(target, variant, memory=1 << 20, engine=engine, progress=stop_after_ply_9)
+        build(target, variant, memory=1 << 20, engine=engine, progress=stop_at("3x4k3: ply 9:"))
     results = tmp_path / ".3x4k3.sqlite.solving" / "tier-09" / "results.bin"
     damaged = bytearray(results.read_bytes())
     damaged[len(damaged) // 2] ^= 0xFF

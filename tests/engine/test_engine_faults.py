@@ -24,6 +24,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from click.testing import CliRunner
 from support import extra_markers as extras
+from support.killing import Stop, stop_at
 
 from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
@@ -339,20 +340,12 @@ def test_a_scheduler_lost_is_one_line_or_nothing_never_a_traceback(when):
     assert lines[-1] == "closed"
 
 
-class Stop(Exception):
-    """Stands for a build killed once a tier is recorded."""
-
-
 def test_tier_folders_swapped_in_a_distributed_build_are_solved_again(dask_client, variant_db, tmp_path):
     """The record the engine's driver writes names its tier too (tests/engine/test_tier_records.py: one process)."""
     target, variant = tmp_path / "3x4k3.sqlite", Variant.parse("3x4k3")
 
-    def stop_after_ply_9(line: str) -> None:
-        if line.startswith("3x4k3: ply 9:"):
-            raise Stop
-
     with DaskEngine(client=dask_client) as engine, pytest.raises(Stop):
-        build(target, variant, memory=1 << 20, engine=engine, progress=stop_after_ply_9)
+        build(target, variant, memory=1 << 20, engine=engine, progress=stop_at("3x4k3: ply 9:"))
     scratch = tmp_path / ".3x4k3.sqlite.solving"
     (scratch / "tier-09").rename(scratch / "swapped")
     (scratch / "tier-10").rename(scratch / "tier-09")

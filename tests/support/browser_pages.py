@@ -31,6 +31,9 @@ def browser_module_marks() -> list[pytest.MarkDecorator]:
 
 
 SHOTS = Path(__file__).resolve().parents[2] / "benchmarks" / "output"
+# The page sizes the layout tests look at: a desktop window, and a phone held upright.
+DESKTOP = {"viewport": {"width": 1280, "height": 800}}
+PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
 ARGS = [
     "--headless",
     "--no-sandbox",

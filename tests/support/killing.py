@@ -19,3 +19,18 @@ def killed_when(command: Sequence[str], ready: Callable[[], bool], poll: float =
     finally:
         process.wait(60)
     return process.returncode
+
+
+class Stop(Exception):
+    """Stands for a build stopped (killed, interrupted) at a moment a test chose."""
+
+
+def stop_at(start: str) -> Callable[[str], None]:
+    """A build's ``progress``: raises :class:`Stop` at the first line that starts with ``start``
+    (``"3x4k3: ply 9:"``: once tier 9 is recorded)."""
+
+    def heard(line: str) -> None:
+        if line.startswith(start):
+            raise Stop
+
+    return heard

@@ -13,6 +13,8 @@ from urllib.request import urlopen
 
 import pytest
 from support.browser_pages import (  # noqa: F401 - the *_fixture names are fixtures
+    DESKTOP,
+    PHONE,
     SHOTS,
     base_url_fixture,
     board_text,
@@ -33,8 +35,6 @@ from ttt_solver.game import rules
 
 pytestmark = browser_module_marks()
 
-DESKTOP = {"viewport": {"width": 1280, "height": 800}}
-PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
 OUTCOMES = {"win", "draw", "loss", "best"}
 
 
