@@ -9,6 +9,7 @@ import pytest
 
 from ttt_solver.engine.shuffle import FEW_RANGES, gather_range, join_ranges, range_bounds, write_images
 from ttt_solver.engine.storage import Storage
+from ttt_solver.errors import EngineError
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver import checksums
 from ttt_solver.solver.passes import new_tier, solve_chunk, spread
@@ -41,7 +42,7 @@ def test_the_shuffled_result_bytes_are_spreads(tmp_path, name, chunk, memory, wi
         for r, range_name in enumerate(ranges):
             parts = [(f"{ply}-{start}.bin", group[r], group[r + 1]) for start, group in zip(starts, groups)]
             gather_range(storage, parts, bounds[r + 1] - bounds[r], range_name)
-        join_ranges(storage, ranges, str(tmp_path / f"{ply}-results.bin"))
+        join_ranges(storage, ranges, bounds, str(tmp_path / f"{ply}-results.bin"))
         made = np.fromfile(tmp_path / f"{ply}-results.bin", dtype=np.uint8)
         assert np.array_equal(made, expected), (name, ply)  # the tier's bytes and one more
         assert checksums.of_file(str(tmp_path / f"{ply}-results.bin")) == checksums.of_bytes(expected)
@@ -58,3 +59,13 @@ def test_ranges_are_of_one_width_within_the_budget_and_at_least_the_workers():
     assert range_bounds(10, 1000, 1) == [0, 10]
     assert range_bounds(2, 1000, 4) == [0, 1, 2]  # no empty range
     assert range_bounds(1, 1000, 1) == [0, 1]
+
+
+@pytest.mark.parametrize("length", [3, 5])
+def test_a_range_file_cut_or_grown_since_its_task_wrote_it_is_refused_in_one_line(tmp_path, length):
+    storage = Storage(str(tmp_path))
+    for name, data in (("a.bin", b"\x01\x02"), ("b.bin", bytes(length))):
+        with storage.create(name) as file:
+            file.write(data)
+    with pytest.raises(EngineError, match=rf"b\.bin holds {length} bytes, not the 4 its task wrote$"):
+        join_ranges(storage, ["a.bin", "b.bin"], [0, 2, 6], str(tmp_path / "joined.bin"))

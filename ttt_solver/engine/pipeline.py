@@ -171,7 +171,7 @@ def _run_tier(
     ]  # fmt: skip
     engine.run(gather_range, gathers, f"{work.name}-{ply}-ranges")
     joined = f"{JOINED}{ply:02d}-{os.path.basename(run)}.bin"
-    join_ranges(storage, ranges, os.path.join(work.folder, joined), max(MIN_JOIN_BLOCK, min(READ, memory // 8)))
+    join_ranges(storage, ranges, bounds, os.path.join(work.folder, joined), max(MIN_JOIN_BLOCK, min(READ, memory // 8)))
     storage.put(os.path.join(work.folder, joined), joined)
     return Tier(ply, run, files, [found for found, _groups in results], joined)
 

@@ -20,12 +20,12 @@ The files sit in a :class:`.storage.Storage`: a folder every process reaches, or
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Sequence
 from typing import BinaryIO
 
 import numpy as np
 
+from ..errors import EngineError
 from ..game.values import NO_POSITION
 from ..solver import Solved, Tiers, checksums, images
 from .storage import Storage
@@ -101,13 +101,24 @@ def gather_range(storage: Storage, groups: Sequence[Group], boards: int, name: s
         file.write(out.data)
 
 
-def join_ranges(storage: Storage, names: Sequence[str], path: str, block: int = checksums.READ) -> None:
-    """Append the range files ``names`` of ``storage`` (in rank order) and one more
-    :data:`NO_POSITION` byte (see :func:`ttt_solver.solver.passes.new_tier`) into a new local
-    file at ``path``, ``block`` bytes at a time: the tier's result bytes, closed (not synced:
-    the caller syncs what it keeps)."""
+def join_ranges(
+    storage: Storage, names: Sequence[str], bounds: Sequence[int], path: str, block: int = checksums.READ
+) -> None:
+    """Append the range files ``names`` of ``storage`` (in rank order; range ``r`` holds the
+    ranks ``bounds[r]`` to ``bounds[r + 1]``, a byte each) and one more :data:`NO_POSITION`
+    byte (see :func:`ttt_solver.solver.passes.new_tier`) into a new local file at ``path``,
+    ``block`` bytes at a time: the tier's result bytes, closed (not synced: the caller syncs
+    what it keeps). EngineError for a range file of another length (cut or damaged since its
+    task wrote it): the tier is not recorded, and a rerun solves it again."""
     with open(path, "wb") as out:
-        for name in names:
+        for name, first, last in zip(names, bounds[:-1], bounds[1:], strict=True):
+            copied = 0
             with storage.open(name) as file:
-                shutil.copyfileobj(file, out, block)
+                while data := file.read(block):
+                    out.write(data)
+                    copied += len(data)
+            if copied != last - first:
+                raise EngineError(
+                    f"{storage.path(name)} holds {copied:,} bytes, not the {last - first:,} its task wrote"
+                )
         out.write(bytes([NO_POSITION]))
