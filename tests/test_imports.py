@@ -86,3 +86,16 @@ def test_a_command_line_lookup_compiles_only_the_variant_name_pattern(db_path, b
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines()[-1].split() == ["ttt_solver.game.variant"]
+
+
+def test_a_command_line_lookup_leaves_the_array_form_of_the_value_rule_unloaded(db_path):
+    # The scalar rule proves each row; the array form (numpy's tables and their classes, two
+    # NamedTuples: 0.6% of importing click) lives in game/value_bytes.py, off the lookup.
+    code = (
+        f"from ttt_solver.cli import main\ntry:\n    main(['analyze', 'X...O....', '--json', '--db', {str(db_path)!r}])\n"
+        "except SystemExit as done:\n    assert done.code == 0, done.code\nimport sys\n"
+        "print(sorted(n for n in ('back_up', 'byte_tables', 'result_bytes') if hasattr(sys.modules['ttt_solver.game.values'], n)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "[]"
+    assert "ttt_solver.game.value_bytes" not in loaded_after(code, ("ttt_solver.game.value_bytes",))
