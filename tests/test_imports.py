@@ -44,9 +44,10 @@ def test_building_loads_the_solver_and_writer_but_not_the_cli(tmp_path):
 
 
 @pytest.mark.parametrize("big", [False, True], ids=["small", "big"])
-def test_a_command_line_lookup_loads_neither_numpy_sqlalchemy_nor_pathlib(db_path, tmp_path, big):
+def test_a_command_line_lookup_loads_neither_numpy_sqlalchemy_pathlib_nor_difflib(db_path, tmp_path, big):
     # What a lookup imports beyond click is most of its time: pathlib alone (with urllib and
-    # ipaddress behind it) cost 5 ms of the 15 ms a lookup may add to importing click. Run
+    # ipaddress behind it) cost 5 ms of the 15 ms a lookup may add to importing click, difflib
+    # (for did-you-mean hints, an error path: game/suggest.py counts its likeness) 2.5%. Run
     # without site's start-up (-S), which in an editable install imports pathlib for its finder:
     # the package from this checkout, click and the rest from site-packages.
     root = str(Path(__file__).resolve().parent.parent)
@@ -60,4 +61,53 @@ def test_a_command_line_lookup_loads_neither_numpy_sqlalchemy_nor_pathlib(db_pat
             "    assert done.code == 0, done.code\n"
             "import ttt_solver\nassert ttt_solver.__file__.startswith(sys.path[0]), ttt_solver.__file__"
         )
-        assert loaded_after(code, ("numpy", "sqlalchemy", "pathlib"), ["-S"]) == set()
+        assert loaded_after(code, ("numpy", "sqlalchemy", "pathlib", "difflib"), ["-S"]) == set()
+
+
+# A regular expression is compiled where it is first matched, not at import, unless every lookup
+# matches it: compiling the shards' three file-name patterns and the options' size and address
+# patterns cost a lookup 1.5% of importing click.
+RECORD_COMPILES = """import re, sys
+compiled, plain = [], re.compile
+def compile(pattern, flags=0):
+    compiled.append(sys._getframe(1).f_globals.get("__name__", ""))
+    return plain(pattern, flags)
+re.compile = compile
+"""
+
+
+@pytest.mark.parametrize("big", [False, True], ids=["small", "big"])
+def test_a_command_line_lookup_compiles_only_the_variant_name_pattern(db_path, big):
+    code = (
+        f"{RECORD_COMPILES}{EVERY_DATABASE_BIG * big}from ttt_solver.cli import main\n"
+        f"try:\n    main(['analyze', 'X...O....', '--json', '--db', {str(db_path)!r}])\n"
+        "except SystemExit as done:\n    assert done.code == 0, done.code\n"
+        "print(' '.join(name for name in compiled if name.startswith('ttt_solver')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1].split() == ["ttt_solver.game.variant"]
+
+
+def test_a_command_line_lookup_leaves_the_array_form_of_the_value_rule_unloaded(db_path):
+    # The scalar rule proves each row; the array form (numpy's tables and their classes, two
+    # NamedTuples: 0.6% of importing click) lives in game/value_bytes.py, off the lookup.
+    code = (
+        f"from ttt_solver.cli import main\ntry:\n    main(['analyze', 'X...O....', '--json', '--db', {str(db_path)!r}])\n"
+        "except SystemExit as done:\n    assert done.code == 0, done.code\nimport sys\n"
+        "print(sorted(n for n in ('back_up', 'byte_tables', 'result_bytes') if hasattr(sys.modules['ttt_solver.game.values'], n)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "[]"
+    assert "ttt_solver.game.value_bytes" not in loaded_after(code, ("ttt_solver.game.value_bytes",))
+
+
+def test_a_command_line_lookup_freezes_what_importing_made(db_path):
+    # The collector walked every module, class and function the imports made in each full
+    # collection and the three at exit: 8% of a lookup's instructions on 3x6k4.
+    code = (
+        f"import gc\nfrom ttt_solver.cli import main\nassert gc.get_freeze_count() == 0\n"
+        f"try:\n    main(['analyze', 'X...O....', '--json', '--db', {str(db_path)!r}])\n"
+        "except SystemExit as done:\n    assert done.code == 0, done.code\nprint(gc.get_freeze_count())"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert int(done.stdout.splitlines()[-1]) > 10_000

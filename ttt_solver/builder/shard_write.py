@@ -26,6 +26,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import secrets
 import shutil
 import tempfile
@@ -195,7 +196,11 @@ def _plan(scratch: Scratch, storage: Storage, below: list[int], main_name: str) 
     except (OSError, ValueError):
         record = None
     build = record.get("build") if isinstance(record, dict) else None
-    if isinstance(build, str) and BUILD_NAME.fullmatch(build) and {key: record.get(key) for key in wanted} == wanted:
+    if (
+        isinstance(build, str)
+        and re.fullmatch(BUILD_NAME, build)
+        and {key: record.get(key) for key in wanted} == wanted
+    ):
         return build
     shutil.rmtree(os.path.join(scratch.path, shard_folder(main_name)), ignore_errors=True)
     storage.remove(shard_folder(main_name))

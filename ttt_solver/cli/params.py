@@ -144,11 +144,11 @@ class Address(Tidy):
     engine connects over (:func:`ttt_solver.system.engine_places.address_problem`)."""
 
     name = "address"
-    _FORM = re.compile(r"(?:[a-z][a-z0-9+.-]*://)?[^\s/:]+:[0-9]{1,5}", re.IGNORECASE)
+    _FORM = r"(?:[a-z][a-z0-9+.-]*://)?[^\s/:]+:[0-9]{1,5}"  # compiled by re when first matched
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         text = str(value)
-        if not self._FORM.fullmatch(text) or not 0 < int(text.rpartition(":")[2]) < 65536:
+        if not re.fullmatch(self._FORM, text, re.IGNORECASE) or not 0 < int(text.rpartition(":")[2]) < 65536:
             raise BadValue(value, "expected [scheme://]host:port, e.g. tcp://10.0.0.1:8786", param, ctx)
         why = address_problem(text)
         if why is not None:
@@ -172,7 +172,7 @@ class StorageRoot(Tidy):
 SEED = Whole(0, 2**63 - 1)  # what every seed option takes (numpy's generators need >= 0)
 
 
-_SIZE = re.compile(r"([0-9]+)(?:([kmgt])(i?b)?|b)?", re.IGNORECASE)
+_SIZE = r"([0-9]+)(?:([kmgt])(i?b)?|b)?"  # compiled by re when first matched: a lookup reads no size
 _SHIFTS = {"": 0, "k": 10, "m": 20, "g": 30, "t": 40}
 SIZE_GRAMMAR = "ASCII digits and a unit, K, M, G or T (KB, KiB, ... in any case; powers of 1,024), no space between"
 
@@ -180,7 +180,7 @@ SIZE_GRAMMAR = "ASCII digits and a unit, K, M, G or T (KB, KiB, ... in any case;
 def parse_size(text: str) -> int | None:
     """Bytes of a size such as ``65536``, ``512MB``, ``4gb``, ``8GiB`` or ``64K``; None for
     anything else (spaces, other digits, a fraction, another unit)."""
-    found = _SIZE.fullmatch(text)
+    found = re.fullmatch(_SIZE, text, re.IGNORECASE)
     if found is None:
         return None
     return int(found.group(1)) << _SHIFTS[(found.group(2) or "").lower()]

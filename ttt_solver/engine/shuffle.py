@@ -26,7 +26,7 @@ from typing import BinaryIO
 import numpy as np
 
 from ..errors import EngineError
-from ..game.values import NO_POSITION
+from ..game.value_bytes import NO_POSITION
 from ..solver import Solved, Tiers, checksums, images
 from .storage import Storage
 

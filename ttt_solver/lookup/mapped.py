@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..game.values import NO_POSITION, result_bytes
+from ..game.value_bytes import NO_POSITION, result_bytes
 from ..solver import tiers
 from ..store import number_in
 from ..store.arrays import Arrays

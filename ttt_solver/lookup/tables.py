@@ -29,7 +29,7 @@ from ..audit.report import Report
 from ..audit.retrograde import prove_arrays
 from ..errors import InvalidArgumentError, InvalidBoardError
 from ..game import rules
-from ..game.values import NO_MOVE, NO_POSITION, REMOTENESS_BITS, byte_tables, result_bytes
+from ..game.value_bytes import NO_MOVE, NO_POSITION, REMOTENESS_BITS, byte_tables, result_bytes
 from ..game.variant import Variant
 from ..solver import Tiers
 from ..store.arrays import Arrays

@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..game import array_rules, codec
-from ..game.values import NO_POSITION, back_up, byte_tables, result_bytes
+from ..game.value_bytes import NO_POSITION, back_up, byte_tables, result_bytes
 from .tiers import Tiers
 
 # The columns of solved positions: name -> dtype (little-endian where it matters).

@@ -31,10 +31,11 @@ from .sqlite_file import sqlite_uri
 MOST_SHARDS = 10  # SQLite's default SQLITE_MAX_ATTACHED: the most files a connection attaches
 SHARD_TABLES = ("positions", "packed")  # a shard's tables, read through views of these names
 # The one rule of a shard's file name: BUILD-INDEX.sqlite, BUILD a build's name (secrets.token_hex(8)),
-# in the folder NAME.shards beside the main file NAME (:func:`shard_file`).
-BUILD_NAME = re.compile(r"[0-9a-f]{16}")
-SHARD_NAME = re.compile(rf"({BUILD_NAME.pattern})-([0-9]+)\.sqlite")
-_FILE = re.compile(rf"[^/\\]+\.shards/{SHARD_NAME.pattern}")
+# in the folder NAME.shards beside the main file NAME (:func:`shard_file`). Patterns, compiled by re
+# when first matched: only a sharded database's reads and the builds match them, not every lookup.
+BUILD_NAME = r"[0-9a-f]{16}"
+SHARD_NAME = rf"({BUILD_NAME})-([0-9]+)\.sqlite"
+_FILE = rf"[^/\\]+\.shards/{SHARD_NAME}"
 
 
 class ShardError(Exception):
@@ -72,7 +73,7 @@ def read_shards(conn: sqlite3.Connection, count: int) -> list[Shard]:
     shards: list[Shard] = []
     for index, row in enumerate(rows):
         shard = Shard(*row)
-        named = _FILE.fullmatch(shard.file) if isinstance(shard.file, str) else None
+        named = re.fullmatch(_FILE, shard.file) if isinstance(shard.file, str) else None
         if not (
             named
             and shard.number == index

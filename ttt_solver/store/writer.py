@@ -361,7 +361,7 @@ def install(built: str, target: Target, shards: Sequence[Shard] = ()) -> None:
     remove_stale_shards(path, {os.path.basename(shard.file) for shard in shards})
 
 
-_SHARD_OR_JOURNAL = re.compile(rf"{SHARD_NAME.pattern}(-journal)?")
+_SHARD_OR_JOURNAL = re.compile(rf"{SHARD_NAME}(-journal)?")
 
 
 def remove_stale_shards(path: Path, keep: Collection[str]) -> None:
