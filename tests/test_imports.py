@@ -99,15 +99,3 @@ def test_a_command_line_lookup_leaves_the_array_form_of_the_value_rule_unloaded(
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines()[-1] == "[]"
     assert "ttt_solver.game.value_bytes" not in loaded_after(code, ("ttt_solver.game.value_bytes",))
-
-
-def test_a_command_line_lookup_freezes_what_importing_made(db_path):
-    # The collector walked every module, class and function the imports made in each full
-    # collection and the three at exit: 8% of a lookup's instructions on 3x6k4.
-    code = (
-        f"import gc\nfrom ttt_solver.cli import main\nassert gc.get_freeze_count() == 0\n"
-        f"try:\n    main(['analyze', 'X...O....', '--json', '--db', {str(db_path)!r}])\n"
-        "except SystemExit as done:\n    assert done.code == 0, done.code\nprint(gc.get_freeze_count())"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert int(done.stdout.splitlines()[-1]) > 10_000

@@ -16,7 +16,6 @@ closed pipe (``| head``) stops any command quietly, with exit code 141 (a shell'
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 from collections.abc import Iterator
@@ -275,7 +274,4 @@ def _silence(*streams: Any) -> None:
 def main(argv: list[str] | None = None, prog_name: str = "ttt-lookup") -> None:
     """The ``ttt-lookup`` program: run one command, then the process ends."""
     guard_command_line()
-    # What importing made (modules, classes, functions) lives until the process ends: the
-    # collector need not walk it again in each full collection, nor in the three at exit.
-    gc.freeze()
     cli(argv, prog_name=prog_name)
