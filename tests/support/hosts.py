@@ -155,14 +155,14 @@ class Hosts:
         return os.path.exists(f"/run/netns/{namespace}")
 
 
-def wait_for(ready: object, what: str, seconds: float, log: Path | None = None) -> None:
+def wait_for(ready: object, what: str, seconds: float, *logs: Path) -> None:
     """Poll ``ready()`` every 50 ms until it holds; after ``seconds``, fail naming ``what``
-    (and the end of ``log``)."""
+    (and the end of each of ``logs``)."""
     deadline = time.monotonic() + seconds
     while not ready():  # type: ignore[operator]
         if time.monotonic() > deadline:
-            tail = log.read_text(errors="replace")[-2000:] if log and log.exists() else ""
-            raise TimeoutError(f"{what} not ready after {seconds} s\n{tail}")
+            tails = [f"{log.name}:\n{log.read_text(errors='replace')[-2000:]}" for log in logs if log.exists()]
+            raise TimeoutError("\n".join([f"{what} not ready after {seconds} s", *tails]))
         time.sleep(0.05)
 
 
