@@ -37,7 +37,7 @@ import dask  # after the skip without the extra
 
 from ttt_solver.engine import scheduler_probe
 from ttt_solver.engine.cluster_faults import STARTS
-from ttt_solver.engine.engine_dask import DaskEngine
+from ttt_solver.engine.engine_dask import SPAWNED, DaskEngine
 
 pytestmark = pytest.mark.dask
 HINT = "start one with 'dask scheduler' (its usual port is 8786)"
@@ -356,3 +356,14 @@ def test_tier_folders_swapped_in_a_distributed_build_are_solved_again(dask_clien
     assert f"3x4k3: tier-09 in {scratch} holds tier 10, not this tier: solving it again" in lines, lines
     assert f"3x4k3: tier-10 in {scratch} holds tier 9, not this tier: solving it again" in lines, lines
     assert report.digest == digest(target) == digest(variant_db("3x4k3"))
+
+
+def test_a_local_cluster_leaves_this_process_environment_as_it_found_it(monkeypatch):
+    """A nanny sets its workers' variables (quiet worker logs, the allocator's settings) in the
+    driver's own environment as it starts them; every later child of the driver inherited them
+    (in CI, the namespace test's Dask workers logged nothing of their registration)."""
+    for key in SPAWNED:
+        monkeypatch.delenv(key, raising=False)
+    with DaskEngine(workers=1) as engine:
+        assert engine.slots() == 1
+    assert {key: os.environ.get(key) for key in SPAWNED} == dict.fromkeys(SPAWNED)

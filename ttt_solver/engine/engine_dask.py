@@ -16,6 +16,7 @@ This module imports Dask: it is imported only when a build asks for it (``--engi
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -48,18 +49,41 @@ MALLOC = {"MALLOC_TRIM_THRESHOLD_": str(128 << 20), "MALLOC_MMAP_THRESHOLD_": st
 # second with that, 0.10 s with a check a second (medians, benchmarks/bench_cluster_idle.py),
 # which still reports a loop blocked for longer than its limit of 3 s.
 TICK = {"distributed.admin.tick.interval": "1s"}
+SPAWNED = {**MALLOC, **WORKER_LOGGING}  # the variables each worker process starts with
 
 
 def local_cluster(workers: int) -> LocalCluster:
     """The local cluster a build or a verify without ``--address`` starts: ``workers`` processes
     of one thread each, with the allocator settings of :data:`MALLOC` and the event loops'
     checks of :data:`TICK`; started again where a worker dies while it starts (:func:`.cluster_faults.started`)."""
-    environment = {f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in {**MALLOC, **WORKER_LOGGING}.items()}
-    with dask.config.set({**environment, **TICK}):
-        return started(
-            lambda: LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=LOCAL_PORT),
-            workers,
-        )
+    environment = {f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in SPAWNED.items()}
+    saved = _environment()
+    try:
+        with dask.config.set({**environment, **TICK}):
+            return started(
+                lambda: LocalCluster(
+                    n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=LOCAL_PORT
+                ),
+                workers,
+            )
+    finally:
+        _restore(saved)
+
+
+def _environment() -> dict[str, str | None]:
+    """This process's values of the variables a nanny sets for its workers (:data:`SPAWNED`)."""
+    return {key: os.environ.get(key) for key in SPAWNED}
+
+
+def _restore(saved: dict[str, str | None]) -> None:
+    """Put back what :func:`_environment` saved: a nanny sets its workers' variables in this
+    process's own environment as it starts one, where every later child of this process (and a
+    Dask cluster at --address a test starts) would inherit the workers' quiet logging."""
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
 
 
 class DaskEngine:
@@ -82,6 +106,7 @@ class DaskEngine:
         self.storage_root = storage
         self._owned: list[Any] = []  # what __exit__ closes
         self._quiet = ExitStack()  # the client's logger quiet while the engine is open (.cluster_faults.CLIENT)
+        self._quiet.callback(_restore, _environment())  # a worker started again sets them again
 
     def __enter__(self) -> Self:
         check_places(self.address, self.storage_root)
