@@ -44,10 +44,9 @@ def test_building_loads_the_solver_and_writer_but_not_the_cli(tmp_path):
 
 
 @pytest.mark.parametrize("big", [False, True], ids=["small", "big"])
-def test_a_command_line_lookup_loads_neither_numpy_sqlalchemy_pathlib_nor_difflib(db_path, tmp_path, big):
+def test_a_command_line_lookup_loads_neither_numpy_sqlalchemy_nor_pathlib(db_path, tmp_path, big):
     # What a lookup imports beyond click is most of its time: pathlib alone (with urllib and
-    # ipaddress behind it) cost 5 ms of the 15 ms a lookup may add to importing click, difflib
-    # (for did-you-mean hints, an error path: game/suggest.py counts its likeness) 2.5%. Run
+    # ipaddress behind it) cost 5 ms of the 15 ms a lookup may add to importing click. Run
     # without site's start-up (-S), which in an editable install imports pathlib for its finder:
     # the package from this checkout, click and the rest from site-packages.
     root = str(Path(__file__).resolve().parent.parent)
@@ -61,7 +60,7 @@ def test_a_command_line_lookup_loads_neither_numpy_sqlalchemy_pathlib_nor_diffli
             "    assert done.code == 0, done.code\n"
             "import ttt_solver\nassert ttt_solver.__file__.startswith(sys.path[0]), ttt_solver.__file__"
         )
-        assert loaded_after(code, ("numpy", "sqlalchemy", "pathlib", "difflib"), ["-S"]) == set()
+        assert loaded_after(code, ("numpy", "sqlalchemy", "pathlib"), ["-S"]) == set()
 
 
 # A regular expression is compiled where it is first matched, not at import, unless every lookup

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from difflib import SequenceMatcher
-
 import pytest
 from click.testing import CliRunner
-from hypothesis import given
-from hypothesis import strategies as st
 
 from ttt_solver.cli import cli
-from ttt_solver.game.suggest import close_names, did_you_mean, likeness
+from ttt_solver.game.suggest import close_names, did_you_mean
 
 COMMANDS = ["analyze", "best", "build", "compare", "help", "play", "query", "serve", "stats", "tournament", "verify"]
 BUILD = ["--color", "--db", "--force", "--help", "--json", "--memory", "--no-color", "--quiet", "--variant"]
@@ -70,17 +66,3 @@ def test_the_command_line_suggests_only_close_options(args, hint):
     result = CliRunner().invoke(cli, args, prog_name="ttt-lookup")
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == f"Error: {hint} (see 'ttt-lookup {args[0]} --help')\n"
-
-
-NAMES = st.text(alphabet="-abcdeq", max_size=24)
-
-
-@given(NAMES, NAMES)
-def test_likeness_is_difflibs_ratio(a, b):
-    # Counted without difflib (off the command line's lookups), it must still be difflib's.
-    assert likeness(a, b) == SequenceMatcher(None, a, b).ratio()
-
-
-@pytest.mark.parametrize(("a", "b"), [("", ""), ("abcab", "cabab"), ("--varient", "variant"), ("aaab", "abaa")])
-def test_likeness_of_chosen_pairs(a, b):
-    assert likeness(a, b) == SequenceMatcher(None, a, b).ratio()

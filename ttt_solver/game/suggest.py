@@ -2,13 +2,14 @@
 
 ``anlyze`` and ``analyse`` are close to ``analyze``, ``trap`` to ``traps``, ``--varient`` to
 ``--variant`` (not to ``--quiet``); case and an option's leading dashes do not count.
-Likeness is difflib's ``SequenceMatcher.ratio()``, counted here (:func:`likeness`): importing
-difflib cost every command-line lookup 2.5% of ``import click``, for an error path.
+The command line imports this as it starts (and difflib with it: about 4M instructions, 2.4% of
+importing click), for its error paths; difflib's matching is not worth copying to save that.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from difflib import SequenceMatcher
 
 
 def close_names(name: str, names: Iterable[str], count: int = 3) -> list[str]:
@@ -31,37 +32,15 @@ MARGIN = 0.1  # and at most this much below the likest name's: 'verfy' is 'verif
 
 def _similar(typed: str, keys: list[str]) -> list[str]:
     """The keys most like ``typed``, likest first."""
-    scored = [(likeness(key, typed), key) for key in keys]
+
+    matcher = SequenceMatcher(b=typed)
+    scored = []
+    for key in keys:
+        matcher.set_seq1(key)
+        scored.append((matcher.ratio(), key))
     best = max((score for score, _ in scored), default=0.0)
     close = [(score, key) for score, key in scored if score >= max(CUTOFF, best - MARGIN)]
     return [key for _, key in sorted(close, key=lambda found: -found[0])]
-
-
-def likeness(a: str, b: str) -> float:
-    """``difflib.SequenceMatcher(None, a, b).ratio()`` for names (no junk; difflib drops
-    popular letters only from 200 letters of ``b``, a length no name has): 2 x the letters in
-    common / the letters in both."""
-    total = len(a) + len(b)
-    return 2.0 * _matched(a, b) / total if total else 1.0
-
-
-def _matched(a: str, b: str) -> int:
-    """The letters of difflib's matching blocks: the longest common run (the earliest in ``a``,
-    then in ``b``, as difflib picks it), then the same on each side of it."""
-    lengths: dict[int, int] = {}
-    size = start_a = start_b = 0
-    for i, letter in enumerate(a):
-        ending: dict[int, int] = {}
-        for j, other in enumerate(b):
-            if other == letter:
-                run = ending[j] = lengths.get(j - 1, 0) + 1
-                if run > size:
-                    size, start_a, start_b = run, i - run + 1, j - run + 1
-        lengths = ending
-    if not size:
-        return 0
-    before = _matched(a[:start_a], b[:start_b])
-    return before + size + _matched(a[start_a + size :], b[start_b + size :])
 
 
 def _begins(typed: str, known: str) -> bool:
