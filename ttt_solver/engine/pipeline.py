@@ -34,10 +34,8 @@ from .engines import Engine
 from .shuffle import gather_range, join_ranges, range_bounds
 from .storage import Storage
 
-JOINED = "results-"
-MIN_JOIN_BLOCK = (
-    1 << 16
-)  # bytes the join copies at a time at least (at most a task's budget's eighth)  # the start of a joined file's name in the work's local folder
+JOINED = "results-"  # the start of a joined file's name in the work's local folder
+MIN_JOIN_BLOCK = 1 << 16  # bytes the join copies at a time at least (at most a task's budget's eighth)
 
 
 @dataclass(frozen=True)
