@@ -81,7 +81,8 @@ def test_a_wrong_value_is_found(tmp_path):
 
 
 @pytest.mark.last_tiers
-def test_the_tiers_in_the_folder_match_a_brute_force_search():
+@pytest.mark.parametrize("deepest", [False, True], ids=["every tier", "the deepest tier"])
+def test_the_tiers_in_the_folder_match_a_brute_force_search(deepest):
     folder = os.environ.get("TTT_LAST_TIERS_DIR")
     if not folder or not os.path.isfile(os.path.join(folder, "manifest.json")):
         pytest.skip(
@@ -91,12 +92,13 @@ def test_the_tiers_in_the_folder_match_a_brute_force_search():
     with open(os.path.join(folder, "manifest.json")) as file:
         manifest = json.load(file)
     cells = Variant.parse(manifest["variant"]).cells
-    checked = brute_force.check_tiers(folder, SAMPLES)
+    checked = brute_force.check_tiers(folder, SAMPLES, deepest=deepest)
     print(
-        f"\n{checked.variant}: plies {', '.join(map(str, checked.plies))}: {checked.rows:,} canonical rows;"
+        f"\n{checked.variant}: {'ply' if len(checked.plies) == 1 else 'plies'} {', '.join(map(str, checked.plies))}: {checked.rows:,} canonical rows;"
         f" {checked.sampled:,} sampled, {len(checked.wrong)} differ from the brute-force search"
         f" (its values: {checked.values[1]} wins, {checked.values[0]} draws, {checked.values[-1]} losses)"
     )
-    assert checked.plies == tuple(range(cells - manifest["last_tiers"] + 1, cells + 1))
+    every = tuple(range(cells - manifest["last_tiers"] + 1, cells + 1))
+    assert checked.plies == (every[:1] if deepest else every)
     assert checked.sampled == SAMPLES
     assert checked.wrong == [], checked.wrong[:10]

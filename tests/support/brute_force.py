@@ -67,16 +67,19 @@ class Checked:
     values: dict[int, int]  # the sampled positions by their value found by the search
 
 
-def check_tiers(folder: str, samples: int, seed: int = 0) -> Checked:
+def check_tiers(folder: str, samples: int, seed: int = 0, deepest: bool = False) -> Checked:
     """Compare ``samples`` positions drawn uniformly from the finished tiers of a scratch folder
     (``tier-PP/``: code, value and remoteness columns, as ``rows.json`` counts them) with
-    :func:`search`."""
+    :func:`search`; from its deepest tier only (the fewest pieces: the longest searches) if
+    ``deepest``."""
     with open(os.path.join(folder, "manifest.json")) as file:
         name = json.load(file)["variant"]
     rows, cols, k, misere = parse(name)
     plies = tuple(
         sorted(int(entry[5:]) for entry in os.listdir(folder) if entry.startswith("tier-") and entry[5:].isdigit())
     )
+    if deepest:
+        plies = plies[:1]
     counts = {}
     for ply in plies:
         with open(os.path.join(folder, f"tier-{ply:02d}", "rows.json")) as file:
