@@ -4,7 +4,7 @@ against it (plan / measured): the numbers :mod:`ttt_solver.system.cost_model` is
 Each run is a child process: ``build()`` of the variant into a fresh temporary folder (the
 command line's code path, the tier pipeline into a scratch folder, then merge, SQLite file and
 digest) on this process or, with ``--engine dask``, on a local cluster of ``--workers``
-workers; then ``ttt-lookup verify`` of the file (in one process). The CPU is the child's
+workers; then, in one process, ``ttt-lookup verify`` of the file. The CPU is the child's
 ``os.wait4`` usage: its own and that of every process it started and waited for (Dask's nannies
 and their workers, reaped as the cluster closes); with Dask the workers' own count
 (``Client.run``) is printed beside it. The disk is the temporary folder's peak, sampled every
@@ -47,7 +47,9 @@ def cpu() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def child(variant: Variant, folder: str, engine_name: str, workers: int, tiers: int | None) -> dict[str, Any]:
+def child(
+    variant: Variant, folder: str, engine_name: str, workers: int, tiers: int | None, memory: int | None
+) -> dict[str, Any]:
     """The measured run, in the child: a build (or the last ``tiers`` tiers solved)."""
     from ttt_solver.builder.build import build
     from ttt_solver.engine import InProcess, open_scratch, solve_tiers
@@ -71,11 +73,11 @@ def child(variant: Variant, folder: str, engine_name: str, workers: int, tiers: 
         client = getattr(engine, "client", None)
         before = client.run(time.process_time) if client else {}
         if tiers is None:
-            report = build(os.path.join(folder, "db.sqlite"), variant, engine=engine, steps=steps)
+            report = build(os.path.join(folder, "db.sqlite"), variant, engine=engine, steps=steps, memory=memory)
             found["rows"] = report.canonical_positions
         else:
             scratch = open_scratch(os.path.join(folder, "scratch"), variant, {"measure": tiers})
-            solve_tiers(engine, scratch, default_memory(), lowest=variant.cells + 1 - tiers)
+            solve_tiers(engine, scratch, memory or default_memory(), lowest=variant.cells + 1 - tiers)
         if client:
             after = client.run(time.process_time)
             found["workers"] = sum(after[w] - before.get(w, 0.0) for w in after)
@@ -128,11 +130,12 @@ def main() -> None:
     parser.add_argument("--engine", choices=("none", "dask"), default="none")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--tiers", type=int, default=None, help="solve only the last N tiers (no file, no verify)")
+    parser.add_argument("--memory", type=int, default=None, help="bytes: the build's (or a task's) budget")
     parser.add_argument("--plan-only", action="store_true", help="print the plan's numbers; run nothing")
     parser.add_argument("--child", help=argparse.SUPPRESS)  # the folder of the measured run, in the child
     args = parser.parse_args()
     if args.child:
-        found = child(Variant.parse(args.variants[0]), args.child, args.engine, args.workers, args.tiers)
+        found = child(Variant.parse(args.variants[0]), args.child, args.engine, args.workers, args.tiers, args.memory)
         print(json.dumps(found))
         return
     for name in args.variants:
@@ -156,6 +159,7 @@ def report(variant: Variant, args: argparse.Namespace) -> None:
             return
         command = [sys.executable, __file__, variant.name, "--child", folder, "--engine", args.engine]
         command += ["--workers", str(args.workers)] + (["--tiers", str(args.tiers)] if args.tiers else [])
+        command += ["--memory", str(args.memory)] if args.memory else []
         seconds, disk, rss, text = measured(command, folder)
         found = json.loads(text.splitlines()[-1])
         workers = f" ({found['workers']:.1f} s in the workers)" if "workers" in found else ""
