@@ -10,9 +10,9 @@ their children): ``python benchmarks/measure_build_costs.py VARIANT...`` prints,
 these predictions against what it measured, as ratios (docs/engine.md, "The cost model").
 
 - CPU: solving the tiers (the tier pipeline, in this process or on Dask's workers) costs
-  :data:`SOLVE_SECONDS` per legal position (each is a canonical row or one of its images, and
-  spread as one: measured from 134 to 190 ns on variants of 15 to 25 cells, where the cost per
-  board and cell went from 12.4 to 2.95 ns); the rest of a build (merge into code order, the
+  :data:`SOLVE_SECONDS` per legal position (every legal board is a canonical row or one of its
+  images, each written once as its tier is spread): measured from 134 to 190 ns on variants of
+  15 to 25 cells, where the cost per board and cell went from 12.4 to 2.95 ns; the rest of a build (merge into code order, the
   SQLite file, its digest) :data:`WRITE_SECONDS` per canonical row; each process
   :data:`START_SECONDS` and its tier tables (:data:`TABLE_SECONDS` per entry); a verify
   :data:`VERIFY_SECONDS` per row.
