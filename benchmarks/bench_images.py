@@ -24,8 +24,8 @@ import numpy as np
 
 from ttt_solver.engine.shuffle import IMAGE_BYTES, RANK, write_images
 from ttt_solver.game.variant import Variant
+from ttt_solver.solver import MAX_CHUNK
 from ttt_solver.solver.passes import images, new_tier, solve_chunk, spread
-from ttt_solver.solver.solve import MAX_CHUNK
 from ttt_solver.solver.tiers import Tiers, tiers
 
 Writer = Callable[[Tiers, int, object, Sequence[int], BinaryIO], list[int]]

@@ -84,7 +84,7 @@ def test_too_little_free_space_is_refused_before_the_build_starts(tmp_path, monk
     result = CliRunner().invoke(cli, ["build", "--variant", "3x4k3", "--db", str(target), "--memory", "1MB"])
     assert result.exit_code == 1
     assert result.stderr == (
-        f"Error: not enough disk space to build 3x4k3 at {str(target)!r}: about 2.2MB needed (scratch folder and"
+        f"Error: not enough disk space to build 3x4k3 at {str(target)!r}: about 2.1MB needed (scratch folder and"
         f" database), 1MB free in {str(tmp_path)!r}\n"
     )
     assert list(tmp_path.iterdir()) == []  # no database, and no scratch folder either

@@ -13,8 +13,8 @@ from ttt_solver.game import array_rules, codec, rules
 from ttt_solver.game.variant import MAX_CELLS, Variant
 from ttt_solver.solver.passes import Solved
 from ttt_solver.solver.tiers import Tiers
-from ttt_solver.store.build_cost import tier_boards
 from ttt_solver.store.row_data import data_limit, pack_data, unpack_data
+from ttt_solver.system.cost_model import tier_boards
 
 WIDE = ["5x5k4", "4x6k4", "3x8k4", "6x4k4-misere", "3x7k4", "5x5"]
 

@@ -1,7 +1,7 @@
 """The disk a build needs, and what a build that runs out of it says.
 
-Before a streamed build starts, :func:`check_room` compares an estimate of what it will write
-(its scratch folder and the database file, :func:`estimate`) with the free space; a full disk
+Before a build starts, :func:`check_room` compares an estimate of what it will write
+(its scratch folder and the database file, :func:`estimate`: the cost model's) with the free space; a full disk
 or a file-size limit met mid-build becomes one line saying which, and what was kept
 (:func:`failure`): the scratch folder, with its size, for the same command to resume from.
 """
@@ -15,27 +15,16 @@ import shutil
 
 from ..errors import BuildError
 from ..game.variant import Variant
-from ..solver import ROW_BYTES
-from ..store.build_cost import tier_sizes
+from ..system.cost_model import disk_bytes, rough_rows, tier_sizes
 from ..system.memory import size_text
 from ..system.os_errors import described
 from .kept import file_sizes, folder_size, kept
 
-FILE_ROW_BYTES = 18  # a row of the SQLite file (3x6k4: 358,641,664 bytes for 20,800,974 rows)
-
 
 def estimate(variant: Variant) -> int:
-    """Bytes a streamed build of ``variant`` writes at its peak: the tiers' column files, the
-    merged copy of them, two tiers' result bytes and the database file. Canonical rows are
-    about the boards over the symmetries (3x6k4: 20.8 million of 86.6 / 4)."""
-    sizes = tier_sizes(variant)
-    return peak_bytes(sum(sizes) // len(variant.symmetries), max(sizes))
-
-
-def peak_bytes(rows: int, widest: int) -> int:
-    """Bytes a streamed build writes at its peak, for ``rows`` canonical rows and a widest
-    tier of ``widest`` boards."""
-    return rows * (2 * ROW_BYTES + FILE_ROW_BYTES) + 2 * widest
+    """Bytes a build of ``variant`` writes at its peak (:func:`ttt_solver.system.cost_model.disk_bytes`),
+    its canonical rows counted roughly: microseconds, nothing sampled."""
+    return disk_bytes(rough_rows(variant), max(tier_sizes(variant)))
 
 
 def check_room(folder: str, variant: Variant, target: str) -> None:

@@ -2,13 +2,14 @@
 positions and bytes; the CPU time, memory, shuffle volume and disk of the whole build; and
 whether this machine can build it on its own.
 
-The boards of each tier are exact (:func:`ttt_solver.store.build_cost.tier_sizes`). Its legal
+The boards of each tier are exact (:func:`ttt_solver.system.cost_model.tier_sizes`). Its legal
 and canonical positions are estimated from :data:`SAMPLES` boards drawn from the tier (fixed
 seed: the same plan every time) and judged by the pure-Python rules: a legal board stands for
 ``1 / orbit`` canonical rows, since each orbit of legal boards is one row. Nothing here builds
 a table over half codes (seconds and 2 GB for 25 cells), so a plan of 5x5k4 takes well under a
 second, and a build this machine cannot hold is refused before it writes anything
-(:func:`check_machine`).
+(:func:`check_machine`). What the build takes is the cost model's
+(:mod:`ttt_solver.system.cost_model`), given these tiers.
 """
 
 from __future__ import annotations
@@ -23,24 +24,16 @@ from ..errors import MachineTooSmallError
 from ..game import rules
 from ..game.symmetry import orbit_size
 from ..game.variant import Variant
-from ..solver import BYTES_PER_BOARD, MAX_CHUNK, ROW_BYTES
-from ..store.build_cost import (
-    SOLVE_SECONDS,
-    WORKER_PROCESS,
-    WRITE_SECONDS,
-    fits_one_machine,
-    one_machine_memory,
-    table_bytes,
-    tier_sizes,
-)
+from ..solver import ROW_BYTES
+from ..system import cost_model
+from ..system.cost_model import duration, fits_one_machine, one_machine_memory, tier_sizes
 from ..system.memory import machine_memory, size_text
-from .disk import FILE_ROW_BYTES, peak_bytes
 
 SAMPLES = 400  # boards drawn from each tier
 LONG_SECONDS = 2.0
 """Work this plan puts at this much CPU or more (a build, a verify, a build on first use) says
 up front what it takes (:func:`takes`): it lasts some seconds, more on a busy machine."""
-COSTS = "ttt_solver/store/build_cost.py"  # where the measured per-board costs are, and how they were measured
+COSTS = "ttt_solver/system/cost_model.py"  # where the measured costs are, and how they were measured
 
 
 @dataclass(frozen=True)
@@ -58,11 +51,11 @@ class TierPlan:
 
     @property
     def scratch_bytes(self) -> int:
-        return self.canonical * ROW_BYTES + self.result_bytes
+        return cost_model.scratch_bytes(self.canonical, self.boards)
 
     @property
     def file_bytes(self) -> int:
-        return self.canonical * FILE_ROW_BYTES
+        return cost_model.file_bytes(self.canonical)
 
 
 @dataclass(frozen=True)
@@ -75,19 +68,31 @@ class Plan:
     free_disk: int  # free bytes where the build would write
 
     @property
+    def rows(self) -> int:
+        return sum(tier.canonical for tier in self.tiers)
+
+    @property
+    def legal(self) -> int:
+        return sum(tier.legal for tier in self.tiers)
+
+    @property
     def cpu_seconds(self) -> float:
-        boards = sum(tier.boards for tier in self.tiers)
-        rows = sum(tier.canonical for tier in self.tiers)
-        return boards * self.variant.cells * SOLVE_SECONDS + rows * WRITE_SECONDS
+        """The CPU of a build in one process (:func:`ttt_solver.system.cost_model.build_seconds`)."""
+        return cost_model.build_seconds(self.variant, self.legal, self.rows)
 
     @property
     def worker_memory(self) -> int:
         """A worker of a distributed build: a chunk's work and the tier tables."""
-        return MAX_CHUNK * BYTES_PER_BOARD + table_bytes(self.variant) + WORKER_PROCESS
+        return cost_model.worker_memory(self.variant)
+
+    @property
+    def build_memory(self) -> int:
+        """The peak of a build in one process (:func:`ttt_solver.system.cost_model.build_memory`)."""
+        return cost_model.build_memory(self.variant)
 
     @property
     def one_machine_memory(self) -> int:
-        """The least a build in one process keeps (:func:`ttt_solver.store.build_cost.one_machine_memory`)."""
+        """The least a build in one process keeps (:func:`ttt_solver.system.cost_model.one_machine_memory`)."""
         return one_machine_memory(self.variant)
 
     @property
@@ -103,10 +108,9 @@ class Plan:
 
     @property
     def disk_bytes(self) -> int:
-        """The scratch folder at its peak (every tier's rows, their merged copy, two tiers'
-        result bytes) and the database file (:func:`ttt_solver.builder.disk.estimate`, with the
-        sampled canonical rows)."""
-        return peak_bytes(sum(tier.canonical for tier in self.tiers), max(tier.boards for tier in self.tiers))
+        """The scratch folder at its peak and the database file
+        (:func:`ttt_solver.system.cost_model.disk_bytes`, with the sampled canonical rows)."""
+        return cost_model.disk_bytes(self.rows, max(tier.boards for tier in self.tiers))
 
     def problem(self) -> str | None:
         """Why this machine cannot build the variant alone (None: it can)."""
@@ -130,10 +134,11 @@ class Plan:
         boards, legal, rows = (sum(getattr(t, name) for t in self.tiers) for name in ("boards", "legal", "canonical"))
         found += [
             f"total: {boards:,} boards, about {legal:,} legal positions in {rows:,} canonical rows",
-            f"CPU: about {duration(self.cpu_seconds)} (per-board costs measured on this code: {COSTS})",
+            f"CPU: about {duration(self.cpu_seconds)}, every process counted (costs measured on this code: {COSTS})",
             (
                 f"memory: about {size_text(self.worker_memory)} per worker of a distributed build;"
-                f" at least {size_text(self.one_machine_memory)} on one machine (two tiers' result bytes)"
+                f" about {size_text(self.build_memory)} in one process, at least"
+                f" {size_text(self.one_machine_memory)} (two tiers' result bytes)"
             ),
             f"shuffle: about {size_text(self.shuffle_bytes)} through the shared scratch folder",
             f"disk: about {size_text(self.disk_bytes)} (scratch folder and database file)",
@@ -209,13 +214,3 @@ def takes(seconds: float, disk: int, memory: int, disk_what: str = "of disk") ->
     budget of 8GB`` (``memory``: the budget; no disk said where it writes none)."""
     written = f", {size_text(disk)} {disk_what}" if disk else ""
     return f"about {duration(seconds)} of CPU{written} and memory within its budget of {size_text(memory)}"
-
-
-def duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 90 * 60:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 48 * 3600:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 3600:,.0f} h ({seconds / 86400:,.0f} days on one core)"

@@ -15,10 +15,10 @@ from ..errors import MachineTooSmallError, install_hint
 from ..game.variant import Variant
 from ..lookup.rows import DatabaseRows
 from ..store import Target, number_in
-from ..store.build_cost import verify_seconds
 from ..store.paths import data_folder, database_file
 from ..store.reader import Reader
 from ..store.shards import MOST_SHARDS
+from ..system.cost_model import duration, verify_seconds
 from ..system.memory import machine_memory
 from .options import CLIError, CLIFailure, F, database_options, existing_database, target_options
 from .output import echo_json, output_options
@@ -164,7 +164,7 @@ def _say_upfront(say: Callable[[str], None], variant: Variant, db: str | None, m
     plan says seconds (the plan that ``--plan`` prints)."""
     from ..builder.build import scratch_folder
     from ..builder.kept import folder_size
-    from ..builder.plan import duration, make_plan
+    from ..builder.plan import make_plan
     from ..solver.solve import default_memory
 
     _say_engine(say, variant, running)

@@ -6,11 +6,9 @@ in-memory tables (:mod:`.solve`), and the memoised negamax kept as the independe
 What other packages use is exported here; they import these names from ``ttt_solver.solver``.
 """
 
+from ..system.cost_model import BYTES_PER_BOARD, MAX_CHUNK, MIN_CHUNK
 from .passes import COLUMNS, ROW_BYTES, Positions, Solved, images, new_tier, positions, solve_chunk, spread
 from .solve import (
-    BYTES_PER_BOARD,
-    MAX_CHUNK,
-    MIN_CHUNK,
     SOLVER_VERSION,
     Note,
     Steps,

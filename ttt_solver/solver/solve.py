@@ -4,7 +4,8 @@
 the first, a chunk at a time (small variants, the tests, an oracle without a database). A
 build solves its tiers on an engine instead, into a scratch folder it resumes from
 (:func:`ttt_solver.engine.solving.solve_tiers`); both run the same passes
-(:mod:`ttt_solver.solver.passes`). The budgets here size their chunks.
+(:mod:`ttt_solver.solver.passes`). The budgets here size their chunks, by the cost model's bytes
+a board (:mod:`ttt_solver.system.cost_model`).
 
 Values are +1 win, 0 draw, -1 loss for the side to move (see :mod:`ttt_solver.game.values`).
 """
@@ -18,22 +19,13 @@ import numpy as np
 
 from ..game import array_rules, codec
 from ..game.variant import Variant
+from ..system.cost_model import BYTES_PER_BOARD, MAX_CHUNK, MEMORY_CAP, MIN_CHUNK
 from .passes import Solved, new_tier, solve_chunk, spread
 from .tiers import tiers
 
 Note = Callable[[str], None]  # one line about the run
 Steps = Callable[[str, int, int], None]  # (phase, units just done, units in the phase)
 
-GIB = 1 << 30
-MEMORY_CAP = 8 * GIB  # the default budget is what the machine can spare, at most this
-# Bytes a board of a chunk costs while it is solved (its halves, codes and images as it is
-# enumerated, and for a canonical one its moves' ranks and scores): measured as the peak of a
-# build against its budget (benchmarks/bench_build_memory.py), rounded up.
-BYTES_PER_BOARD = 160
-MIN_CHUNK = 256
-# Boards per chunk at most, whatever the budget: bigger chunks no longer pay for themselves
-# (their arrays leave the CPU caches) and only raise the peak.
-MAX_CHUNK = 1 << 21
 SOLVER_VERSION = "2"  # the tier solver (1: the layered one, before schema 3)
 
 

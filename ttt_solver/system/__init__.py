@@ -1,2 +1,2 @@
 """What the process needs of the machine: memory (:mod:`.memory`: running out is one clear
-error, and the default budgets)."""
+error, and the default budgets), and what a build takes of it (:mod:`.cost_model`)."""
