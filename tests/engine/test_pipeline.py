@@ -67,22 +67,53 @@ def test_build_and_verify_drive_the_tiers_through_the_one_pipeline(tmp_path, var
     assert driven == ["_Solve", "_Prove"]
 
 
-def branches_on_the_engine(path: Path) -> list[int]:
-    """The lines of ``path`` that compare a name ``engine`` with None."""
-    found = []
-    for node in ast.walk(ast.parse(path.read_text())):
-        compares = isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and node.left.id == "engine"
-        if compares and any(isinstance(c, ast.Constant) and c.value is None for c in node.comparators):
-            found.append(node.lineno)
-    return found
+ENGINES = {"engine", "running"}  # the names the package gives an engine it holds
+ENGINE_CLASSES = {"InProcess", "DaskEngine"}
+ENGINE_FLAGS = {"in_process", "record_aside"}  # what an engine says of itself for the pipeline alone
+
+
+def branches_on_the_engine(source: str) -> list[int]:
+    """The lines of ``source`` that ask which engine they hold: a test (``if``, a conditional
+    expression, a comparison with None) that reads a name in :data:`ENGINES`, an ``isinstance``
+    against an engine's class, or an engine's flag for the pipeline (:data:`ENGINE_FLAGS`)."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        tests = [node.test] if isinstance(node, (ast.If, ast.IfExp, ast.While)) else []
+        if isinstance(node, ast.Compare) and any(isinstance(c, ast.Constant) and c.value is None for c in node.comparators):
+            tests.append(node)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance":
+            tests.extend(node.args[1:])
+            names = ENGINE_CLASSES
+        else:
+            names = ENGINES
+        if any(isinstance(n, ast.Name) and n.id in names for test in tests for n in ast.walk(test)):
+            found.add(node.lineno)
+        if isinstance(node, ast.Attribute) and node.attr in ENGINE_FLAGS:
+            found.add(node.lineno)
+    return sorted(found)
+
+
+def test_the_scan_finds_each_way_of_asking_which_engine():
+    asked = [
+        "if engine is None:\n    pass",
+        'each = " (each worker\'s)" if running is not None else ""',
+        "if running is not None:\n    report = 1",
+        "if engine.in_process and tables is None:\n    pass",
+        "solo = isinstance(engine, InProcess)",
+        "with ThreadPoolExecutor(1) if engine.record_aside else nullcontext():\n    pass",
+    ]
+    assert [branches_on_the_engine(source) for source in asked] == [[1]] * len(asked)
+    told = ["engine.check_alone(check)", "engine = engine or InProcess()", "say(running.budget_note)", "if tables is None:\n    pass"]
+    assert [branches_on_the_engine(source) for source in told] == [[]] * len(told)
 
 
 def test_no_branch_on_the_engine_outside_the_engine_wing():
-    """The command line's ``engine`` is the ``--engine`` option's name, not an engine."""
+    """The engines describe themselves (:class:`ttt_solver.engine.Engine`); the command line holds
+    one whether or not --engine is given, and only its option checks read the option."""
     found = {
         str(path.relative_to(PACKAGE)): lines
         for path in PACKAGE.rglob("*.py")
-        if path.parts[len(PACKAGE.parts)] not in ("engine", "cli") and (lines := branches_on_the_engine(path))
+        if path.parts[len(PACKAGE.parts)] != "engine" and (lines := branches_on_the_engine(path.read_text()))
     }
     assert found == {}
 

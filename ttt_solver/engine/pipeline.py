@@ -98,9 +98,7 @@ def run_tiers(
     found = tiers(work.variant)
     total = int(found.sizes.sum())
     done: tuple[int, str] | None = None  # the last tier run and its joined result bytes
-    # Elsewhere, the driver records a tier while the workers run the next; in this process, in turn
-    # (a thread would only add its own heap's address space).
-    with nullcontext() if engine.in_process else ThreadPoolExecutor(1) as recorder:
+    with ThreadPoolExecutor(1) if engine.record_aside else nullcontext() as recorder:
         recording: Future[None] | None = None
         for ply in plies:
             below: str | None = None
