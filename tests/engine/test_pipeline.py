@@ -79,7 +79,9 @@ def branches_on_the_engine(source: str) -> list[int]:
     found = set()
     for node in ast.walk(ast.parse(source)):
         tests = [node.test] if isinstance(node, (ast.If, ast.IfExp, ast.While)) else []
-        if isinstance(node, ast.Compare) and any(isinstance(c, ast.Constant) and c.value is None for c in node.comparators):
+        if isinstance(node, ast.Compare) and any(
+            isinstance(c, ast.Constant) and c.value is None for c in node.comparators
+        ):
             tests.append(node)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance":
             tests.extend(node.args[1:])
@@ -103,7 +105,12 @@ def test_the_scan_finds_each_way_of_asking_which_engine():
         "with ThreadPoolExecutor(1) if engine.record_aside else nullcontext():\n    pass",
     ]
     assert [branches_on_the_engine(source) for source in asked] == [[1]] * len(asked)
-    told = ["engine.check_alone(check)", "engine = engine or InProcess()", "say(running.budget_note)", "if tables is None:\n    pass"]
+    told = [
+        "engine.check_alone(check)",
+        "engine = engine or InProcess()",
+        "say(running.budget_note)",
+        "if tables is None:\n    pass",
+    ]
     assert [branches_on_the_engine(source) for source in told] == [[]] * len(told)
 
 
