@@ -11,6 +11,8 @@ from pathlib import Path
 
 import ttt_solver
 from ttt_solver.audit import proof_tasks
+from ttt_solver.audit.proof_tasks import prove_chunk_task
+from ttt_solver.audit.retrograde import chunks
 from ttt_solver.audit.verify import verify_source
 from ttt_solver.builder.build import build
 from ttt_solver.engine import InProcess, pipeline, solving
@@ -18,6 +20,7 @@ from ttt_solver.engine.shuffle import gather_range
 from ttt_solver.engine.solving import solve_chunk_task
 from ttt_solver.game.variant import Variant
 from ttt_solver.lookup.rows import DatabaseRows
+from ttt_solver.solver import task_boards, tiers
 from ttt_solver.store import Target
 from ttt_solver.store.reader import Reader
 
@@ -49,6 +52,25 @@ def test_a_build_in_one_process_runs_the_chunks_and_the_range_shuffle_as_tasks(t
     cells = Variant.parse("3x4k3").cells
     assert engine.ran[solve_chunk_task.__name__] > cells + 1  # a tier of many chunks somewhere
     assert engine.ran[gather_range.__name__] >= cells + 1  # a range task (or more) a tier
+
+
+def test_verify_proves_in_the_builds_chunks_whatever_the_budget(tmp_path):
+    """A budget below two tiers' result bytes cut each tier verify proved as if those bytes
+    were held in it, into chunks of the smallest size: 3x4k3 at 128 KB in twice the build's
+    tasks, 3x5k4 at 1 MB in 13,651 tasks (over 300 s on Dask, against 10.8 s at 8 MB)."""
+    variant, memory = Variant.parse("3x4k3"), 1 << 17
+    built, proved = Counting(), Counting()
+    build(tmp_path / "3x4k3.sqlite", variant, memory=memory, engine=built)
+    with Reader(Target.parse(str(tmp_path / "3x4k3.sqlite")), "3x4k3") as reader:
+        assert verify_source(DatabaseRows(reader, variant), memory, engine=proved).ok
+    each = task_boards(memory)
+    assert (
+        proved.ran[prove_chunk_task.__name__]
+        == built.ran[solve_chunk_task.__name__]
+        == sum(-(-int(size) // each) for size in tiers(variant).sizes)
+    )
+    wide = Variant.parse("3x5k4")
+    assert sum(len(chunks(wide, ply, 1 << 20)) for ply in range(wide.cells + 1)) == 543
 
 
 def test_build_and_verify_drive_the_tiers_through_the_one_pipeline(tmp_path, variant_db, monkeypatch):

@@ -39,6 +39,7 @@ from ..solver import (
     solve_chunk,
     spread,
     task_boards,
+    task_chunks,
     tier_solved,
     tiers,
 )
@@ -69,7 +70,7 @@ class _Solve:
     phase = "solving"
 
     def __init__(self, scratch: Scratch, storage: Storage, memory: int, note: Note | None) -> None:
-        self.scratch, self.storage, self.note = scratch, storage, note
+        self.scratch, self.storage, self.note, self.memory = scratch, storage, note, memory
         self.variant, self.folder, self.name = scratch.variant, scratch.path, scratch.variant.name
         self.chunk = task_boards(memory)
         self.unfinished: dict[int, str] = {}
@@ -78,8 +79,7 @@ class _Solve:
         return solve_chunk_task
 
     def chunks(self, ply: int) -> list[tuple[int, int]]:
-        size = tiers(self.variant).size(ply)
-        return [(start, min(size, start + self.chunk)) for start in range(0, size, self.chunk)]
+        return task_chunks(self.variant, ply, self.memory)
 
     def arguments(self, ply: int, start: int, stop: int) -> tuple[Any, ...]:
         return self.name, ply, start, stop
