@@ -6,6 +6,9 @@ the shards of a database and the whole-table proof hand it their tasks and never
 engine it is: :class:`InProcess` runs them here, one after the other, its storage the work's
 own folder; :class:`ttt_solver.engine.engine_dask.DaskEngine` runs them on a Dask cluster's
 workers, as Dask's synchronous scheduler runs the very graph its distributed one runs.
+Where a caller needs to know more (the build's report, the lines a command says, whether this
+machine must hold the build), the engine tells it (:class:`Engine`'s ``fields``, ``lines``,
+``budget_note``, :meth:`Engine.check_alone`), so nothing outside this package asks which it has.
 """
 
 from __future__ import annotations
