@@ -23,8 +23,8 @@ ended whole afterwards; the runs' folders are removed at the end.
 
 Usage::
 
-    python benchmarks/fault_campaign.py                  # every case: 46 runs
-    python benchmarks/fault_campaign.py --quick          # one run of each kind of case: 16 runs
+    python benchmarks/fault_campaign.py                  # every case: 48 runs
+    python benchmarks/fault_campaign.py --quick          # one run of each kind of case: 17 runs
     python benchmarks/fault_campaign.py --runs 10 --json runs.jsonl
 """
 
@@ -417,6 +417,7 @@ def cases(campaign: Campaign, addresses: dict[str, str]) -> list[Callable[[], Ru
             lambda v=v: campaign.driver_killed(v, signal.SIGTERM, 5),
             lambda v=v: campaign.worker_killed(v, "at shut-down"),
             lambda v=v: campaign.scratch_damaged(v, "swap two tier folders"),
+            lambda v=v: campaign.storage_damaged(v, "flip", live=True),
         ])  # fmt: skip
     kinds.append([
         lambda c=c, w=w, a=a: campaign.wrong_address(c, w, a)
@@ -440,6 +441,7 @@ def quick(campaign: Campaign, addresses: dict[str, str]) -> list[Callable[[], Ru
         lambda: campaign.scratch_damaged(v, "truncate"),
         lambda: campaign.scratch_damaged(v, "swap two tier folders"),
         lambda: campaign.storage_damaged(v, "flip", live=False),
+        lambda: campaign.storage_damaged(v, "flip", live=True),
         lambda: campaign.storage_damaged(v, "remove", live=True),
         *[lambda w=w, a=a: campaign.wrong_address("build", w, a) for w, a in addresses.items()],
         lambda: campaign.wrong_address("verify", "tls://", addresses["tls://"]),

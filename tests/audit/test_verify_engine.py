@@ -31,7 +31,7 @@ from ttt_solver.engine import engine_dask  # after the skip without the extra
 from ttt_solver.engine.engine_dask import DaskEngine
 
 pytestmark = pytest.mark.dask
-# A budget of chunks of 388 boards on 3x3 and 6,120 on 3x4k3: up to 5 and 6 tasks a tier.
+# A budget of chunks of 409 boards on 3x3 and 6,553 on 3x4k3: up to 5 and 6 tasks a tier.
 MEMORY = {"3x3": 1 << 16, "3x4k3": 1 << 20}
 
 

@@ -4,9 +4,17 @@ whatever the chunks and ranges."""
 
 from __future__ import annotations
 
+import sqlite3
+import zlib
+from pathlib import Path
+from typing import ClassVar
+
 import numpy as np
 import pytest
+from support import extra_markers as extras
 
+from ttt_solver.builder.build import build
+from ttt_solver.engine import InProcess
 from ttt_solver.engine.shuffle import FEW_RANGES, gather_range, join_ranges, range_bounds, write_images
 from ttt_solver.engine.storage import Storage
 from ttt_solver.errors import EngineError
@@ -39,10 +47,11 @@ def test_the_shuffled_result_bytes_are_spreads(tmp_path, name, chunk, memory, wi
                 file.write(b"rows first")  # a chunk's file holds its rows before its images
                 groups.append(write_images(found, ply, solved, bounds, file))
         ranges = [f"{ply}-range-{first}.bin" for first in bounds[:-1]]
+        crcs = []
         for r, range_name in enumerate(ranges):
-            parts = [(f"{ply}-{start}.bin", group[r], group[r + 1]) for start, group in zip(starts, groups)]
-            gather_range(storage, parts, bounds[r + 1] - bounds[r], range_name)
-        join_ranges(storage, ranges, bounds, str(tmp_path / f"{ply}-results.bin"))
+            parts = [group.group(f"{ply}-{start}.bin", r) for start, group in zip(starts, groups)]
+            crcs.append(gather_range(storage, parts, bounds[r + 1] - bounds[r], range_name))
+        join_ranges(storage, ranges, bounds, crcs, str(tmp_path / f"{ply}-results.bin"))
         made = np.fromfile(tmp_path / f"{ply}-results.bin", dtype=np.uint8)
         assert np.array_equal(made, expected), (name, ply)  # the tier's bytes and one more
         assert checksums.of_file(str(tmp_path / f"{ply}-results.bin")) == checksums.of_bytes(expected)
@@ -61,11 +70,103 @@ def test_ranges_are_of_one_width_within_the_budget_and_at_least_the_workers():
     assert range_bounds(1, 1000, 1) == [0, 1]
 
 
+def written(storage: Storage, files: dict[str, bytes]) -> list[int]:
+    """Each of ``files`` written into ``storage``; the CRC-32 of each, as its task returns it."""
+    for name, data in files.items():
+        with storage.create(name) as file:
+            file.write(data)
+    return [zlib.crc32(data) for data in files.values()]
+
+
 @pytest.mark.parametrize("length", [3, 5])
 def test_a_range_file_cut_or_grown_since_its_task_wrote_it_is_refused_in_one_line(tmp_path, length):
     storage = Storage(str(tmp_path))
-    for name, data in (("a.bin", b"\x01\x02"), ("b.bin", bytes(length))):
-        with storage.create(name) as file:
-            file.write(data)
+    crcs = written(storage, {"a.bin": b"\x01\x02", "b.bin": bytes(4)})
+    (tmp_path / "b.bin").write_bytes(bytes(length))
     with pytest.raises(EngineError, match=rf"b\.bin holds {length} bytes, not the 4 its task wrote$"):
-        join_ranges(storage, ["a.bin", "b.bin"], [0, 2, 6], str(tmp_path / "joined.bin"))
+        join_ranges(storage, ["a.bin", "b.bin"], [0, 2, 6], crcs, str(tmp_path / "joined.bin"))
+
+
+def test_a_byte_flipped_in_a_range_file_since_its_task_wrote_it_is_refused_in_one_line(tmp_path):
+    storage = Storage(str(tmp_path))
+    crcs = written(storage, {"a.bin": b"\x01\x02", "b.bin": b"\x00\x01\x02\x03"})
+    flipped = b"\x00\x01\x03\x03"  # the same length
+    (tmp_path / "b.bin").write_bytes(flipped)
+    with pytest.raises(EngineError) as raised:
+        join_ranges(storage, ["a.bin", "b.bin"], [0, 2, 6], crcs, str(tmp_path / "joined.bin"))
+    assert str(raised.value) == (
+        f"{tmp_path / 'b.bin'} holds other bytes than its task wrote (CRC-32 {zlib.crc32(flipped):08x}, not {crcs[1]:08x})"
+    )
+
+
+def test_a_byte_flipped_in_a_chunk_files_group_of_images_is_refused_by_the_range_task(tmp_path):
+    storage = Storage(str(tmp_path))
+    found = tiers(Variant.parse("3x3"))
+    bounds = range_bounds(found.size(9), 1 << 20, 2)
+    with storage.create("chunk.bin") as file:
+        groups = write_images(found, 9, solve_chunk(found, 9, 0, found.size(9), None), bounds, file)
+    data = bytearray((tmp_path / "chunk.bin").read_bytes())
+    data[groups.starts[1]] ^= 0x01  # the second group's first byte
+    (tmp_path / "chunk.bin").write_bytes(bytes(data))
+    gather_range(storage, [groups.group("chunk.bin", 0)], bounds[1] - bounds[0], "range-0.bin")  # untouched
+    start, stop = groups.starts[1], groups.starts[2]
+    with pytest.raises(
+        EngineError, match=rf"chunk\.bin \(bytes {start:,} to {stop:,}\) holds other bytes than its task wrote"
+    ):
+        gather_range(storage, [groups.group("chunk.bin", 1)], bounds[2] - bounds[1], "range-1.bin")
+
+
+def flipping(base: type, ply: int, where: str) -> type:
+    """An engine of class ``base`` that flips a byte of one file its tasks wrote, once, as tier
+    ``ply`` runs: ``where`` is a range file, a chunk file's rows or its images."""
+
+    class Flipping(base):  # type: ignore[misc, valid-type]
+        flipped: ClassVar[list[str]] = []  # a class of its own each call
+
+        def run(self, function, calls, name, done=None):  # type: ignore[no-untyped-def]
+            results = super().run(function, calls, name, done)
+            if not self.flipped and name.endswith(f"-{ply}{'-ranges' if where == 'range' else ''}"):
+                storage, file = calls[0][0], calls[0][3 if where == "range" else 1]
+                at = 0 if where != "images" else results[0][1].starts[0]
+                with open(storage.path(file), "r+b") as opened:
+                    opened.seek(at)
+                    byte = opened.read(1)[0]
+                    opened.seek(at)
+                    opened.write(bytes([byte ^ 0x10]))
+                self.flipped.append(file)
+            return results
+
+    return Flipping
+
+
+def digest(path: Path) -> str:
+    with sqlite3.connect(path) as db:
+        return str(db.execute("SELECT value FROM meta WHERE key = 'digest'").fetchone()[0])
+
+
+def refused_then_rebuilt(engine, tmp_path: Path, variant_db, ply: int) -> None:  # type: ignore[no-untyped-def]
+    """A build of 3x3 on ``engine`` (which flips a byte as tier ``ply`` runs) is refused in one
+    line, that tier not recorded; the same build run again installs the one-process digest."""
+    target = tmp_path / "3x3.sqlite"
+    with engine, pytest.raises(EngineError) as raised:
+        build(target, Variant.parse("3x3"), memory=64 << 10, engine=engine)
+    assert engine.flipped and "holds other bytes than its task wrote" in str(raised.value)
+    assert "\n" not in str(raised.value) and not target.exists()
+    recorded = sorted(path.name for path in (tmp_path / ".3x3.sqlite.solving").glob("tier-[0-9][0-9]"))
+    assert f"tier-{ply:02d}" not in recorded and "tier-09" in recorded
+    build(target, Variant.parse("3x3"), memory=64 << 10)
+    assert digest(target) == digest(variant_db("3x3"))
+
+
+@pytest.mark.parametrize("where", ["range", "rows", "images"])
+def test_a_byte_flipped_in_a_tasks_file_mid_build_is_refused_and_solved_again(tmp_path, variant_db, where):
+    refused_then_rebuilt(flipping(InProcess, 6, where)(), tmp_path, variant_db, 6)
+
+
+@pytest.mark.dask
+@pytest.mark.parametrize("where", ["range", "rows"])
+def test_a_byte_flipped_on_a_dask_worker_is_refused_and_solved_again(tmp_path, variant_db, dask_client, where):
+    extras.need("dask", "dask.distributed")
+    from ttt_solver.engine.engine_dask import DaskEngine  # the optional extra
+
+    refused_then_rebuilt(flipping(DaskEngine, 6, where)(client=dask_client), tmp_path, variant_db, 6)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..engine import Storage, Tier, run_tiers, write_images
+from ..engine import Groups, Storage, Tier, run_tiers, write_images
 from ..game.variant import Variant
 from ..solver import COLUMNS, Solved, Steps, default_memory, tiers
 from .report import Report
@@ -89,7 +89,7 @@ class _Prove:
         self.tally: dict[str, int] = {}
         self.codes: dict[int, np.ndarray] = {}
 
-    def task(self) -> Callable[..., tuple[Findings, list[int]]]:
+    def task(self) -> Callable[..., tuple[Findings, Groups]]:
         return prove_chunk_task
 
     def chunks(self, ply: int) -> list[tuple[int, int]]:
@@ -132,12 +132,12 @@ def prove_chunk_task(
     start: int,
     stop: int,
     rows: tuple[int, int],
-) -> tuple[Findings, list[int]]:
+) -> tuple[Findings, Groups]:
     """A task: prove ranks ``start`` to ``stop`` of tier ``ply`` of variant ``name`` against
     the tier's stored ``rows`` (first and last, those of the chunk's code range) and the
     result bytes ``below``; write the images of the rows found sound into ``chunk_file``,
     grouped by the ranges of ranks starting at ``bounds`` (:func:`ttt_solver.engine.shuffle.write_images`);
-    what it found, and where each group starts. Every file is in ``storage``."""
+    what it found, and its groups (where each starts, and its CRC-32). Every file is in ``storage``."""
     found = tiers(Variant.parse(name))
     below_bytes = storage.mapped(below, np.uint8) if below is not None else None
     first, last = rows

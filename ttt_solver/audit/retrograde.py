@@ -13,8 +13,8 @@ from the last ply to the first, and for each chunk of the tier
 - spreads the stored rows (not the recomputed ones) for the tier above.
 
 So a wrong row is found where it is and where its parents are, and nothing the table says is
-trusted before it is checked. Memory is the chunk's work and two tiers' result bytes, as for
-the solver (:func:`chunks`); the stored rows come one tier at a time, and a chunk's rows are
+trusted before it is checked. Memory is the chunk's work (:func:`chunks`, the build's) and
+two tiers' result bytes (on an engine, memory-mapped from their files); the stored rows come one tier at a time, and a chunk's rows are
 read from them by code range (:func:`~ttt_solver.engine.scratch.read_range`: from their files,
 when verify keeps them in a folder, so no more than the chunk's rows is held).
 """
@@ -36,12 +36,12 @@ from ..solver import (
     Solved,
     Steps,
     Tiers,
-    chunk_boards,
     default_memory,
     new_tier,
     positions,
     solve_chunk,
     spread,
+    task_chunks,
     tiers,
 )
 from .report import Report
@@ -98,10 +98,10 @@ def prove_tiers(
 
 def chunks(variant: Variant, ply: int, memory: int | None) -> list[tuple[int, int]]:
     """The chunks (first and last rank) tier ``ply`` is proved in under ``memory``: the same
-    in one process and on an engine, so that both report the same lines."""
-    size = tiers(variant).size(ply)
-    chunk = chunk_boards(variant, memory or default_memory())
-    return [(start, min(size, start + chunk)) for start in range(0, size, chunk)]
+    in memory, in one process and on an engine, so that all report the same lines; the build's
+    own (:func:`ttt_solver.solver.solve.task_chunks`: in the pipeline the tiers' result bytes
+    are memory-mapped files, outside the budget)."""
+    return task_chunks(variant, ply, memory or default_memory())
 
 
 def conclude(report: Report, tally: dict[str, int]) -> None:

@@ -80,8 +80,8 @@ class BuildReport:
     outcomes: dict[str, int]  # win/draw/loss for the side to move, over all legal boards
     digest: str
     seconds: float
-    # What ran the build's tasks, as the caller that chose the engine records it (the command
-    # line does): "dask" with its workers, their threads and its dashboard; None: this process.
+    # What ran the build's tasks, as the engine says (Engine.fields): "dask" with its workers,
+    # their threads and its dashboard; None: this process.
     engine: str | None = None
     workers: int = 1
     threads: int = 1
@@ -133,18 +133,19 @@ def build(
     engine = engine or InProcess()
     where = Target.parse(target if target is not None else database_file(variant))
     check_target(where, force)
-    shards = shard_count(engine, where.file is not None and tables is None, shards, variant.cells > MOVES_CELLS)
+    shards = shard_count(engine.slots(), where.file is not None and tables is None, shards, variant.cells > MOVES_CELLS)
     if shards > 1 and store_moves:
         raise ValueError("a database of shards stores no moves table")
     if tables is not None and tables.variant != variant:
         raise ValueError(f"tables of {tables.variant} given to build {variant}")
-    if engine.in_process and tables is None:
-        check_machine(variant, os.path.dirname(os.path.abspath(where.file)) if where.file else data_folder())
+    if tables is None:  # a variant to solve
+        writes_in = os.path.dirname(os.path.abspath(where.file)) if where.file else data_folder()
+        engine.check_alone(lambda: check_machine(variant, writes_in))
     memory = memory or default_memory()
     _check_budget(variant, memory, engine.smallest_memory(variant))
     if tables is not None and where.file is None:  # nothing to keep in a folder: one transaction
         report = _write(where, variant, tables.solved, None, force, store_moves, progress, _rows_step(steps, writing))
-        return BuildReport(*report, time.perf_counter() - started)
+        return BuildReport(*report, time.perf_counter() - started, **engine.fields)
     folder = scratch_folder(where, variant)
     with _scratch_errors(where, folder), locked(folder) as waited:
         if waited and progress:
@@ -168,7 +169,7 @@ def build(
                 report = _write(where, variant, solved, scratch, force, store_moves, progress, written, memory, steps)
         engine.storage(scratch.path, variant.name).clear()  # where its tasks exchanged files, if not the scratch folder
         scratch.remove()
-    return BuildReport(*report, time.perf_counter() - started)
+    return BuildReport(*report, time.perf_counter() - started, **engine.fields)
 
 
 def _check_budget(variant: Variant, memory: int, low: int) -> None:

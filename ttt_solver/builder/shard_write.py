@@ -55,13 +55,13 @@ Written = Callable[[int, int], None]  # (position rows just written, all positio
 _READ = 1 << 24  # bytes of a merged column hashed at a time
 
 
-def shard_count(engine: Engine, file_target: bool, asked: int | None, moves_too_big: bool) -> int:
+def shard_count(slots: int, file_target: bool, asked: int | None, moves_too_big: bool) -> int:
     """How many shards a build writes: ``asked``, or by default one per task the engine runs at
-    once (at most :data:`MOST_SHARDS`) for a variant written to a file whose moves table is
+    once (its ``slots``; at most :data:`MOST_SHARDS`) for a variant written to a file whose moves table is
     never stored (``moves_too_big``: a database of shards stores none). BuildError for a number
     that cannot be."""
     if asked is None:
-        return min(MOST_SHARDS, engine.slots()) if file_target and moves_too_big else 1
+        return min(MOST_SHARDS, slots) if file_target and moves_too_big else 1
     if not 1 <= asked <= MOST_SHARDS:
         raise BuildError(f"invalid number of shards {asked}: expected 1 to {MOST_SHARDS} (SQLite attaches at most 10)")
     if asked > 1 and not file_target:

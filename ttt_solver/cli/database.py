@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import click
@@ -27,7 +27,7 @@ from .progress import bars, quiet_option
 from .stopping import Terminated
 
 if TYPE_CHECKING:
-    from ..engine.engine_dask import DaskEngine
+    from ..engine import Engine
 
 ENGINES = ("dask",)
 
@@ -127,28 +127,24 @@ def build(
     """
     from ..builder.plan import check_machine, make_plan
 
-    check_engine_options(engine, workers, address, storage)
-    if shards is not None and engine is None:
-        raise CLIError("--shards needs --engine")
+    check_engine_options(engine, workers, address, storage, shards)
     if plan_only:
         click.echo("\n".join(make_plan(variant, target_folder(db, variant)).lines()))
         return
+    chosen = _engine(engine, workers, address, storage)
     try:
-        if engine is None:  # before the builder's imports (SQLAlchemy, the audit): a refusal comes at once
-            check_machine(variant, target_folder(db, variant))
+        # Before the builder's imports (SQLAlchemy, the audit): a refusal comes at once.
+        chosen.check_alone(lambda: check_machine(variant, target_folder(db, variant)))
         from ..builder.build import build as build_database
 
-        with _engine(engine, workers, address, storage) as running, _stopped_says(db, variant):
-            with bars(quiet, f"{variant}: ") as shown:
-                progress = None if quiet else shown.say
-                if progress:
-                    _say_upfront(progress, variant, db, memory, force, running)
-                report = build_database(
-                    db, variant, force=force, progress=progress, steps=shown.step, memory=memory, engine=running,
-                    shards=shards,
-                )  # fmt: skip
-            if running is not None:
-                report = dataclasses.replace(report, engine="dask", **running.cluster)
+        with chosen as running, _stopped_says(db, variant), bars(quiet, f"{variant}: ") as shown:
+            progress = None if quiet else shown.say
+            if progress:
+                _say_upfront(progress, variant, db, memory, force, running)
+            report = build_database(
+                db, variant, force=force, progress=progress, steps=shown.step, memory=memory, engine=running,
+                shards=shards,
+            )  # fmt: skip
     except MachineTooSmallError as error:
         click.echo("\n".join(error.plan.lines()))
         raise
@@ -159,7 +155,7 @@ def build(
 
 
 def _say_upfront(say: Callable[[str], None], variant: Variant, db: str | None, memory: int | None, force: bool,
-                 running: DaskEngine | None) -> None:  # fmt: skip
+                 running: Engine) -> None:  # fmt: skip
     """The lines a build says before it starts: the engine it runs on, and what it takes if its
     plan says seconds (the plan that ``--plan`` prints)."""
     from ..builder.build import scratch_folder
@@ -182,7 +178,7 @@ def _say_cost(
     start: str,
     cost: tuple[float, int, str],
     budget: int,
-    running: DaskEngine | None,
+    running: Engine,
     end: str = "",
 ) -> None:
     """One line of what a run takes (CPU seconds, disk bytes and what disk), if it is seconds or more."""
@@ -190,15 +186,13 @@ def _say_cost(
 
     seconds, disk, where = cost
     if seconds >= LONG_SECONDS:
-        each = " (each worker's)" if running is not None else ""
-        say(f"{start} {takes(seconds, disk, budget, where)}{each}{end}")
+        say(f"{start} {takes(seconds, disk, budget, where)}{running.budget_note}{end}")
 
 
-def _say_engine(say: Callable[[str], None], variant: Variant, running: DaskEngine | None) -> None:
-    """One line saying that Dask runs the tasks: on how many workers and threads, and where its dashboard is."""
-    if running is not None:
-        ran = running.cluster
-        say(f"{variant}: on Dask, {ran['workers']} workers, {ran['threads']} threads; dashboard {ran['dashboard']}")
+def _say_engine(say: Callable[[str], None], variant: Variant, running: Engine) -> None:
+    """What the engine says of itself (that Dask runs the tasks, on how many workers: :attr:`Engine.lines`)."""
+    for line in running.lines:
+        say(f"{variant}: {line}")
 
 
 @contextmanager
@@ -219,23 +213,25 @@ def _target(db: str | None, variant: Variant) -> Target:
     return Target.parse(db if db is not None else database_file(variant))
 
 
-def check_engine_options(engine: str | None, workers: int | None, address: str | None, storage: str | None) -> None:
-    """One error line for ``--workers``, ``--address`` or ``--storage`` without ``--engine``,
-    or for both ``--workers`` and ``--address``."""
-    for given, option in ((workers, "--workers"), (address, "--address"), (storage, "--storage")):
-        if given is not None and engine is None:
+def check_engine_options(
+    name: str | None, workers: int | None, address: str | None, storage: str | None, shards: int | None = None
+) -> None:
+    """One error line for ``--workers``, ``--address``, ``--storage`` or ``--shards`` without
+    ``--engine``, or for both ``--workers`` and ``--address``."""
+    for given, option in ((workers, "--workers"), (address, "--address"), (storage, "--storage"), (shards, "--shards")):
+        if given is not None and name is None:
             raise CLIError(f"{option} needs --engine")
     if workers is not None and address is not None:
         raise CLIError("--workers starts a local cluster, --address uses a running one: give one of them")
 
 
-def _engine(
-    name: str | None, workers: int | None, address: str | None, storage: str | None
-) -> AbstractContextManager[DaskEngine | None]:
-    """The engine ``--engine`` names, to enter (nullcontext() without one); one error line if
+def _engine(name: str | None, workers: int | None, address: str | None, storage: str | None) -> Engine:
+    """The engine ``--engine`` names, to enter (this process's without one); one error line if
     its extra is missing."""
+    from ..engine import InProcess
+
     if name is None:
-        return nullcontext()
+        return InProcess()
     try:
         from ..engine.engine_dask import DaskEngine  # the optional extra: only when asked for
     except ImportError:

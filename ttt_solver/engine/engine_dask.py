@@ -91,7 +91,7 @@ class DaskEngine:
     processes (one thread each) that starts with :meth:`__enter__` and stops with
     :meth:`__exit__`. ``client``: a client already connected (kept open on exit)."""
 
-    in_process = False
+    record_aside = True
 
     def __init__(
         self,
@@ -176,16 +176,30 @@ class DaskEngine:
         return int(sum(self.client.nthreads().values()))
 
     @property
-    def cluster(self) -> dict[str, Any]:
+    def fields(self) -> dict[str, Any]:
         """What the tasks run on, for a build's report: the workers, their threads and the
         address of the dashboard (Dask's ``dashboard_link``; its pages need bokeh)."""
         assert self.client is not None, "DaskEngine used outside its with block"
         threads = self.client.nthreads()
-        return {"workers": len(threads), "threads": int(sum(threads.values())), "dashboard": self.client.dashboard_link}
+        workers, dashboard = len(threads), self.client.dashboard_link
+        return {"engine": "dask", "workers": workers, "threads": int(sum(threads.values())), "dashboard": dashboard}
+
+    @property
+    def lines(self) -> list[str]:
+        """That Dask runs the tasks: on how many workers and threads, and where its dashboard is."""
+        ran = self.fields
+        return [f"on Dask, {ran['workers']} workers, {ran['threads']} threads; dashboard {ran['dashboard']}"]
+
+    @property
+    def budget_note(self) -> str:
+        return " (each worker's)"
 
     def smallest_memory(self, variant: Variant) -> int:
         """A worker maps the tiers' result bytes from their files: its least is the smallest chunk."""
         return smallest_task_memory()
+
+    def check_alone(self, check: Callable[[], None]) -> None:
+        return None  # the workers hold the tiers, each within its budget
 
 
 def on_worker(function: Callable[..., T], *call: Any) -> T:

@@ -6,6 +6,9 @@ the shards of a database and the whole-table proof hand it their tasks and never
 engine it is: :class:`InProcess` runs them here, one after the other, its storage the work's
 own folder; :class:`ttt_solver.engine.engine_dask.DaskEngine` runs them on a Dask cluster's
 workers, as Dask's synchronous scheduler runs the very graph its distributed one runs.
+Where a caller needs to know more (the build's report, the lines a command says, whether this
+machine must hold the build), the engine tells it (:class:`Engine`'s ``fields``, ``lines``,
+``budget_note``, :meth:`Engine.check_alone`), so nothing outside this package asks which it has.
 """
 
 from __future__ import annotations
@@ -20,13 +23,25 @@ from .storage import Storage
 T = TypeVar("T")
 Done = Callable[[int], None]  # the index of a task that finished
 Calls = Sequence[tuple[Any, ...]]  # each task's arguments (small: names, ranges, paths)
+# What ran a build's tasks, for its report: "dask" and its workers, threads and dashboard; None: this process.
+ALONE: dict[str, Any] = {"engine": None, "workers": 1, "threads": 1, "dashboard": None}
 
 
 class Engine(Protocol):
     """What runs the tasks of a build or a verify: this process (:class:`InProcess`) or a
     cluster (:class:`ttt_solver.engine.engine_dask.DaskEngine`)."""
 
-    in_process: bool  # whether the tasks run in this process (a build then needs this machine to hold it)
+    # Whether the pipeline records a tier in a thread of the driver while the next tier's tasks
+    # run elsewhere (in this process it records in turn: a thread would only add its own heap).
+    record_aside: bool
+
+    def __enter__(self) -> Self:
+        """Start the engine (a local cluster, or a client of one); nothing for this process."""
+        ...  # fmt: skip
+
+    def __exit__(self, *_exc: object) -> None:
+        """Stop what :meth:`__enter__` started."""
+        ...  # fmt: skip
 
     def run(self, function: Callable[..., T], calls: Calls, name: str, done: Done | None = None) -> list[T]:
         """``function(*call)`` for each call as the engine's tasks; the results in the calls'
@@ -52,12 +67,32 @@ class Engine(Protocol):
         """The smallest budget (``--memory``) with which this engine's tasks solve ``variant``."""
         ...  # fmt: skip
 
+    def check_alone(self, check: Callable[[], None]) -> None:
+        """``check()``, the refusal of a build that this machine cannot hold alone, where the
+        engine solves on this machine alone; a cluster's workers hold the tiers instead."""
+        ...  # fmt: skip
+
+    @property
+    def fields(self) -> dict[str, Any]:
+        """What ran the tasks, for a build's report: :data:`ALONE`'s keys."""
+        ...  # fmt: skip
+
+    @property
+    def lines(self) -> list[str]:
+        """What a command says of the engine before it starts (none for this process)."""
+        ...  # fmt: skip
+
+    @property
+    def budget_note(self) -> str:
+        """Said after the memory budget: whose it is ('' for this process's)."""
+        ...  # fmt: skip
+
 
 class InProcess:
     """The engine of one process: one slot, each task run here in the calls' order, the
     storage the work's own folder. A context manager like every engine (nothing to start)."""
 
-    in_process = True
+    record_aside = False
 
     def __enter__(self) -> Self:
         return self
@@ -86,3 +121,18 @@ class InProcess:
         """One process maps the tier below's result bytes and gathers a range of the tier's own
         while it solves: the two widest tiers' bytes and the smallest chunk."""
         return smallest_memory(variant)
+
+    def check_alone(self, check: Callable[[], None]) -> None:
+        check()
+
+    @property
+    def fields(self) -> dict[str, Any]:
+        return dict(ALONE)
+
+    @property
+    def lines(self) -> list[str]:
+        return []
+
+    @property
+    def budget_note(self) -> str:
+        return ""

@@ -31,7 +31,7 @@ from ..game.variant import Variant
 from ..solver import Steps, tiers
 from ..solver.checksums import READ
 from .engines import Engine
-from .shuffle import gather_range, join_ranges, range_bounds
+from .shuffle import Groups, gather_range, join_ranges, range_bounds
 from .storage import Storage
 
 JOINED = "results-"  # the start of a joined file's name in the work's local folder
@@ -60,12 +60,12 @@ class TierWork(Protocol):
     name: str  # what its tasks are named by
     phase: str  # the steps' phase
 
-    def task(self) -> Callable[..., tuple[Any, list[int]]]:
+    def task(self) -> Callable[..., tuple[Any, Groups]]:
         """A chunk's task, called ``(storage, chunk_file, below, bounds, *arguments)``: it
         writes the chunk's images into ``chunk_file`` grouped by the ranges of ranks starting
         at ``bounds`` (:func:`.shuffle.write_images`), from the tier below's result bytes
-        ``below`` (a name in the storage, None for the last tier); what it found, and where
-        each group starts."""
+        ``below`` (a name in the storage, None for the last tier); what it found, and its
+        groups (where each starts, and its CRC-32)."""
         ...  # fmt: skip
 
     def chunks(self, ply: int) -> Sequence[tuple[int, int]]:
@@ -98,9 +98,7 @@ def run_tiers(
     found = tiers(work.variant)
     total = int(found.sizes.sum())
     done: tuple[int, str] | None = None  # the last tier run and its joined result bytes
-    # Elsewhere, the driver records a tier while the workers run the next; in this process, in turn
-    # (a thread would only add its own heap's address space).
-    with nullcontext() if engine.in_process else ThreadPoolExecutor(1) as recorder:
+    with ThreadPoolExecutor(1) if engine.record_aside else nullcontext() as recorder:
         recording: Future[None] | None = None
         for ply in plies:
             below: str | None = None
@@ -163,13 +161,14 @@ def _run_tier(
     results = engine.run(work.task(), calls, f"{work.name}-{ply}", done)
     ranges = [f"{run}/range-{first:015d}.bin" for first in bounds[:-1]]
     gathers = [
-        (storage, [(file, groups[r], groups[r + 1]) for file, (_found, groups) in zip(files, results)],
+        (storage, [groups.group(file, r) for file, (_found, groups) in zip(files, results)],
          bounds[r + 1] - bounds[r], ranges[r])
         for r in range(len(ranges))
     ]  # fmt: skip
-    engine.run(gather_range, gathers, f"{work.name}-{ply}-ranges")
+    crcs = engine.run(gather_range, gathers, f"{work.name}-{ply}-ranges")
     joined = f"{JOINED}{ply:02d}-{os.path.basename(run)}.bin"
-    join_ranges(storage, ranges, bounds, os.path.join(work.folder, joined), max(MIN_JOIN_BLOCK, min(READ, memory // 8)))
+    block = max(MIN_JOIN_BLOCK, min(READ, memory // 8))
+    join_ranges(storage, ranges, bounds, crcs, os.path.join(work.folder, joined), block)
     storage.put(os.path.join(work.folder, joined), joined)
     return Tier(ply, run, files, [found for found, _groups in results], joined)
 

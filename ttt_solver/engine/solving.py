@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import glob
 import os
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -38,6 +39,7 @@ from ..solver import (
     solve_chunk,
     spread,
     task_boards,
+    task_chunks,
     tier_solved,
     tiers,
 )
@@ -45,7 +47,7 @@ from ..system.files import sync, write_array
 from .engines import Engine
 from .pipeline import JOINED, Tier, run_tiers
 from .scratch import Scratch, TierSink, read_range
-from .shuffle import write_images
+from .shuffle import Groups, check_crc, write_images
 from .storage import Storage
 
 
@@ -68,17 +70,16 @@ class _Solve:
     phase = "solving"
 
     def __init__(self, scratch: Scratch, storage: Storage, memory: int, note: Note | None) -> None:
-        self.scratch, self.storage, self.note = scratch, storage, note
+        self.scratch, self.storage, self.note, self.memory = scratch, storage, note, memory
         self.variant, self.folder, self.name = scratch.variant, scratch.path, scratch.variant.name
         self.chunk = task_boards(memory)
         self.unfinished: dict[int, str] = {}
 
-    def task(self) -> Callable[..., tuple[int, list[int]]]:
+    def task(self) -> Callable[..., tuple[tuple[int, int], Groups]]:
         return solve_chunk_task
 
     def chunks(self, ply: int) -> list[tuple[int, int]]:
-        size = tiers(self.variant).size(ply)
-        return [(start, min(size, start + self.chunk)) for start in range(0, size, self.chunk)]
+        return task_chunks(self.variant, ply, self.memory)
 
     def arguments(self, ply: int, start: int, stop: int) -> tuple[Any, ...]:
         return self.name, ply, start, stop
@@ -101,8 +102,8 @@ class _Solve:
         hashed, synced and linked as its ``results.bin``, the tier recorded."""
         unfinished = self.unfinished.pop(tier.ply)
         sink = TierSink(unfinished)
-        for name, rows in zip(tier.chunk_files, tier.found):
-            sink.append(_read_rows(self.storage, name, rows))
+        for name, (rows, crc) in zip(tier.chunk_files, tier.found):
+            sink.append(_read_rows(self.storage, name, rows, crc))
         joined = self.scratch.file(tier.joined)
         results = checksums.of_file(joined)
         sync(joined)
@@ -116,24 +117,29 @@ class _Solve:
 
 def solve_chunk_task(
     storage: Storage, chunk_file: str, below: str | None, bounds: list[int], name: str, ply: int, start: int, stop: int
-) -> tuple[int, list[int]]:
+) -> tuple[tuple[int, int], Groups]:
     """A task: solve ranks ``start`` to ``stop`` of tier ``ply`` of variant ``name`` from the
     result bytes ``below`` of the tier below, and write into ``chunk_file`` (whole once it is
     written) its rows, column after column, then the positions' images grouped by the ranges
     of ranks starting at ``bounds`` (:func:`.shuffle.write_images`), all in ``storage``; the
-    rows' count, and where each group starts."""
+    rows' count and CRC-32, and the groups."""
     found = tiers(Variant.parse(name))
     below_bytes = storage.mapped(below, np.uint8) if below is not None else None
     solved = solve_chunk(found, ply, start, stop, below_bytes)
+    crc = 0
     with storage.create(chunk_file) as file:
         for column, (_name, dtype) in zip(solved, COLUMNS):
-            file.write(np.ascontiguousarray(column, dtype=dtype).data)
-        return len(solved), write_images(found, ply, solved, bounds, file)
+            data = np.ascontiguousarray(column, dtype=dtype).data
+            file.write(data)
+            crc = zlib.crc32(data, crc)
+        return (len(solved), crc), write_images(found, ply, solved, bounds, file)
 
 
-def _read_rows(storage: Storage, name: str, rows: int) -> Solved:
-    """The rows of a chunk file, its columns read in one piece (one request at a URL)."""
+def _read_rows(storage: Storage, name: str, rows: int, crc: int) -> Solved:
+    """The rows of a chunk file, its columns read in one piece (one request at a URL) and
+    checked against the CRC-32 its task returned."""
     raw = storage.read(name, np.uint8, 0, rows * ROW_BYTES)
+    check_crc(storage, name, f" (its {rows:,} rows)", zlib.crc32(raw.data), crc)
     columns, offset = [], 0
     for _name, dtype in COLUMNS:
         columns.append(raw[offset : offset + rows * np.dtype(dtype).itemsize].view(dtype))

@@ -19,6 +19,7 @@ from .solve import (
     smallest_task_memory,
     solve_tables,
     task_boards,
+    task_chunks,
     tier_solved,
 )
 from .tiers import Tiers, tiers
@@ -27,5 +28,5 @@ __all__ = [
     "BYTES_PER_BOARD", "COLUMNS", "MAX_CHUNK", "MIN_CHUNK", "ROW_BYTES", "SOLVER_VERSION", "Note", "Positions",
     "Solved", "Steps", "Tables", "Tiers", "chunk_boards", "default_memory", "images", "new_tier", "positions",
     "smallest_memory", "smallest_task_memory", "solve_chunk", "solve_tables", "spread", "task_boards",
-    "tier_solved", "tiers",
+    "task_chunks", "tier_solved", "tiers",
 ]  # fmt: skip

@@ -92,6 +92,13 @@ def task_boards(memory: int) -> int:
     return max(MIN_CHUNK, min(MAX_CHUNK, memory // BYTES_PER_BOARD))
 
 
+def task_chunks(variant: Variant, ply: int, memory: int) -> list[tuple[int, int]]:
+    """The chunks (first and last rank) of tier ``ply`` for an engine's tasks under a budget
+    of ``memory`` bytes (:func:`task_boards` each): the build solves, and verify proves, these."""
+    size, chunk = tiers(variant).size(ply), task_boards(memory)
+    return [(start, min(size, start + chunk)) for start in range(0, size, chunk)]
+
+
 def smallest_task_memory() -> int:
     """The smallest budget of a Dask worker's tasks: the smallest chunk."""
     return MIN_CHUNK * BYTES_PER_BOARD
