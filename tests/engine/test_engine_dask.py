@@ -23,11 +23,14 @@ from support.killing import Stop, killed_when, stop_at
 
 from ttt_solver.builder import disk
 from ttt_solver.builder.build import build
+from ttt_solver.builder.plan import make_plan
 from ttt_solver.cli import cli
+from ttt_solver.engine.engines import InProcess
 from ttt_solver.engine.scratch import open_scratch
 from ttt_solver.engine.solving import solve_tiers
 from ttt_solver.errors import BuildError, EngineError
 from ttt_solver.game.variant import Variant
+from ttt_solver.system import cost_model
 from ttt_solver.system.files import locked
 
 extras.need("dask", "dask.distributed")  # the module is skipped without the extra
@@ -220,3 +223,13 @@ def test_a_tasks_os_error_without_a_file_names_the_worker_and_the_error(dask_cli
         engine.run(os.close, [(-1,)], "close")  # a bad file descriptor: an OSError naming no file
     said = r"a task on the Dask worker at tcp://127\.0\.0\.1:\d+ failed: OSError: \[Errno 9\] Bad file descriptor"
     assert re.fullmatch(said, str(raised.value)), raised.value
+
+
+def test_the_cost_said_up_front_counts_every_process_that_solves(dask_client, tmp_path):
+    variant = Variant.parse("4x4")
+    plan = make_plan(variant, str(tmp_path))
+    with DaskEngine(client=dask_client) as engine:
+        assert engine.processes == 3  # the driver and its two workers each build the tier tables
+    assert InProcess().processes == 1
+    assert plan.cpu_seconds == plan.cpu_on(1)
+    assert plan.cpu_on(3) - plan.cpu_on(1) == pytest.approx(2 * cost_model.process_seconds(variant))

@@ -78,7 +78,12 @@ class Plan:
     @property
     def cpu_seconds(self) -> float:
         """The CPU of a build in one process (:func:`ttt_solver.system.cost_model.build_seconds`)."""
-        return cost_model.build_seconds(self.variant, self.legal, self.rows)
+        return self.cpu_on(1)
+
+    def cpu_on(self, processes: int) -> float:
+        """The CPU of a build whose tiers ``processes`` processes solve (each starts and builds
+        the tier tables: the driver and an engine's workers)."""
+        return cost_model.build_seconds(self.variant, self.legal, self.rows, processes)
 
     @property
     def worker_memory(self) -> int:

@@ -165,7 +165,7 @@ def _say_upfront(say: Callable[[str], None], variant: Variant, db: str | None, m
 
     _say_engine(say, variant, running)
     plan = make_plan(variant, target_folder(db, variant))
-    cost = (plan.cpu_seconds, plan.disk_bytes, "of disk")
+    cost = (plan.cpu_on(running.processes), plan.disk_bytes, "of disk")
     end = "; --plan says more"
     if not force and folder_size(scratch_folder(_target(db, variant), variant)):  # it will resume
         proof = verify_seconds(sum(tier.canonical for tier in plan.tiers))

@@ -194,6 +194,11 @@ class DaskEngine:
     def budget_note(self) -> str:
         return " (each worker's)"
 
+    @property
+    def processes(self) -> int:
+        """This process (the driver builds the tier tables too) and the workers."""
+        return 1 + int(self.fields["workers"])
+
     def smallest_memory(self, variant: Variant) -> int:
         """A worker maps the tiers' result bytes from their files: its least is the smallest chunk."""
         return smallest_task_memory()

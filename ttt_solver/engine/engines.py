@@ -87,6 +87,12 @@ class Engine(Protocol):
         """Said after the memory budget: whose it is ('' for this process's)."""
         ...  # fmt: skip
 
+    @property
+    def processes(self) -> int:
+        """The processes that solve (each starts and builds the tier tables): this one, and a
+        cluster's workers."""
+        ...  # fmt: skip
+
 
 class InProcess:
     """The engine of one process: one slot, each task run here in the calls' order, the
@@ -132,6 +138,10 @@ class InProcess:
     @property
     def lines(self) -> list[str]:
         return []
+
+    @property
+    def processes(self) -> int:
+        return 1
 
     @property
     def budget_note(self) -> str:
