@@ -116,7 +116,7 @@ def planned(plan: Plan, tiers: int | None, processes: int) -> tuple[float, int, 
         seconds = cost_model.build_seconds(v, legal, rows, processes)
         return seconds, plan.disk_bytes, plan.build_memory, legal, rows
     seconds = cost_model.process_seconds(v, processes) + cost_model.solve_seconds(legal)
-    disk = cost_model.disk_bytes(rows, widest) - cost_model.file_bytes(rows)
+    disk = cost_model.disk_bytes(rows, widest, max(t.legal for t in chosen)) - cost_model.file_bytes(rows)
     return seconds, disk, cost_model.worker_memory(v), legal, rows
 
 

@@ -42,9 +42,10 @@ def test_the_plan_the_disk_check_and_the_missing_database_agree(name, rows_off):
     plan, cost = make_plan(variant, "."), estimate(variant)
     assert plan.rows == pytest.approx(rough_rows(variant), rel=rows_off + 0.01)
     assert plan.cpu_seconds == cost_model.build_seconds(variant, plan.legal, plan.rows)
-    assert plan.disk_bytes == cost_model.disk_bytes(plan.rows, max(tier_sizes(variant)))
+    exchanged = max(tier.legal for tier in plan.tiers)
+    assert plan.disk_bytes == cost_model.disk_bytes(plan.rows, max(tier_sizes(variant)), exchanged)
     assert (plan.build_memory, plan.worker_memory) == (cost.memory, cost_model.worker_memory(variant))
-    assert estimate(variant, plan.legal, plan.rows) == (
+    assert estimate(variant, plan.legal, plan.rows, exchanged) == (
         plan.cpu_seconds,
         plan.build_memory,
         plan.disk_bytes,
@@ -88,3 +89,11 @@ def test_a_cost_in_words():
     found = cost_model.Cost(29.4, 660 << 20, 1288490189, 372 << 20)
     assert str(found) == "about 29 s of CPU, 660MB of memory, 1.2GB of disk at the peak and a 372MB file"
     assert str(found._replace(seconds=0.4)).startswith("under 1 s of CPU, ")
+
+
+def test_the_exchange_is_costed_at_the_size_of_an_image():
+    """A tier's images wait in the exchange until their ranges are gathered: the disk peak."""
+    from ttt_solver.engine.shuffle import IMAGE_BYTES
+
+    assert cost_model.EXCHANGE_BYTES == IMAGE_BYTES
+    assert cost_model.disk_bytes(10, 100, 40) - cost_model.disk_bytes(10, 100, 0) == 40 * IMAGE_BYTES

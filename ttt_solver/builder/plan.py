@@ -115,7 +115,8 @@ class Plan:
     def disk_bytes(self) -> int:
         """The scratch folder at its peak and the database file
         (:func:`ttt_solver.system.cost_model.disk_bytes`, with the sampled canonical rows)."""
-        return cost_model.disk_bytes(self.rows, max(tier.boards for tier in self.tiers))
+        widest = max(tier.boards for tier in self.tiers)
+        return cost_model.disk_bytes(self.rows, widest, max(tier.legal for tier in self.tiers))
 
     def problem(self) -> str | None:
         """Why this machine cannot build the variant alone (None: it can)."""

@@ -17,7 +17,8 @@ these predictions against what it measured, as ratios (docs/engine.md, "The cost
   :data:`START_SECONDS` and its tier tables (:data:`TABLE_SECONDS` per entry); a verify
   :data:`VERIFY_SECONDS` per row.
 - Disk: every build solves into a scratch folder; at its peak it holds
-  :data:`SCRATCH_ROW_BYTES` a canonical row and two tiers' result bytes (a byte a board), beside
+  :data:`SCRATCH_ROW_BYTES` a canonical row, two tiers' result bytes (a byte a board) and the
+  images of the widest tier in the exchange (:data:`EXCHANGE_BYTES` a legal position), beside
   the database file's :data:`FILE_ROW_BYTES` a row.
 - Memory: a process holds :data:`PROCESS_BYTES`, its tier tables (:data:`TABLE_BYTES` per high
   half code and tier) and a chunk of at most :data:`MAX_CHUNK` boards at
@@ -45,6 +46,10 @@ TABLE_SECONDS = 150e-9  # CPU per entry of a process's tier tables (5x5k4: 6.2 s
 VERIFY_SECONDS = 1350e-9  # CPU per row of ``ttt-lookup verify`` (and of a resumed build's proof)
 SCRATCH_ROW_BYTES = 42  # the scratch folder at its peak, per canonical row (beside two tiers' result bytes)
 FILE_ROW_BYTES = 18  # the SQLite file, per canonical row
+# The exchange of the tier being solved, per legal position: its image (a rank and a result byte,
+# ttt_solver.engine.shuffle.IMAGE_BYTES) in a chunk file until its range is gathered. 5x5k4's
+# plies 25 to 21 peaked at 42.2 GB of scratch, 13.8 GB of it ply 21's 2.76 billion images.
+EXCHANGE_BYTES = 5
 # Bytes a board of a chunk costs while it is solved (its halves, codes and images as it is
 # enumerated, and for a canonical one its moves' ranks and scores): measured as the peak of a
 # build against its budget (benchmarks/bench_build_memory.py), rounded up.
@@ -125,10 +130,12 @@ def scratch_bytes(rows: int, boards: int) -> int:
     return rows * SCRATCH_ROW_BYTES + boards + 1
 
 
-def disk_bytes(rows: int, widest: int) -> int:
+def disk_bytes(rows: int, widest: int, exchanged: int | None = None) -> int:
     """Bytes a build writes at its peak (its scratch folder and the database file), for ``rows``
-    canonical rows and a widest tier of ``widest`` boards."""
-    return scratch_bytes(rows, widest) + widest + 1 + file_bytes(rows)
+    canonical rows, a widest tier of ``widest`` boards and at most ``exchanged`` legal positions
+    in a tier (default ``widest``: every board legal), whose images are in the exchange at once."""
+    images = EXCHANGE_BYTES * (widest if exchanged is None else exchanged)
+    return scratch_bytes(rows, widest) + widest + 1 + images + file_bytes(rows)
 
 
 def file_bytes(rows: int) -> int:
@@ -172,14 +179,15 @@ def fits_one_machine(variant: Variant) -> bool:
     return memory is None or one_machine_memory(variant) <= memory
 
 
-def estimate(variant: Variant, legal: int | None = None, rows: int | None = None) -> Cost:
+def estimate(variant: Variant, legal: int | None = None, rows: int | None = None, exchanged: int | None = None) -> Cost:
     """What a build of ``variant`` in one process takes, for ``legal`` legal positions (default:
-    every board, at most 20% too many) in ``rows`` canonical rows (default: :func:`rough_rows`)."""
+    every board, at most 20% too many) in ``rows`` canonical rows (default: :func:`rough_rows`),
+    at most ``exchanged`` legal positions in a tier (default: every board of the widest)."""
     sizes = tier_sizes(variant)
     legal = sum(sizes) if legal is None else legal
     rows = rough_rows(variant) if rows is None else rows
     seconds = build_seconds(variant, legal, rows)
-    return Cost(seconds, build_memory(variant), disk_bytes(rows, max(sizes)), file_bytes(rows))
+    return Cost(seconds, build_memory(variant), disk_bytes(rows, max(sizes), exchanged), file_bytes(rows))
 
 
 def duration(seconds: float) -> str:
