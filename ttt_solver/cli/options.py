@@ -33,7 +33,7 @@ from ..store.build_cost import existing_default
 from ..store.paths import database_file
 from ..store.reader import held_variant
 from ..system.memory import out_of_memory
-from .params import BadValue, FileName
+from .params import PATH, BadValue, FileName
 
 F = Callable[..., Any]
 
@@ -156,6 +156,7 @@ def database_options(f: F, writes: bool = False) -> F:
     )(wrapper)
     return click.option(
         "--db",
+        type=PATH,
         metavar="PATH_OR_URL",
         envvar="TTT_DB",
         help="SQLite file or SQLAlchemy URL (env TTT_DB; default: the variant's default database).",
