@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ttt_solver.cli import cli
-from ttt_solver.cli.params import TEXT, Address, BadValue, Number, OneOf, Size, Tidy, Whole
+from ttt_solver.cli.params import PATH, TEXT, Address, BadValue, FileName, Number, OneOf, Size, StorageRoot, Tidy, Whole
 from ttt_solver.errors import InvalidVariantError, shown
 from ttt_solver.game.variant import MAX_CELLS, Variant
 
@@ -221,7 +221,7 @@ TYPES = {
     ),
     "--as": (OneOf(["X", "O"], case_sensitive=False), st.sampled_from(["X", "o"])),
     "--address": (Address(), st.integers(1, 65535).map(lambda port: f"tcp://10.0.0.1:{port}")),
-    "--db": (TEXT, st.text(min_size=1).map(str.strip).filter(bool)),
+    "--variant": (TEXT, st.text(min_size=1).map(str.strip).filter(bool)),
 }
 
 
@@ -240,6 +240,16 @@ def test_a_number_in_other_digits_is_refused_by_every_number_option(number, opti
     fullwidth = str(number).translate({ord(d): 0xFF10 + int(d) for d in "0123456789"})
     with pytest.raises(BadValue, match="^expected "):
         kind(fullwidth, click.Option([option]), None)
+
+
+@given(st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1), SPACES, SPACES)
+def test_a_path_is_taken_as_given(name, before, after):
+    # A file may be named ' a.sqlite': a path keeps its spaces (numbers and names drop them).
+    path = before + name + after
+    for kind, option in ((PATH, "--db"), (FileName(), "--plot"), (StorageRoot(), "--storage")):
+        if kind is not PATH and not path.strip():
+            continue  # an empty file name is refused on its own
+        assert kind(path, click.Option([option]), None) == path
 
 
 def test_every_parameter_of_every_command_follows_the_rule():
@@ -346,3 +356,12 @@ def test_storage_help_names_its_default(command, default):
     # The generated command reference (docs/cli-reference.md, mkdocs-click) shows this same text.
     shown = " ".join(run(command, "--help").stdout.split())
     assert f"(the [s3] extra; default: {default})." in shown and "{" not in shown
+
+
+def test_a_database_named_with_spaces_around_is_found(db_path, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / " a.sqlite ").write_bytes(db_path.read_bytes())
+    result = CliRunner(env={"TTT_DB": None}).invoke(cli, ["best", "X...O....", "--db", " a.sqlite "])
+    assert (result.exit_code, result.stderr) == (0, ""), result.output
+    missing = CliRunner(env={"TTT_DB": None}).invoke(cli, ["best", "X...O....", "--db", "a.sqlite"])
+    assert missing.exit_code == 1 and "no database at 'a.sqlite'" in missing.stderr

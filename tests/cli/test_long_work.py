@@ -36,6 +36,11 @@ def build_through(stderr_is_a_terminal: bool, target: Path, *extra: str) -> str:
         done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env, check=False)
         assert done.returncode == 0, done.stderr
         return done.stderr
+    return stderr_on_a_terminal(command, env)
+
+
+def stderr_on_a_terminal(command: list[str], env: dict[str, str]) -> str:
+    """stderr of ``command`` run as its own process, its stderr a pseudo-terminal."""
     main, terminal = pty.openpty()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=terminal, env=env)
     os.close(terminal)
@@ -117,6 +122,25 @@ def test_a_build_on_first_use_says_what_it_takes(tmp_path, monkeypatch):
         f"ttt-lookup: building the 2x3 database at {tmp_path / '2x3.sqlite'} (first use:"
         f" {takes(found.cpu_seconds, found.disk_bytes, default_memory())})\n"
     )
+
+
+def test_a_build_on_first_use_draws_builds_bar_on_a_terminal(tmp_path):
+    # The lookup's process, its default database missing from its data folder (tmp_path).
+    code = (
+        f"import ttt_solver.store.paths as paths\npaths.data_folder = lambda: {str(tmp_path)!r}\n"
+        "from ttt_solver.cli import main\nmain(['best', '.........'])"
+    )
+    seen = stderr_on_a_terminal([sys.executable, "-c", code], {**os.environ, "PYTHONPATH": str(ROOT)})
+    lines = seen.replace("\r\n", "\n").split("\n")
+    assert lines[0] == f"ttt-lookup: building the 3x3 database at {tmp_path / 'ttt.sqlite'} (first use; a moment)"
+    bars = [found for part in seen.split("\r") if (found := re.match(r"(3x3: (solving|writing rows)) +\d+%\|.*", part))]
+    assert {bar[1] for bar in bars} == {"3x3: solving", "3x3: writing rows"}
+    assert all(re.search(r"\| \S+/\S+, \S+/s, \S+ left", bar[0]) for bar in bars), bars  # build's bar: rate, time left
+    piped = subprocess.run(
+        [sys.executable, "-c", code.replace(str(tmp_path), str(tmp_path / "piped"))],
+        capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False,
+    )  # fmt: skip
+    assert piped.stderr.count("\n") == 1 and "%|" not in piped.stderr and "\r" not in piped.stderr
 
 
 @pytest.mark.parametrize("quiet", [[], ["--quiet"]])

@@ -79,6 +79,11 @@ REFUSED = "query only reads: no changes, ATTACH or PRAGMA settings (not authoriz
         ("CREATE TEMP TABLE t (x)", REFUSED),
         ("PRAGMA user_version = 3", REFUSED),
         ("PRAGMA query_only = 0", REFUSED),
+        ("PRAGMA writable_schema = 1", REFUSED),
+        # A table-valued PRAGMA function never sets: SQLite reads its argument as a schema's name.
+        ("SELECT * FROM pragma_journal_mode('wal')", "unknown database 'wal'"),
+        ("SELECT * FROM pragma_user_version(3)", "too many arguments on pragma_user_version() - max 0"),
+        ("UPDATE sqlite_master SET sql = 'x'", "table sqlite_master may not be modified"),
         ("selec 1", 'near "selec": syntax error'),
         ("SELECT * FROM nowhere", "no such table: nowhere"),
         ("SELECT 1; SELECT 2", "You can only execute one statement at a time."),
@@ -101,6 +106,14 @@ def test_attach_creates_no_file(db, tmp_path):
 def test_a_describing_pragma_reads(db):
     result = run(db, "PRAGMA table_info(meta)", "--csv")
     assert result.exit_code == 0 and result.stdout.startswith("cid,name,type,notnull,dflt_value,pk\n0,key,")
+
+
+def test_a_table_valued_pragma_that_describes_reads(db):
+    # The first on a connection: SQLite sets the function up (asking the authorizer as it does).
+    result = run(db, "select name from pragma_table_info('positions') where name in ('code', 'data')", "--csv")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "name\ncode\ndata\n", "")
+    for sql in ("SELECT * FROM pragma_user_version", "SELECT count(*) FROM pragma_index_list('positions')"):
+        assert run(db, sql).exit_code == 0, sql
 
 
 def test_a_placeholder_without_its_param_is_one_line(db):

@@ -218,3 +218,17 @@ def test_text_is_parsed_once_a_call_and_a_board_never(oracle, monkeypatch):
     assert oracle.line(board) and oracle.probe(board).board == board.text
     assert analyze(oracle, board)["board"] == board.text
     assert parsed == []
+
+
+def test_a_row_keeps_its_best_moves_as_the_stored_mask(db_path):
+    # A lookup reads a few hundred rows (the grandchildren that prove its children) but shows
+    # the best moves of a few: a row keeps the stored mask, read as cells only where shown or
+    # proved, so no row's cells are listed for nothing (nor a table of them built to do it faster).
+    with Oracle.load(db_path, eager=False) as lazy:
+        code, perm = codec.canonical("X...O....", lazy.variant)
+        row = lazy.source.fetch([code])[code]
+        assert isinstance(row.best, int)
+        shown = lazy.probe("X...O....").best_moves
+        assert sorted(perm[cell] for cell in range(9) if row.best >> cell & 1) == list(shown)
+    with Oracle.load(db_path) as eager:  # the arrays in memory hand out the same rows
+        assert eager.arrays().fetch([code])[code] == row

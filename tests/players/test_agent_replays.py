@@ -1,5 +1,5 @@
 """Each agent's two forms make the same moves: the vectorised environment's numpy replay of an
-agent (``envs.opponent.batch_moves``: ``PolicyMoves`` over the agent's samplers, ``PerfectMoves``
+agent (``envs.opponent.batch_moves``: ``CellMoves`` of ``PolicyCells`` over the agent's samplers, ``PerfectMoves``
 over the oracle's batch tables) and ``agent.choose(board, rng)``, fed the same random draws.
 
 Every enumerable agent, on every unfinished legal board of 3x3 (4,520) and on every unfinished
@@ -21,7 +21,7 @@ need("rl", "gymnasium")
 
 from ttt_solver import Oracle
 from ttt_solver.envs.observation import PLAYING, BoardTables, board_tables, x_to_move
-from ttt_solver.envs.opponent import Draws, PerfectMoves, PolicyMoves, batch_moves
+from ttt_solver.envs.opponent import CellMoves, Draws, PerfectMoves, PolicyCells, batch_moves
 from ttt_solver.game import array_rules
 from ttt_solver.game.variant import Variant
 from ttt_solver.players.agents import Agent, Policy, PolicyAgent, make_agent
@@ -74,7 +74,9 @@ def test_the_vectorised_replay_of_every_agent_moves_as_the_agent_chooses(variant
         else:
             agent = make_agent(spec, oracle if spec.startswith("perfect") else None, variant)
         moves = batch_moves(agent, tables)
-        assert isinstance(moves, PerfectMoves if spec.startswith("perfect") else PolicyMoves), spec
+        assert isinstance(moves, PerfectMoves) == spec.startswith("perfect"), spec
+        if not isinstance(moves, PerfectMoves):
+            assert isinstance(moves, CellMoves) and isinstance(moves.picker, PolicyCells), spec
         paths = ["batch", "on"] + (["by_row"] if isinstance(moves, PerfectMoves) and moves.probability == 1 else [])
         for path in paths:
             draws.prepare(2)

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from ..game.variant import STANDARD, Variant
 from ..lookup.oracle import Oracle
-from ..solver.solve import default_memory
+from ..solver.solve import Steps, default_memory
 from ..store import Target
 from ..store.build_cost import missing_default
 from ..store.paths import database_file
@@ -36,10 +36,13 @@ class FirstUseBuild(UserWarning):
     """A missing default database was built on first use."""
 
 
-def default_database(variant: Variant = STANDARD, announce: Callable[[str], None] | None = None) -> str:
+def default_database(
+    variant: Variant = STANDARD, announce: Callable[[str], None] | None = None, steps: Steps | None = None
+) -> str:
     """The variant's default database: built now if it is missing and the variant is small
-    (``announce`` hears one line first; default: a :class:`FirstUseBuild` warning), else a
-    DatabaseMissingError naming the build command and what it takes."""
+    (``announce`` hears one line first; default: a :class:`FirstUseBuild` warning; ``steps``
+    the build's work as it goes, as :func:`~.build.build` says), else a DatabaseMissingError
+    naming the build command and what it takes."""
     path = database_file(variant)
     if os.path.exists(path):
         return path
@@ -56,7 +59,7 @@ def default_database(variant: Variant = STANDARD, announce: Callable[[str], None
         warnings.warn(line, FirstUseBuild, stacklevel=2)
     else:
         announce(f"ttt-lookup: {line}")
-    build(path, variant)
+    build(path, variant, steps=steps)
     return path
 
 

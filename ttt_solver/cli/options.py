@@ -33,7 +33,7 @@ from ..store.build_cost import existing_default
 from ..store.paths import database_file
 from ..store.reader import held_variant
 from ..system.memory import out_of_memory
-from .params import BadValue, FileName
+from .params import PATH, BadValue, FileName
 
 F = Callable[..., Any]
 
@@ -156,6 +156,7 @@ def database_options(f: F, writes: bool = False) -> F:
     )(wrapper)
     return click.option(
         "--db",
+        type=PATH,
         metavar="PATH_OR_URL",
         envvar="TTT_DB",
         help="SQLite file or SQLAlchemy URL (env TTT_DB; default: the variant's default database).",
@@ -216,17 +217,17 @@ def board_input(f: F) -> F:
 
 def resolve_database(db: str | None, variant: Variant) -> str:
     """``--db`` as given, or the variant's default database: a missing one of a small variant is
-    built first, with one line on stderr that says so; a bigger one is an error naming the
-    build command (:mod:`ttt_solver.builder.first_use`)."""
+    built first, with one line on stderr that says so and ``build``'s progress bar; a bigger one
+    is an error naming the build command (:mod:`.first_build`)."""
     if db is not None:
         return db
 
     found = database_file(variant)
     if os.path.exists(found):
         return found
-    from ..builder.first_use import default_database  # only when it is missing: it may build
+    from .first_build import built_default  # only when it is missing: the builder and the bars (tqdm)
 
-    return default_database(variant, announce=lambda line: click.echo(line, err=True))
+    return built_default(variant)
 
 
 def existing_database(db: str | None, variant: Variant) -> str:

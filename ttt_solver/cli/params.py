@@ -8,8 +8,9 @@ below are click's, with their messages (``Invalid value for '--games': 0 is not 
 
 Every parameter's text follows one rule, :class:`Tidy`'s: whitespace around it is dropped
 (``--variant '3x3 '``, ``--memory ' 1G'``), and a number is written in ASCII digits
-(``--workers ２`` is refused, as ``--memory １G`` is). The command group gives every plain text
-parameter the :data:`TEXT` type, so no parameter escapes it.
+(``--workers ２`` is refused, as ``--memory １G`` is); a path is taken as given (:data:`PATH`:
+a file may be named ``' a.sqlite'``). The command group gives every plain text parameter the
+:data:`TEXT` type, so no parameter escapes the rule.
 """
 
 from __future__ import annotations
@@ -53,10 +54,12 @@ class Tidy(click.ParamType):  # type: ignore[type-arg]
     :meth:`expected` message (Python's int() and float() read other scripts' digits)."""
 
     numeric = False
+    path = False  # a file, folder or URL: its spaces are part of its name
 
     def __call__(self, value: Any, param: click.Parameter | None = None, ctx: click.Context | None = None) -> Any:
         if isinstance(value, str):
-            value = value.strip()
+            if not self.path:
+                value = value.strip()
             if self.numeric and not value.isascii():
                 raise BadValue(value, self.expected(), param, ctx)
         return super().__call__(value, param, ctx)
@@ -71,6 +74,15 @@ class Text(Tidy, click.types.StringParamType):
 
 
 TEXT = Text()
+
+
+class PathText(Tidy, click.types.StringParamType):
+    """A file or folder name, or a URL (``--db``), taken as given."""
+
+    path = True
+
+
+PATH = PathText()
 
 
 def _bounds(low: float | None, high: float | None, number: str, fmt: str) -> str:
@@ -129,6 +141,8 @@ class OneOf(Tidy, click.Choice):  # type: ignore[type-arg]
 class FileName(Tidy, click.Path):
     """A file to write (click's ``Path`` with ``dir_okay=False``): a folder is refused in our words."""
 
+    path = True
+
     def __init__(self) -> None:
         super().__init__(dir_okay=False)
 
@@ -161,6 +175,7 @@ class StorageRoot(Tidy):
     (:func:`ttt_solver.system.engine_places.storage_problem`)."""
 
     name = "storage"
+    path = True
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         why = storage_problem(str(value))

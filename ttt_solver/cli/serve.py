@@ -18,7 +18,7 @@ from ..game.variant import Variant
 from ..store import Target
 from ..system.memory import out_of_memory, reserve_threads
 from .options import CLIError, CLIFailure
-from .params import Number, Size, Whole
+from .params import PATH, Number, Size, Whole
 from .stopping import raise_if_stopped
 
 WEB_PACKAGES = "fastapi uvicorn uvloop httptools fastapi-offline"
@@ -45,6 +45,7 @@ def _tell(line: str) -> None:
 @click.option(
     "--db",
     "databases",
+    type=PATH,
     multiple=True,
     metavar="PATH_OR_URL",
     help="A database to serve (repeatable; its variant is read from it). With neither --db nor"

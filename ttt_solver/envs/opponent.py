@@ -13,10 +13,10 @@ it replays each agent's sampling rule in numpy, giving the board after each move
   game at once by its row (board and learner's side), no draw and no move where the learner is
   to move or the game is over.
 - any other enumerable agent using :meth:`PolicyAgent.choose` (``random``, ``think1..3``,
-  ``heuristic``, ``onestep``, ``nstep:D``, ``minimax:D``) (:class:`PolicyMoves`): that rule
+  ``heuristic``, ``onestep``, ``nstep:D``, ``minimax:D``) (:class:`CellMoves` of :class:`PolicyCells`): that rule
   over tables of the agent's own samplers (:meth:`PolicyAgent.sampler`), filled the first time a board
   is met.
-- anything else (``mc:N``, a custom agent) (:class:`LoopMoves`): ``agent.choose`` per game.
+- anything else (``mc:N``, a custom agent) (:class:`CellMoves` of :class:`LoopCells`): ``agent.choose`` per game.
 
 ``tests/players/test_agent_replays.py`` checks that each replay makes ``agent.choose``'s move with the same
 draws, on every unfinished position of 3x3 and 3x4k3 (one board of each symmetry class on 3x4k3).
@@ -147,8 +147,8 @@ def batch_moves(agent: Agent, tables: BoardTables) -> BatchMoves:
     if type(agent) is PerfectAgent:
         return PerfectMoves(agent, tables)
     if isinstance(agent, PolicyAgent) and type(agent).choose is PolicyAgent.choose:
-        return PolicyMoves(agent, tables)
-    return LoopMoves(agent, tables)
+        return CellMoves(PolicyCells(agent, tables), tables)
+    return CellMoves(LoopCells(agent, tables), tables)
 
 
 def _preferred_by_code(agent: PerfectAgent, tables: BoardTables) -> np.ndarray:
@@ -243,13 +243,21 @@ def _replies(after: np.ndarray, cells: np.ndarray) -> np.ndarray:
     return table
 
 
-class _CellMoves:
-    """A replay that picks cells, game by game's board; the boards after them."""
+class CellPicker(Protocol):
+    """What a replay that picks cells asks: each game's cell on its board."""
 
-    buffered = True
+    buffered: bool  # whether the picks read the games' draws in blocks (see Draws)
 
-    def __init__(self, tables: BoardTables) -> None:
-        self.tables = tables
+    def cells(self, index: np.ndarray, games: np.ndarray, draws: Draws) -> np.ndarray:
+        """The cell picked on board ``index[g]`` for game ``games[g]``."""
+
+
+class CellMoves:
+    """A replay whose ``picker`` picks each game's cell; the boards after those cells."""
+
+    def __init__(self, picker: CellPicker, tables: BoardTables) -> None:
+        self.picker = picker
+        self.buffered = picker.buffered
         self._after = children(tables)
         self._n = tables.variant.cells
 
@@ -260,17 +268,18 @@ class _CellMoves:
         return replied
 
     def on(self, index: np.ndarray, games: np.ndarray, draws: Draws) -> np.ndarray:
-        found: np.ndarray = self._after[index * self._n + self.cells(index, games, draws)]
+        found: np.ndarray = self._after[index * self._n + self.picker.cells(index, games, draws)]
         return found
 
-    def cells(self, index: np.ndarray, games: np.ndarray, draws: Draws) -> np.ndarray:
-        raise NotImplementedError
 
+class PolicyCells:
+    """:meth:`PolicyAgent.choose`'s picks, from tables of the agent's samplers filled as boards are met."""
 
-class PolicyMoves(_CellMoves):
+    buffered = True
+
     def __init__(self, agent: PolicyAgent, tables: BoardTables) -> None:
-        super().__init__(tables)
         self.agent = agent
+        self.tables = tables
         size, n = tables.masks.shape
         self._cells = np.full((size, n), -1, dtype=np.int8)
         self._cumulative = np.full((size, n), np.inf)
@@ -304,11 +313,12 @@ class PolicyMoves(_CellMoves):
         self._counts[index] = len(cells)
 
 
-class LoopMoves(_CellMoves):
+class LoopCells:
+    """``agent.choose``'s picks, one call per game."""
+
     buffered = False
 
     def __init__(self, agent: Agent, tables: BoardTables) -> None:
-        super().__init__(tables)
         self.agent = agent
         self.texts = tables.texts
 

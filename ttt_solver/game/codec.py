@@ -45,29 +45,11 @@ def encode(text: str) -> int:
 
 def decode(code: int, cells: int) -> str:
     """A code -> normalised text of ``cells`` cells."""
-    chunks = _chunks()
-    texts = []
-    for _ in range(-(-cells // _CHUNK_DIGITS)):
-        code, chunk = divmod(code, _CHUNK)
-        texts.append(chunks[chunk])
-    return "".join(reversed(texts))[-cells:]
-
-
-_CHUNK_DIGITS = 5
-_CHUNK = 3**_CHUNK_DIGITS
-
-
-@cache
-def _chunks() -> tuple[str, ...]:
-    """The text of every group of five digits (decoding five at a time: lookups decode hundreds)."""
-    found = []
-    for chunk in range(_CHUNK):
-        digits = []
-        for _ in range(_CHUNK_DIGITS):
-            chunk, digit = divmod(chunk, 3)
-            digits.append("O.X"[digit])
-        found.append("".join(reversed(digits)))
-    return tuple(found)
+    marks = []
+    for _ in range(cells):
+        code, digit = divmod(code, 3)
+        marks.append("O.X"[digit])
+    return "".join(reversed(marks))
 
 
 @cache

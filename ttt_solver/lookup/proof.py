@@ -19,7 +19,7 @@ from ..errors import DatabaseError
 from ..game import codec, rules
 from ..game.values import Outcome, move_result, outcome, rank
 from ..game.variant import Permutation, Variant
-from ..store.row_data import Row
+from ..store.row_data import Row, cells_of
 from .position import Move, Position
 
 Fetch = Callable[[Collection[int]], dict[int, Row]]
@@ -51,8 +51,9 @@ def implied(here: Node, rows: dict[int, Row]) -> Outcome:
 
 def contradiction(row: Row, expected: Outcome) -> str | None:
     """What ``row`` holds that ``expected`` denies, or None."""
-    for name in ("value", "remoteness", "best", "wins", "draws", "losses"):
-        stored, wanted = getattr(row, name), getattr(expected, name)
+    held = row._asdict() | {"best": cells_of(row.best)}  # the stored mask as the cells it names
+    for name, stored in held.items():
+        wanted = getattr(expected, name)
         if stored != wanted:
             return f"{name} {stored!r}, but its children imply {wanted!r}"
     return None
@@ -72,7 +73,7 @@ class Answer(NamedTuple):
             key=lambda m: (*rank(m.value, m.remoteness), m.cell),
         )
         row = self.row
-        best = tuple(sorted(perm[cell] for cell in row.best))
+        best = tuple(sorted(perm[cell] for cell in cells_of(row.best)))
         preferred = tuple(sorted(m.cell for m in moves if (m.value, m.remoteness) == (row.value, row.remoteness)))
         return Position(text, row.value, row.remoteness, tuple(moves), best, preferred)
 

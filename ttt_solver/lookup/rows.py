@@ -16,7 +16,7 @@ from ..errors import DatabaseError, shown
 from ..game.variant import Variant
 from ..store import number_in
 from ..store.hints import rebuild_hint
-from ..store.row_data import Row, cells_of, unpack_data
+from ..store.row_data import Row, unpack_data
 
 if TYPE_CHECKING:
     from ..store.arrays import Arrays
@@ -69,7 +69,7 @@ class DatabaseRows:
                     f" {self.rebuild_hint()}"
                 )
             value, remoteness, best, wins, draws, losses, _orbit = numbers
-            found[code] = read[code] = Row(value, remoteness, cells_of(best), wins, draws, losses)
+            found[code] = read[code] = Row(value, remoteness, best, wins, draws, losses)
         return found
 
     def arrays(self) -> Arrays:

@@ -169,6 +169,19 @@ class BatchTables:
         _in_parallel(fill, len(array))
         return out
 
+    def legal(self, boards: Any) -> np.ndarray:
+        """Whether each (N, cells) row of +1/-1/0 is a legal board, for a batch that answers
+        the legal ones and names the others (InvalidBoardError for an array of another shape
+        or other values)."""
+        array = checked_boards(boards, self.variant.cells)
+        out = np.empty(len(array), dtype=bool)
+        for start in range(0, len(array), _CHUNK):
+            part = self._checked(array, start, min(start + _CHUNK, len(array)))
+            np.not_equal(
+                np.take(self.results, self.index.locate(part)), NO_POSITION, out=out[start : start + len(part)]
+            )
+        return out
+
     def preferred_masks(self, boards: np.ndarray) -> np.ndarray:
         """uint16 preferred-move masks of legal (N, cells) boards, in their own numbering (up to
         16 cells)."""

@@ -16,7 +16,7 @@ import numpy as np
 from ..game.array_rules import search
 from ..game.variant import Variant
 from .content import PACKED, digest, unpack_blob
-from .row_data import Row, cells_of
+from .row_data import Row
 
 if TYPE_CHECKING:
     from ..solver import Tables
@@ -52,9 +52,7 @@ class Arrays:
             a[index[found]].tolist()
             for a in (self.value, self.remoteness, self.best, self.wins, self.draws, self.losses)
         ]
-        return {
-            code: Row(v, r, cells_of(b), w, d, lo) for code, v, r, b, w, d, lo in zip(wanted[found].tolist(), *columns)
-        }
+        return {code: Row(*row) for code, *row in zip(wanted[found].tolist(), *columns)}
 
 
 def unpack(packed: dict[str, tuple[str, list[bytes]]], variant: Variant, meta: dict[str, str]) -> Arrays:

@@ -262,13 +262,28 @@ _READS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, s
 _DESCRIBING = {"table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo", "foreign_key_list"}
 
 
-def _reads(action: int, arg1: str | None, arg2: str | None, _db: str | None, _trigger: str | None) -> int:
+def _reads(action: int, arg1: str | None, arg2: str | None, _db: str | None, trigger: str | None) -> int:
     """SQLite's authorizer for the user's SQL: reading tables, calling functions, a PRAGMA that
-    reports (``PRAGMA table_info(positions)``), and nothing else (a PRAGMA that sets, ATTACH, any
-    table made or changed)."""
+    reports (``PRAGMA table_info(positions)``, or its table-valued form
+    ``pragma_table_info('positions')``), and nothing else (a PRAGMA that sets, ATTACH, any table
+    made or changed)."""
     reporting = arg2 is None or (arg1 or "").lower() in _DESCRIBING
-    reads = action in _READS or (action == sqlite3.SQLITE_PRAGMA and reporting)
+    reads = (
+        action in _READS
+        or (action == sqlite3.SQLITE_PRAGMA and reporting)
+        or _setting_up_a_pragma(action, arg1, trigger)
+    )
     return sqlite3.SQLITE_OK if reads else sqlite3.SQLITE_DENY
+
+
+def _setting_up_a_pragma(action: int, table: str | None, trigger: str | None) -> bool:
+    """Whether SQLite asks about its own step: the first use of a table-valued PRAGMA function on
+    a connection (``pragma_table_info(...)``, a virtual table SQLite makes as it is named) asks
+    to UPDATE the columns of ``sqlite_master``. No statement of the user's is asked that: SQLite
+    refuses any change to ``sqlite_master`` before the authorizer sees it, unless
+    ``writable_schema`` is on, a PRAGMA setting that the authorizer refuses; the PRAGMA itself is
+    asked next, as a PRAGMA."""
+    return action == sqlite3.SQLITE_UPDATE and table == "sqlite_master" and trigger is None
 
 
 class _StatementFailed(DatabaseError):

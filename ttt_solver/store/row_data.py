@@ -13,7 +13,6 @@ the command line's lookups unpack rows with this module, one at a time (:func:`u
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
@@ -27,38 +26,20 @@ class Row(NamedTuple):
 
     value: int
     remoteness: int
-    best: tuple[int, ...]  # ascending cells that keep the value
+    best: int  # the cells that keep the value, as the stored mask (bit c: cell c); cells_of() lists them
     wins: int
     draws: int
     losses: int
 
 
 def cells_of(mask: int) -> tuple[int, ...]:
-    """The cells of a bit mask, ascending (a table for each byte: lookups read thousands)."""
-    bytes_ = _byte_cells()
-    found = bytes_[0][mask & 255]
-    shift = 1
-    mask >>= 8
+    """The cells of a bit mask, ascending: one step per set bit (a row has a few best moves)."""
+    cells = []
     while mask:
-        found += bytes_[shift][mask & 255]
-        mask >>= 8
-        shift += 1
-    return found
-
-
-@lru_cache(maxsize=1)
-def _byte_cells() -> tuple[tuple[tuple[int, ...], ...], ...]:
-    """For each byte of a mask (0 to 3) and each of its values, its cells: a value's lowest
-    cell, then those of the value without it (made in a quarter of the instructions a test of
-    each bit takes: a command-line lookup makes it once)."""
-    tables = []
-    for byte in range(4):
-        table: list[tuple[int, ...]] = [()] * 256
-        for value in range(1, 256):
-            rest = value & (value - 1)
-            table[value] = (8 * byte + (value ^ rest).bit_length() - 1, *table[rest])
-        tables.append(tuple(table))
-    return tuple(tables)
+        lowest = mask & -mask
+        cells.append(lowest.bit_length() - 1)
+        mask ^= lowest
+    return tuple(cells)
 
 
 # The numbers in ``positions.data``: name -> (lowest bit, bits, what is added before packing).

@@ -32,6 +32,7 @@ _TO_NUMBER = np.zeros(256, dtype=np.int8)
 _TO_NUMBER[ord("X")] = 1
 _TO_NUMBER[ord("O")] = -1
 _DROP_NORMAL = str.maketrans("", "", "XO.")
+_NORMAL_CHARS = np.array([ord(char) for char in "XO."], dtype=np.uint32)
 
 
 class BatchTimeout(Exception):
@@ -240,7 +241,7 @@ def batch(served: Served, boards: list[str], deadline: float, each: bool = False
     except InvalidBoardError:
         if not each:
             raise _first_bad(served.variant, boards) from None
-        texts, errors = _good_and_bad(served.variant, boards)
+        texts, errors = _good_and_bad(served, boards)
         array = _to_array(texts, served.cells)
         values = served.batch.value_batch(array)
     best = served.batch.best_move_batch(array)
@@ -258,11 +259,39 @@ def _first_bad(variant: Variant, boards: list[str]) -> InvalidBoardError:
     return InvalidBoardError(f"boards[{index}]: {error}")
 
 
-def _good_and_bad(variant: Variant, boards: list[str]) -> tuple[list[str], dict[int, str]]:
-    """The normalised legal boards, in order, and each bad board's message by its index."""
-    checked = checked_boards(boards, variant)
-    good = [found for found in checked if isinstance(found, str)]
-    return good, {index: str(found) for index, found in enumerate(checked) if not isinstance(found, str)}
+def _good_and_bad(served: Served, boards: list[str]) -> tuple[list[str], dict[int, str]]:
+    """The normalised legal boards, in order, and each bad board's message by its index. The
+    good ones are found as a batch of good boards finds them, in numpy passes over the whole
+    batch; only the others are read one by one (the bad ones for their messages, in the words
+    of a single lookup)."""
+    variant = served.variant
+    texts, ok = _spelled(variant, boards)
+    legal = served.batch.batch_tables().legal(_to_array(texts, served.cells))
+    ok[np.flatnonzero(ok)[~legal]] = False
+    bad = np.flatnonzero(~ok).tolist()
+    errors = {
+        index: str(error) if isinstance(error, InvalidBoardError) else f"illegal board {error!r}: not a legal position"
+        for index, error in zip(bad, checked_boards([boards[index] for index in bad], variant), strict=True)
+    }
+    return list(itertools.compress(texts, legal.tolist())), errors
+
+
+def _spelled(variant: Variant, boards: list[str]) -> tuple[list[str], np.ndarray]:
+    """The boards that have a normalised spelling, normalised, and which boards they are (a
+    bool per board): those spelled so already found in one pass, the others normalised one by one."""
+    cells = variant.cells
+    sized = np.fromiter(map(len, boards), dtype=np.int64, count=len(boards)) == cells
+    chars = np.array(list(itertools.compress(boards, sized.tolist())), dtype=f"<U{cells}")
+    ok = np.zeros(len(boards), dtype=bool)
+    ok[sized] = np.isin(chars.view(np.uint32).reshape(-1, cells), _NORMAL_CHARS).all(axis=1)
+    spelled = list(boards)
+    for index in np.flatnonzero(~ok).tolist():
+        try:
+            spelled[index] = rules.normalize(boards[index], variant)
+        except InvalidBoardError:
+            continue
+        ok[index] = True
+    return list(itertools.compress(spelled, ok.tolist())), ok
 
 
 def _normalize_all(variant: Variant, boards: list[str]) -> list[str]:
