@@ -5,7 +5,8 @@
 The batch is 1,000,000 rows drawn from 200,000 distinct random legal boards (random games
 from the empty board, stopped at a random ply; 3x3 has fewer: every one it reaches), so that it does not sit in the CPU cache as a
 repeated handful of boards would; the figure is the median over rounds of boards per second
-(wall time: the batch lookups run on a thread per core). With ``--python`` the same
+(wall time: the batch lookups run on a thread per core), and of boards per CPU-second of the
+process (its threads' CPU added up). With ``--python`` the same
 measurement runs alternately under that interpreter (an earlier release installed in another
 virtual environment) and the ratios are printed. Only the public API is used (``Oracle``,
 ``ttt-lookup build``), so any release can be the baseline. Goals (issue 17): 4x4 ``value_batch``
@@ -47,13 +48,15 @@ distinct = np.array([[{"X": 1, "O": -1, ".": 0}[c] for c in text] for text in se
 batch = distinct[np.random.default_rng(seed).integers(0, len(distinct), 1_000_000)]
 found = {}
 for name in ("value_batch", "best_move_batch"):
-    getattr(oracle, name)(batch)  # the tables are built on first use: not timed
-    times = []
+    getattr(oracle, name)(batch)  # the tables are built (and loops compiled) on first use: not timed
+    times, cpu = [], []
     for _ in range(rounds):
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         getattr(oracle, name)(batch)
         times.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - started_cpu)
     found[name] = len(batch) / sorted(times)[len(times) // 2]
+    found[name + " cpu"] = len(batch) / sorted(cpu)[len(cpu) // 2]
 print(json.dumps(found))
 """
 
@@ -91,7 +94,8 @@ def main() -> None:
                 results[python].append(measure(python, dbs[python], args.variant, args.rounds, turn))
     for name in ("value_batch", "best_move_batch"):
         medians = {python: statistics.median(r[name] for r in results[python]) for python in pythons}
-        line = f"{args.variant} {name}: {medians[sys.executable] / 1e6:.1f} M boards/s"
+        cpu = statistics.median(r[name + " cpu"] for r in results[sys.executable])
+        line = f"{args.variant} {name}: {medians[sys.executable] / 1e6:.1f} M boards/s, {cpu / 1e6:.1f} M a CPU-second"
         if args.python:
             other = medians[args.python]
             line += f"; other install {other / 1e6:.1f} M boards/s; ratio {medians[sys.executable] / other:.2f}"

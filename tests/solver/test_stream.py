@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from support.layered import solve_tables as layered_tables
 
+from ttt_solver.builder import merge
 from ttt_solver.builder.merge import merge_scratch
 from ttt_solver.engine.engines import InProcess
 from ttt_solver.engine.scratch import open_scratch
@@ -159,4 +160,19 @@ def test_a_small_merge_is_held_in_memory_and_a_big_one_goes_through_files(tmp_pa
         assert not os.path.exists(scratch.file("merged")) and not isinstance(held.code, np.memmap)
         streamed = merge_scratch(scratch, TINY)
         assert os.path.isdir(scratch.file("merged")) and isinstance(streamed.code, np.memmap)
+    assert all(np.array_equal(np.asarray(a), b) for a, b in zip(streamed, held))
+
+
+def test_a_merge_is_held_where_its_rows_at_their_own_bytes_fit_a_quarter_of_the_budget(tmp_path, monkeypatch):
+    """The rows held count their own 22 bytes (and a block's copies), not a chunk's 160 bytes a
+    board: 3x4k3's 28,275 rows take 2.5 MB so, and are held under a budget of 12 MB; merged a
+    few thousand rows at a time, they are the rows merged through files."""
+    monkeypatch.setattr(merge, "HELD_BLOCK", 3000)
+    folder = str(tmp_path / "scratch")
+    with locked(folder):
+        scratch = open_scratch(folder, Variant.parse("3x4k3"), {"solver": "test"})
+        solve_tiers(InProcess(), scratch, 1 << 30)
+        held = merge_scratch(scratch, 12 << 20)
+        assert not os.path.exists(scratch.file("merged")) and not isinstance(held.code, np.memmap)
+        streamed = merge_scratch(scratch, TINY)
     assert all(np.array_equal(np.asarray(a), b) for a, b in zip(streamed, held))

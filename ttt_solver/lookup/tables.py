@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -28,7 +29,7 @@ import numpy as np
 from ..audit.report import Report
 from ..audit.retrograde import prove_arrays
 from ..errors import InvalidArgumentError, InvalidBoardError
-from ..game import rules
+from ..game import array_rules, rules
 from ..game.value_bytes import NO_MOVE, NO_POSITION, REMOTENESS_BITS, byte_tables, result_bytes
 from ..game.variant import Variant
 from ..solver import Tiers
@@ -62,6 +63,16 @@ def checked_boards(boards: Any, cells: int) -> np.ndarray:
     if array.dtype.kind not in "iu":
         raise InvalidBoardError(f"invalid boards: expected integers +1, -1 or 0, got dtype {array.dtype}")
     return array
+
+
+@cache
+def _kernels() -> ModuleType | None:
+    """The compiled batch loops, or None where numba is not used (:mod:`.batch_kernels` says
+    when). Imported on the first batch lookup, not with this module: an eager load imports
+    this module, and numba's import alone takes about half a second."""
+    from . import batch_kernels
+
+    return batch_kernels if batch_kernels.COMPILED else None
 
 
 @cache
@@ -119,6 +130,8 @@ class BatchTables:
         bad or illegal row."""
         array = checked_boards(boards, self.variant.cells)
         out = np.empty(len(array), dtype=translate.dtype)
+        if self._compiled_lookup(array, translate, out):
+            return out
         packed = self.values_packed if translate is _VALUE_OF else None
 
         def fill(first: int, last: int) -> None:
@@ -189,6 +202,26 @@ class BatchTables:
         return np.take(self.preferred, self.index.locate(boards))
 
     # -- internals ------------------------------------------------------------------------
+    def _compiled_lookup(self, array: np.ndarray, translate: np.ndarray, out: np.ndarray) -> bool:
+        """:meth:`lookup` by the compiled loops (:mod:`.batch_kernels`) where they are used and
+        the boards' codes are their places (up to 16 cells); False where not, or where a board
+        is at fault (the numpy path then raises the error it names)."""
+        kernels = _kernels()
+        if kernels is None or not isinstance(self.index, Codes):
+            return False
+        weights = array_rules.geometry(self.variant).weights
+        answered = []
+
+        def fill(first: int, last: int) -> None:
+            part, into = array[first:last], out[first:last]
+            if translate is _VALUE_OF and self.values_packed is not None:
+                answered.append(kernels.gather_two_bits(part, weights, self.values_packed, into))
+            else:
+                answered.append(kernels.gather_bytes(part, weights, self.results, translate, into))
+
+        _in_parallel(fill, len(array))
+        return all(answered)
+
     def _checked(self, array: np.ndarray, start: int, stop: int) -> np.ndarray:
         part = array[start:stop]
         if part.size and (part.min() < -1 or part.max() > 1):

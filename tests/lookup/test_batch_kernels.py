@@ -1,0 +1,114 @@
+"""The compiled batch loops (ttt_solver/lookup/batch_kernels.py) answer as the numpy path does:
+random legal boards (finished ones included) of 3x3, 3x4k3 and 4x4 (a byte a code, and two
+bits a code), any integer dtype or layout, and the same error for a board at fault. Where numba
+is not installed the same loops run as plain Python on small batches; ``TTT_COMPILED=0`` keeps
+numba out."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ttt_solver.errors import InvalidBoardError
+from ttt_solver.game import array_rules, rules
+from ttt_solver.game.variant import Variant
+from ttt_solver.lookup import batch_kernels, tables
+from ttt_solver.lookup.oracle import Oracle
+
+VARIANTS = ["3x3", "3x4k3", "4x4"]
+
+
+@pytest.fixture(scope="module")
+def oracles(variant_db) -> dict[str, Oracle]:
+    return {name: Oracle.load(variant_db(name), name) for name in VARIANTS}
+
+
+def numpy_path(call, *args):
+    """``call(*args)`` with the compiled loops switched off, as where numba is not installed."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tables, "_kernels", lambda: None)
+        return call(*args)
+
+
+def played(variant: Variant, moves: list[int]) -> list[int]:
+    """The board (+1/-1/0) after playing each move's cell among those still free, until over."""
+    board = "." * variant.cells
+    for move in moves:
+        free = rules.legal_moves(board, variant)
+        if not free:
+            break
+        board = rules.play(board, free[move % len(free)], variant)
+    return rules.to_array(board)
+
+
+games = st.lists(st.lists(st.integers(0, 24), max_size=16), min_size=1, max_size=60)
+
+
+@pytest.mark.skipif(not batch_kernels.COMPILED, reason="numba is not installed (the fast extra)")
+@given(name=st.sampled_from(VARIANTS), moves=games)
+def test_the_compiled_loops_answer_random_legal_boards_as_numpy_does(oracles, name, moves):
+    oracle = oracles[name]
+    boards = np.array([played(oracle.variant, game) for game in moves], dtype=np.int8)
+    for method in (oracle.value_batch, oracle.remoteness_batch):
+        expected = numpy_path(method, boards)
+        assert np.array_equal(method(boards), expected)
+        assert np.array_equal(method(boards.astype(np.int64)), expected)
+        assert np.array_equal(method(np.asfortranarray(boards)), expected)
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_the_loops_read_the_tables_as_numpy_does(oracles, name):
+    """The loops themselves (compiled or not) against the numpy path, a board at fault included."""
+    oracle = oracles[name]
+    found = oracle.batch_tables()
+    boards = np.array([played(oracle.variant, [seed * 7, seed, 3 * seed]) for seed in range(40)], dtype=np.int8)
+    weights = array_rules.geometry(oracle.variant).weights
+    out = np.empty(len(boards), dtype=np.int8)
+    if found.values_packed is not None:
+        assert batch_kernels.gather_two_bits(boards, weights, found.values_packed, out)
+    else:
+        assert batch_kernels.gather_bytes(boards, weights, found.results, tables._VALUE_OF, out)
+    assert np.array_equal(out, numpy_path(oracle.value_batch, boards))
+    assert batch_kernels.gather_bytes(boards, weights, found.results, tables._REMOTENESS_OF, out)
+    assert np.array_equal(out, numpy_path(oracle.remoteness_batch, boards))
+    for bad in (2, -2, 127):
+        faulty = boards.copy()
+        faulty[-1, 0] = bad
+        assert not batch_kernels.gather_bytes(faulty, weights, found.results, tables._VALUE_OF, out)
+    illegal = boards.copy()
+    illegal[-1] = 1  # all X
+    assert not batch_kernels.gather_bytes(illegal, weights, found.results, tables._VALUE_OF, out)
+    if found.values_packed is not None:
+        assert not batch_kernels.gather_two_bits(illegal, weights, found.values_packed, out)
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [([3], r"row 70 has a value other than \+1, -1 or 0"), ([1, 1], r"row 70 \('XX\.+'\) is illegal")],
+)
+def test_a_board_at_fault_is_the_same_error_either_way(oracles, name, row, message):
+    oracle = oracles[name]
+    boards = np.zeros((100, oracle.variant.cells), dtype=np.int8)
+    boards[70, : len(row)] = row
+    for method in (oracle.value_batch, oracle.remoteness_batch):
+        with pytest.raises(InvalidBoardError, match=message):
+            method(boards)
+        with pytest.raises(InvalidBoardError, match=message):
+            numpy_path(method, boards)
+
+
+def test_ttt_compiled_0_keeps_numba_out():
+    probe = (
+        "import sys\nimport numpy as np\nfrom ttt_solver.lookup import batch_kernels\n"
+        "print(batch_kernels.COMPILED, 'numba' in sys.modules)"
+    )
+    env = {**os.environ, "TTT_COMPILED": "0"}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env)
+    assert done.stdout.split() == ["False", "False"]
