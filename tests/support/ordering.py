@@ -3,8 +3,8 @@
 ``--dist worksteal`` gives each of its n workers one contiguous share of the collected list at the
 start (in order, the length left over the workers left), and a worker that runs dry takes the second
 half of the longest queue left. Sorted to the head of the whole list, the long runs all fell in the
-first worker's share, and the last of them were taken late by the others (the namespace test, a
-minute long, started in a run's last minute). Dealt in turn to the head of each share, every worker
+first worker's share, and the last of them were taken late by the others (on a loaded machine,
+the namespace test started 21 minutes into a run of 34 and ended it). Dealt in turn to the head of each share, every worker
 starts with its part of them, and what an idle worker takes from a queue's end is short. The long
 runs of one module stay together, so that a module's fixture (the namespace test's five hosts) is
 set up once.
