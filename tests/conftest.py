@@ -24,7 +24,8 @@ run needs no durability, and the builds' syncs to a shared disk are slow (see do
 Hypothesis runs without deadlines here (profile ``ttt-solver``). Markers (pyproject.toml):
 ``fuzz`` (the 5,000-example runs, ``@FUZZ`` of fuzzing.py), ``sdist`` (tests run from the
 built source distribution) and ``long`` (any other test of more than a few seconds) start first,
-in that order, so that parallel workers (``-n 3``) finish together; ``slow`` builds a big variant.
+in that order, dealt to the head of each xdist worker's share (support/ordering.py) so that
+parallel workers (``-n 3``) finish together; ``slow`` builds a big variant.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 from support import extra_markers as extras
-from support import sharing
+from support import ordering, sharing
 from support.pg_cluster import Cluster, unavailable
 
 from ttt_solver import Oracle
@@ -48,7 +49,6 @@ from ttt_solver.game.variant import Variant
 from ttt_solver.solver.solve import Tables, solve_tables
 
 ROOT = Path(__file__).resolve().parent.parent
-LONG_RUNS = ("sdist", "fuzz", "long")  # started first, in this order
 MEMORY_TEMP = Path("/dev/shm")
 
 
@@ -87,8 +87,7 @@ def _cache_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Each test of an extra (its marker, see extras.py) also marked ``extras``, and skipped,
     naming the extra, where the extra is not installed; the long runs also marked ``long``, so
-    that ``pytest -m "not extras and not long"`` is the quick run; then the long runs first (a
-    stable sort: the rest keeps its order)."""
+    that ``pytest -m "not extras and not long"`` is the quick run."""
     absent = {extra: bool(extras.missing(extra)) for extra in extras.EXTRA_MODULES}
     for item in items:
         if any(item.get_closest_marker(name) for name in ("sdist", "fuzz", "slow", "twenty", "last_tiers")):
@@ -103,10 +102,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 item.add_marker(pytest.mark.skip(reason=extras.reason(extra)))
                 break
 
-    def rank(item: pytest.Item) -> int:
-        return next((i for i, name in enumerate(LONG_RUNS) if item.get_closest_marker(name)), len(LONG_RUNS))
 
-    items.sort(key=rank)
+class _LongRunsFirst:
+    """The long runs first, dealt to the head of each xdist worker's share (support/ordering.py),
+    once ``-m`` has deselected: the shares are of the tests that run."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        items[:] = ordering.ordered(items, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(_LongRunsFirst(), "ttt-long-runs-first")
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from support import ordering
 from support.sharing import made_once
 
 COUNT_AND_WRITE = """\
@@ -54,17 +55,45 @@ def test_the_session_databases_are_whole(variant_db):
 
 def test_the_long_runs_are_marked_and_start_first(request):
     """The sdist runs, then the fuzz runs (marked by ``@FUZZ``), then the other long tests come
-    first in every worker's list, so that two workers started together finish together."""
+    first in every worker's share of the list, so that the workers started together finish together."""
     items = request.session.items
     files = {item.nodeid.split("::")[0] for item in items}
     if not {"tests/cli/test_cli_fuzz.py", "tests/web/test_api_fuzz.py", "tests/test_packaging.py"} <= files:
         pytest.skip("the fuzz and sdist runs are not collected in this run")
-    order = ("sdist", "fuzz", "long")
-    rank = [next((i for i, name in enumerate(order) if item.get_closest_marker(name)), 3) for item in items]
-    assert rank == sorted(rank)
-    marked = {item.nodeid.split("::")[0] for item, r in zip(items, rank) if r < 2}
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    assert sorted(items, key=ordering.rank) == ordering.ordered(items, 1)  # the same tests, whatever the order
+    start = 0
+    for size in ordering.shares(len(items), workers):
+        rank = [ordering.rank(item) for item in items[start : start + size]]
+        assert rank == sorted(rank) and rank[0] < 2, rank[:10]
+        start += size
+    marked = {item.nodeid.split("::")[0] for item in items if ordering.rank(item) < 2}
     assert marked == {"tests/cli/test_cli_fuzz.py", "tests/web/test_api_fuzz.py", "tests/test_packaging.py"}
-    assert any(r == 2 for r in rank)
+    assert any(ordering.rank(item) == 2 for item in items)
+
+
+def test_the_long_runs_are_dealt_to_the_head_of_each_workers_share():
+    """worksteal's first shares of 11 tests on 3 workers are 3, 4 and 4 long: the long runs of
+    the modules a, b and c go to their heads in turn (a's two together), in rank order, and the
+    short tests fill them up in order."""
+    assert ordering.shares(11, 3) == [3, 4, 4]
+    marks = ["", "long", "", "fuzz", "long", "", "sdist", "", "long", "", ""]
+    modules = "xaxbaxcxbxx"
+    items = [Marked(f"{module}.py::t{i}", mark) for i, (module, mark) in enumerate(zip(modules, marks))]
+    dealt = [item.nodeid.split("::")[1] for item in ordering.ordered(items, 3)]
+    assert dealt == ["t6", "t0", "t2", "t3", "t8", "t5", "t7", "t1", "t4", "t9", "t10"]
+    alone = [item.nodeid.split("::")[1] for item in ordering.ordered(items, 1)]
+    assert alone == ["t6", "t3", "t1", "t4", "t8", "t0", "t2", "t5", "t7", "t9", "t10"]
+
+
+class Marked:
+    """A stand-in for a collected test with at most one marker."""
+
+    def __init__(self, nodeid: str, mark: str) -> None:
+        self.nodeid, self.mark = nodeid, mark
+
+    def get_closest_marker(self, name: str) -> object | None:
+        return name if name == self.mark else None
 
 
 def test_temporary_files_go_to_memory_unless_tmpdir_says_otherwise(tmp_path):
