@@ -10,12 +10,20 @@ Dask cluster's workers; :func:`ttt_solver.solver.solve.solve_tables` runs them i
   image of each (:func:`images`), so that the next tier up finds any child by its rank
   without canonicalising it.
 
+Each pass runs as numpy's whole-array steps or, with the ``[fast]`` extra (numba) installed, as
+a compiled loop over the boards (:mod:`.compiled`): the same results, byte for byte.
+:func:`compiled_passes` chooses, for every pass, in one place.
+
 Values are +1 win, 0 draw, -1 loss for the side to move (see :mod:`ttt_solver.game.values`).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from functools import cache
+from importlib import import_module
+from types import ModuleType
 from typing import NamedTuple
 
 import numpy as np
@@ -30,6 +38,9 @@ COLUMNS = (
     ("orbit", "i1"), ("wins", "u1"), ("draws", "u1"), ("losses", "u1"),
 )  # fmt: skip
 ROW_BYTES = sum(np.dtype(dtype).itemsize for _name, dtype in COLUMNS)  # a solved row's columns: 22 bytes
+# Set to "numpy": the numpy passes, even where the compiled ones are installed (read at each pass,
+# so a test builds both ways in one process, and a Dask worker started from it inherits it).
+PASSES_VARIABLE = "TTT_SOLVER_PASSES"
 
 
 class Solved(NamedTuple):
@@ -93,7 +104,12 @@ def solve_chunk(
     """The canonical legal positions among ranks ``start`` to ``stop`` of tier ``ply``, solved.
     ``below``: the result byte of every board of tier ``ply + 1`` by rank (None for the last
     tier); ``found``: the chunk's :func:`positions`, if they are at hand."""
+    kernels = compiled_passes()
+    if kernels is not None and found is None:
+        return Solved(*kernels.solve_ranks(tiers, ply, start, stop, below))
     high, low, orbit, terminal, live = found if found is not None else positions(tiers, ply, start, stop)
+    if kernels is not None:
+        return Solved(*kernels.solve_found(tiers, ply, high, low, orbit, terminal, below))
     count = len(high)
     value = terminal.copy()
     remoteness = np.zeros(count, dtype=np.int8)
@@ -147,6 +163,11 @@ def images(tiers: Tiers, ply: int, solved: Solved) -> Iterator[tuple[np.ndarray,
     and the result bytes the images get (one per position, the same array each time)."""
     g = tiers.geometry
     result = result_bytes(solved.value, solved.remoteness)
+    kernels = compiled_passes()
+    if kernels is not None:
+        for s in range(len(g.images[0])):
+            yield kernels.image_ranks(tiers, ply, solved.code, s), result
+        return
     high, low = np.divmod(solved.code, np.int64(g.base))
     (high_high, high_low), (low_high, low_low) = g.image_halves
     for s in range(len(high_high)):
@@ -160,5 +181,25 @@ def images(tiers: Tiers, ply: int, solved: Solved) -> Iterator[tuple[np.ndarray,
 def spread(tiers: Tiers, ply: int, solved: Solved, out: np.ndarray) -> None:
     """Write each position's result byte to the rank of each of its images in ``out``, the
     tier's result bytes by rank."""
+    kernels = compiled_passes()
+    if kernels is not None:
+        kernels.spread(tiers, ply, solved.code, result_bytes(solved.value, solved.remoteness), out)
+        return
     for ranks, result in images(tiers, ply, solved):
         out[ranks] = result
+
+
+def compiled_passes() -> ModuleType | None:
+    """The compiled passes (:mod:`.compiled`) if numba imports and :data:`PASSES_VARIABLE` does
+    not ask for numpy's; None for numpy's."""
+    return None if os.environ.get(PASSES_VARIABLE) == "numpy" else _compiled_module()
+
+
+@cache
+def _compiled_module() -> ModuleType | None:
+    # Imported on first use, not with this module: the server and the batch lookups import the
+    # passes (their tables' proof), and importing numba costs them 0.3 s and its JIT's memory.
+    try:
+        return import_module(".compiled", __package__)
+    except ImportError:  # no [fast] extra
+        return None
