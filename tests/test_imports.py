@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Sequence
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
@@ -35,12 +37,43 @@ EVERY_DATABASE_BIG = "import ttt_solver.lookup.rows as r\nassert r.EAGER_ROWS > 
 )
 def test_a_lookup_reads_sqlite_without_sqlalchemy_or_numpy(db_path, big, eager):
     code = f"from ttt_solver import Oracle\nOracle.load({str(db_path)!r}, eager={eager}).best_move('X...O....')"
-    assert loaded_after(EVERY_DATABASE_BIG * big + code) == set()
+    assert loaded_after(EVERY_DATABASE_BIG * big + code, ("numpy", "sqlalchemy", "click", "numba")) == set()
 
 
-def test_building_loads_the_solver_and_writer_but_not_the_cli(tmp_path):
-    code = f"from ttt_solver.builder.build import build\nbuild({str(tmp_path / 't.sqlite')!r})"
-    assert loaded_after(code) == {"sqlalchemy", "numpy"}
+# numba (the [fast] extra) made unimportable, as where it is not installed.
+HIDE_NUMBA = """import sys
+class HideNumba:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name.partition(".")[0] == "numba":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, HideNumba)
+"""
+
+
+@pytest.mark.parametrize("hidden", [False, True], ids=["numba", "no-numba"])
+def test_building_loads_the_solver_and_writer_but_not_the_cli(tmp_path, db_path, hidden):
+    # The compiled passes where numba imports, numpy's where it does not: the same file either way.
+    code = (
+        f"{HIDE_NUMBA * hidden}from ttt_solver.builder.build import build\n"
+        f"print(build({str(tmp_path / 't.sqlite')!r}).digest)\n"
+        "from ttt_solver.solver.passes import compiled_passes\nprint(compiled_passes() is not None)"
+    )
+    compiled = not hidden and find_spec("numba") is not None
+    probe = code + "\nprint(' '.join(m for m in ('numpy', 'sqlalchemy', 'click', 'numba') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", "import sys\n" + probe], capture_output=True, text=True, check=True)
+    digest, chosen, loaded = done.stdout.splitlines()[-3:]
+    assert set(loaded.split()) == {"sqlalchemy", "numpy"} | ({"numba"} if compiled else set())
+    assert chosen == str(compiled)
+    with sqlite3.connect(db_path) as db:
+        assert digest == db.execute("SELECT value FROM meta WHERE key = 'digest'").fetchone()[0]
+
+
+def test_the_passes_leave_numba_unloaded_until_a_pass_runs():
+    # The server and the batch lookups import the passes (their tables' proof): numba's import
+    # (0.3 s) waits for a solve.
+    code = "import ttt_solver.solver, ttt_solver.audit.retrograde, ttt_solver.lookup.tables"
+    assert loaded_after(code, ("numba",)) == set()
 
 
 @pytest.mark.parametrize("big", [False, True], ids=["small", "big"])

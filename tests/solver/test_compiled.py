@@ -1,0 +1,92 @@
+"""The compiled passes (numba, the ``[fast]`` extra) against numpy's: the same tables, byte for
+byte, in memory, through a build's engine and on random chunks of random tiers."""
+
+from __future__ import annotations
+
+import os
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ttt_solver import Oracle
+from ttt_solver.builder.build import build
+from ttt_solver.game.variant import Variant
+from ttt_solver.solver import COLUMNS, Solved, images, new_tier, positions, solve_chunk, solve_tables, spread, tiers
+from ttt_solver.solver.passes import PASSES_VARIABLE, compiled_passes
+
+pytestmark = pytest.mark.fast
+
+# Every variant of up to 16 cells that the tests build or solve.
+BUILT = ["2x3", "1x7k3", "2x5k3", "3x3", "3x3-misere", "3x4", "3x4k3", "3x4k3-misere", "4x3k3", "4x4k3", "4x4", "3x5k4"]
+# Random chunks come from these (misère ones among them).
+CHUNKED = [Variant.parse(name) for name in ("3x3", "3x3-misere", "2x5k3", "3x4k3", "4x3k3-misere", "4x4")]
+
+
+def numpy_passes() -> mock._patch[dict[str, str]]:
+    """Within it, the passes are numpy's."""
+    return mock.patch.dict(os.environ, {PASSES_VARIABLE: "numpy"})
+
+
+def assert_same(compiled: Solved, plain: Solved) -> None:
+    for (name, _dtype), ours, theirs in zip(COLUMNS, compiled, plain, strict=True):
+        assert ours.dtype == theirs.dtype and np.array_equal(ours, theirs), name
+
+
+def test_the_compiled_passes_are_chosen_unless_numpy_is_asked_for():
+    assert compiled_passes() is not None
+    with numpy_passes():
+        assert compiled_passes() is None
+
+
+@pytest.mark.parametrize("name", BUILT)
+def test_every_variant_is_solved_alike_both_ways(name, solved):
+    compiled = solved(name)  # the session's tables: the compiled passes'
+    with numpy_passes():
+        plain = solve_tables(Variant.parse(name))
+    assert_same(compiled.solved, plain.solved)
+
+
+@pytest.mark.parametrize("name", ["3x3-misere", "3x4k3"])
+def test_a_build_on_the_engine_has_the_same_digest_both_ways(name, variant_db, tmp_path):
+    variant = Variant.parse(name)
+    compiled = build(tmp_path / "compiled.sqlite", variant, memory=1 << 20)  # many chunks, by the engine's tasks
+    with numpy_passes():
+        plain = build(tmp_path / "numpy.sqlite", variant, memory=1 << 20)
+    assert compiled.digest == plain.digest == Oracle.load(variant_db(name), name).meta["digest"]
+
+
+@st.composite
+def chunks(draw: st.DrawFn) -> tuple[Variant, int, int, int, np.ndarray | None]:
+    """A variant, a tier, a chunk of it (up to 3,000 boards) and random result bytes for the tier below."""
+    variant = draw(st.sampled_from(CHUNKED))
+    found = tiers(variant)
+    ply = draw(st.integers(0, variant.cells))
+    start = draw(st.integers(0, found.size(ply) - 1))
+    stop = draw(st.integers(start + 1, min(found.size(ply), start + 3000)))
+    below = None
+    if ply < variant.cells:
+        rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+        below = rng.integers(0, 256, found.size(ply + 1) + 1, dtype=np.uint8)  # any byte, NO_POSITION too
+        below[-1] = 255
+    return variant, ply, start, stop, below
+
+
+@settings(max_examples=60)
+@given(chunks())
+def test_a_random_chunk_is_solved_and_spread_alike_both_ways(chunk):
+    variant, ply, start, stop, below = chunk
+    found = tiers(variant)
+    compiled = solve_chunk(found, ply, start, stop, below)
+    given_positions = solve_chunk(found, ply, start, stop, below, positions(found, ply, start, stop))
+    ranks = [rank for rank, _result in images(found, ply, compiled)]
+    spread(found, ply, compiled, spread_out := new_tier(found, ply))
+    with numpy_passes():
+        plain = solve_chunk(found, ply, start, stop, below)
+        assert_same(compiled, plain)
+        assert_same(given_positions, plain)
+        assert all(np.array_equal(a, b) for a, (b, _result) in zip(ranks, images(found, ply, plain), strict=True))
+        spread(found, ply, plain, plain_out := new_tier(found, ply))
+    assert np.array_equal(spread_out, plain_out)
