@@ -10,7 +10,12 @@ and orbit.
 3. numba's first call in a fresh process: with an empty cache (the compile) and again with the
    cache the first run wrote, CPU seconds of the first ``solve_tables`` of 3x3 (imports apart).
 
+With ``--tiers``, only the solve of a build instead: the variant's tiers solved into a scratch
+folder on the in-process engine (what ``ttt-lookup build`` runs before it merges, and
+``benchmarks/measure_build_costs.py`` times), numpy then compiled, interleaved.
+
     python benchmarks/bench_compiled.py --variant 4x4 --runs 3
+    python benchmarks/bench_compiled.py --variant 3x6k4 --runs 3 --tiers
 """
 
 from __future__ import annotations
@@ -29,8 +34,9 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from ttt_solver.engine import InProcess, open_scratch, solve_tiers
 from ttt_solver.game.variant import Variant
-from ttt_solver.solver import passes, solve_tables, tiers
+from ttt_solver.solver import default_memory, passes, solve_tables, tiers
 from ttt_solver.solver.compiled import _canonical_orbit
 from ttt_solver.solver.passes import PASSES_VARIABLE
 
@@ -74,18 +80,27 @@ def cpu(run: Callable[[], object]) -> float:
     return time.process_time() - started
 
 
-def whole_solve(variant: Variant, runs: int) -> None:
+def solve_in_scratch(variant: Variant) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        scratch = open_scratch(os.path.join(folder, "scratch"), variant, {"bench": 1})
+        solve_tiers(InProcess(), scratch, default_memory())
+
+
+def whole_solve(variant: Variant, runs: int, in_scratch: bool) -> None:
     boards = int(tiers(variant).sizes.sum()) * variant.cells
-    solve_tables(variant)  # the kernels loaded (or compiled) first
+    solve_tables(Variant())  # the kernels loaded (or compiled) first
+    solve = solve_in_scratch if in_scratch else solve_tables
     seconds: dict[str, list[float]] = {"numpy": [], "compiled": []}
     for _ in range(runs):
         for name, values in seconds.items():
             if name == "numpy":
                 os.environ[PASSES_VARIABLE] = "numpy"
-            values.append(cpu(lambda: solve_tables(variant)))
+            values.append(cpu(lambda: solve(variant)))
             os.environ.pop(PASSES_VARIABLE, None)
+            print(f"  ({name} {values[-1]:.2f} s)", flush=True)
     numpy_s, compiled_s = (statistics.median(seconds[name]) for name in ("numpy", "compiled"))
-    print(f"{variant}: whole solve in memory, CPU medians of {runs}:")
+    where = "its tiers into a scratch folder (the engine in process)" if in_scratch else "in memory"
+    print(f"{variant}: whole solve {where}, CPU medians of {runs}:")
     print(f"  numpy    {numpy_s:.3f} s = {numpy_s / boards * 1e9:.2f} ns per board and cell")
     print(f"  compiled {compiled_s:.3f} s = {compiled_s / boards * 1e9:.2f} ns per board and cell")
     print(f"  numpy / compiled: {numpy_s / compiled_s:.2f}")
@@ -131,6 +146,7 @@ def canonical_piece(variant: Variant, runs: int) -> None:
 
 FIRST_CALL = """
 import time
+from ttt_solver.engine import InProcess, open_scratch, solve_tiers
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver import solve_tables
 import ttt_solver.solver.compiled
@@ -158,9 +174,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", default="4x4")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--tiers", action="store_true", help="only the solve of a build's tiers, numpy vs compiled")
     args = parser.parse_args()
     variant = Variant.parse(args.variant)
-    whole_solve(variant, args.runs)
+    whole_solve(variant, args.runs, args.tiers)
+    if args.tiers:
+        return
     canonical_piece(variant, args.runs)
     first_call()
 

@@ -4,6 +4,10 @@ byte, in memory, through a build's engine and on random chunks of random tiers."
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 from unittest import mock
 
 import numpy as np
@@ -11,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import ttt_solver
 from ttt_solver import Oracle
 from ttt_solver.builder.build import build
 from ttt_solver.game.variant import Variant
@@ -90,3 +95,32 @@ def test_a_random_chunk_is_solved_and_spread_alike_both_ways(chunk):
         assert all(np.array_equal(a, b) for a, (b, _result) in zip(ranks, images(found, ply, plain), strict=True))
         spread(found, ply, plain, plain_out := new_tier(found, ply))
     assert np.array_equal(spread_out, plain_out)
+
+
+READ_ONLY = """mount --bind "$SITE" "$SITE" && mount -o remount,ro,bind "$SITE" || exit 77
+exec "$PYTHON" -c 'from ttt_solver.game.variant import Variant
+from ttt_solver.solver import solve_tables
+from ttt_solver.solver.passes import compiled_passes
+print(len(solve_tables(Variant())), compiled_passes().__file__)'
+"""
+
+
+@pytest.mark.long
+def test_a_read_only_installation_with_no_cache_folder_compiles_in_each_process(tmp_path):
+    # numba caches next to the module, else in the user's cache folder; with neither writable
+    # (nor NUMBA_CACHE_DIR set) it cannot cache, and the passes are compiled by each process.
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        pytest.skip("needs root and unshare, to mount the package read-only")
+    site = tmp_path / "site"
+    shutil.copytree(Path(ttt_solver.__file__).parent, site / "ttt_solver", ignore=shutil.ignore_patterns("__pycache__"))
+    unwritable = "/proc/no-such-folder"
+    env = {key: value for key, value in os.environ.items() if key != "NUMBA_CACHE_DIR"}
+    env |= {"SITE": str(site), "PYTHON": sys.executable, "PYTHONPATH": str(site), "HOME": unwritable}
+    env |= {"XDG_CACHE_HOME": unwritable, PASSES_VARIABLE: ""}
+    command = ["unshare", "-m", "sh", "-c", READ_ONLY]
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
+    if done.returncode == 77:
+        pytest.skip(f"cannot mount here: {done.stderr.strip()}")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["765", str(site / "ttt_solver" / "solver" / "compiled.py")]
+    assert not list(site.rglob("*.nbi"))  # nothing cached: there was nowhere to

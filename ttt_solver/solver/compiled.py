@@ -6,9 +6,9 @@ for byte (the tests build every variant both ways); :func:`.passes.solve_chunk` 
 
 The kernels read the very tables the numpy passes read (:class:`.tiers.Tiers`, the geometry of
 :mod:`ttt_solver.game.array_rules`, the byte tables of :mod:`ttt_solver.game.value_bytes`),
-passed in as arrays. Each is compiled on its first call in a process, and kept in numba's cache
-(next to this file, or where ``NUMBA_CACHE_DIR`` says when this folder is read-only), so later
-processes load it instead (see docs/performance.md).
+passed in as arrays. Each is compiled on its first call in a process and kept in numba's cache,
+so later processes load it instead (see docs/performance.md): next to this file, else (a
+read-only installation) in the user's cache folder, or where ``NUMBA_CACHE_DIR`` says.
 """
 
 from __future__ import annotations
@@ -28,7 +28,10 @@ Function = TypeVar("Function", bound=Callable[..., Any])
 
 def _compiled(function: Function) -> Function:
     """``function`` compiled on first call, cached on disk, and run without the GIL."""
-    return cast("Function", numba.njit(cache=True, nogil=True)(function))
+    try:
+        return cast("Function", numba.njit(cache=True, nogil=True)(function))
+    except RuntimeError:  # no folder to cache in (this one read-only, no writable user cache folder)
+        return cast("Function", numba.njit(nogil=True)(function))  # compiled again by every process
 
 
 def _inlined(function: Function) -> Function:
