@@ -7,10 +7,10 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import Sequence
-from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
+from support import extra_markers as extras
 
 
 def loaded_after(
@@ -59,7 +59,7 @@ def test_building_loads_the_solver_and_writer_but_not_the_cli(tmp_path, db_path,
         f"print(build({str(tmp_path / 't.sqlite')!r}).digest)\n"
         "from ttt_solver.solver.passes import compiled_passes\nprint(compiled_passes() is not None)"
     )
-    compiled = not hidden and find_spec("numba") is not None
+    compiled = not hidden and not extras.missing("fast")
     probe = code + "\nprint(' '.join(m for m in ('numpy', 'sqlalchemy', 'click', 'numba') if m in sys.modules))"
     done = subprocess.run([sys.executable, "-c", "import sys\n" + probe], capture_output=True, text=True, check=True)
     digest, chosen, loaded = done.stdout.splitlines()[-3:]
