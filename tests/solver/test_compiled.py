@@ -25,7 +25,10 @@ from ttt_solver.solver.passes import PASSES_VARIABLE, compiled_passes
 pytestmark = pytest.mark.fast
 
 # Every variant of up to 16 cells that the tests build or solve.
-BUILT = ["2x3", "1x7k3", "2x5k3", "3x3", "3x3-misere", "3x4", "3x4k3", "3x4k3-misere", "4x3k3", "4x4k3", "4x4", "3x5k4"]
+BUILT = [
+    "2x3", "1x7k3", "1x9k4", "2x4k3", "4x2k3", "2x5k3", "3x3", "3x3-misere", "3x4", "3x4k3", "3x4k3-misere", "4x3k3",
+    "4x3k3-misere", "4x4k3", "4x4", "3x5k4", "3x5k4-misere",
+]  # fmt: skip
 # Random chunks come from these (misère ones among them).
 CHUNKED = [Variant.parse(name) for name in ("3x3", "3x3-misere", "2x5k3", "3x4k3", "4x3k3-misere", "4x4")]
 
