@@ -20,7 +20,7 @@ from ttt_solver import Oracle
 from ttt_solver.builder.build import build
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver import COLUMNS, Solved, images, new_tier, positions, solve_chunk, solve_tables, spread, tiers
-from ttt_solver.solver.passes import PASSES_VARIABLE, compiled_passes
+from ttt_solver.solver.passes import LOAD_BOARDS, PASSES_VARIABLE, compiled_passes
 
 pytestmark = pytest.mark.fast
 
@@ -38,32 +38,42 @@ def numpy_passes() -> mock._patch[dict[str, str]]:
     return mock.patch.dict(os.environ, {PASSES_VARIABLE: "numpy"})
 
 
+def compiled() -> mock._patch[dict[str, str]]:
+    """Within it, the passes are the compiled ones, for a tier of any size."""
+    return mock.patch.dict(os.environ, {PASSES_VARIABLE: "compiled"})
+
+
 def assert_same(compiled: Solved, plain: Solved) -> None:
     for (name, _dtype), ours, theirs in zip(COLUMNS, compiled, plain, strict=True):
         assert ours.dtype == theirs.dtype and np.array_equal(ours, theirs), name
 
 
-def test_the_compiled_passes_are_chosen_unless_numpy_is_asked_for():
-    assert compiled_passes() is not None
+def test_the_compiled_passes_are_chosen_from_the_first_wide_tier_unless_numpy_is_asked_for():
+    found = tiers(Variant.parse("4x4"))
+    wide = next(ply for ply in range(16, -1, -1) if found.size(ply) >= LOAD_BOARDS)
+    assert compiled_passes(found, wide) is not None  # and, numba loaded, for every tier after it
+    assert compiled_passes(found, 16) is not None and found.size(16) < LOAD_BOARDS
     with numpy_passes():
-        assert compiled_passes() is None
+        assert compiled_passes(found, wide) is None
 
 
 @pytest.mark.parametrize("name", BUILT)
-def test_every_variant_is_solved_alike_both_ways(name, solved):
-    compiled = solved(name)  # the session's tables: the compiled passes'
+def test_every_variant_is_solved_alike_both_ways(name):
+    with compiled():
+        fast = solve_tables(Variant.parse(name))
     with numpy_passes():
         plain = solve_tables(Variant.parse(name))
-    assert_same(compiled.solved, plain.solved)
+    assert_same(fast.solved, plain.solved)
 
 
 @pytest.mark.parametrize("name", ["3x3-misere", "3x4k3"])
 def test_a_build_on_the_engine_has_the_same_digest_both_ways(name, variant_db, tmp_path):
     variant = Variant.parse(name)
-    compiled = build(tmp_path / "compiled.sqlite", variant, memory=1 << 20)  # many chunks, by the engine's tasks
+    with compiled():
+        fast = build(tmp_path / "compiled.sqlite", variant, memory=1 << 20)  # many chunks, by the engine's tasks
     with numpy_passes():
         plain = build(tmp_path / "numpy.sqlite", variant, memory=1 << 20)
-    assert compiled.digest == plain.digest == Oracle.load(variant_db(name), name).meta["digest"]
+    assert fast.digest == plain.digest == Oracle.load(variant_db(name), name).meta["digest"]
 
 
 @st.composite
@@ -87,13 +97,14 @@ def chunks(draw: st.DrawFn) -> tuple[Variant, int, int, int, np.ndarray | None]:
 def test_a_random_chunk_is_solved_and_spread_alike_both_ways(chunk):
     variant, ply, start, stop, below = chunk
     found = tiers(variant)
-    compiled = solve_chunk(found, ply, start, stop, below)
-    given_positions = solve_chunk(found, ply, start, stop, below, positions(found, ply, start, stop))
-    ranks = [rank for rank, _result in images(found, ply, compiled)]
-    spread(found, ply, compiled, spread_out := new_tier(found, ply))
+    with compiled():
+        fast = solve_chunk(found, ply, start, stop, below)
+        given_positions = solve_chunk(found, ply, start, stop, below, positions(found, ply, start, stop))
+        ranks = [rank for rank, _result in images(found, ply, fast)]
+        spread(found, ply, fast, spread_out := new_tier(found, ply))
     with numpy_passes():
         plain = solve_chunk(found, ply, start, stop, below)
-        assert_same(compiled, plain)
+        assert_same(fast, plain)
         assert_same(given_positions, plain)
         assert all(np.array_equal(a, b) for a, (b, _result) in zip(ranks, images(found, ply, plain), strict=True))
         spread(found, ply, plain, plain_out := new_tier(found, ply))
@@ -103,8 +114,9 @@ def test_a_random_chunk_is_solved_and_spread_alike_both_ways(chunk):
 READ_ONLY = """mount --bind "$SITE" "$SITE" && mount -o remount,ro,bind "$SITE" || exit 77
 exec "$PYTHON" -c 'from ttt_solver.game.variant import Variant
 from ttt_solver.solver import solve_tables
+from ttt_solver.solver import tiers
 from ttt_solver.solver.passes import compiled_passes
-print(len(solve_tables(Variant())), compiled_passes().__file__)'
+print(len(solve_tables(Variant())), compiled_passes(tiers(Variant()), 0).__file__)'
 """
 
 
@@ -119,7 +131,7 @@ def test_a_read_only_installation_with_no_cache_folder_compiles_in_each_process(
     unwritable = "/proc/no-such-folder"
     env = {key: value for key, value in os.environ.items() if key != "NUMBA_CACHE_DIR"}
     env |= {"SITE": str(site), "PYTHON": sys.executable, "PYTHONPATH": str(site), "HOME": unwritable}
-    env |= {"XDG_CACHE_HOME": unwritable, PASSES_VARIABLE: ""}
+    env |= {"XDG_CACHE_HOME": unwritable, PASSES_VARIABLE: "compiled"}
     command = ["unshare", "-m", "sh", "-c", READ_ONLY]
     done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
     if done.returncode == 77:

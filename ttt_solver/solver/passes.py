@@ -38,9 +38,15 @@ COLUMNS = (
     ("orbit", "i1"), ("wins", "u1"), ("draws", "u1"), ("losses", "u1"),
 )  # fmt: skip
 ROW_BYTES = sum(np.dtype(dtype).itemsize for _name, dtype in COLUMNS)  # a solved row's columns: 22 bytes
-# Set to "numpy": the numpy passes, even where the compiled ones are installed (read at each pass,
-# so a test builds both ways in one process, and a Dask worker started from it inherits it).
+# "numpy": numpy's passes even where the compiled ones are installed; "compiled": the compiled ones
+# for every tier, however small. Read at each pass, so a test builds both ways in one process, and
+# the Dask workers it starts inherit it.
 PASSES_VARIABLE = "TTT_SOLVER_PASSES"
+# The first tier of at least this many boards loads the compiled passes (numba's import and its
+# kernels: about 0.5 s of CPU and 150 MB once per process); every later one uses them. Below it
+# numpy's cost less than loading them: the tables proved at an eager load (3x3, 3x4k3), a small
+# build, 3x5k4's solve (3.5 million boards, 0.3 s saved).
+LOAD_BOARDS = 1 << 20
 
 
 class Solved(NamedTuple):
@@ -104,7 +110,7 @@ def solve_chunk(
     """The canonical legal positions among ranks ``start`` to ``stop`` of tier ``ply``, solved.
     ``below``: the result byte of every board of tier ``ply + 1`` by rank (None for the last
     tier); ``found``: the chunk's :func:`positions`, if they are at hand."""
-    kernels = compiled_passes()
+    kernels = compiled_passes(tiers, ply)
     if kernels is not None and found is None:
         return Solved(*kernels.solve_ranks(tiers, ply, start, stop, below))
     high, low, orbit, terminal, live = found if found is not None else positions(tiers, ply, start, stop)
@@ -163,7 +169,7 @@ def images(tiers: Tiers, ply: int, solved: Solved) -> Iterator[tuple[np.ndarray,
     and the result bytes the images get (one per position, the same array each time)."""
     g = tiers.geometry
     result = result_bytes(solved.value, solved.remoteness)
-    kernels = compiled_passes()
+    kernels = compiled_passes(tiers, ply)
     if kernels is not None:
         for s in range(len(g.images[0])):
             yield kernels.image_ranks(tiers, ply, solved.code, s), result
@@ -181,7 +187,7 @@ def images(tiers: Tiers, ply: int, solved: Solved) -> Iterator[tuple[np.ndarray,
 def spread(tiers: Tiers, ply: int, solved: Solved, out: np.ndarray) -> None:
     """Write each position's result byte to the rank of each of its images in ``out``, the
     tier's result bytes by rank."""
-    kernels = compiled_passes()
+    kernels = compiled_passes(tiers, ply)
     if kernels is not None:
         kernels.spread(tiers, ply, solved.code, result_bytes(solved.value, solved.remoteness), out)
         return
@@ -189,10 +195,16 @@ def spread(tiers: Tiers, ply: int, solved: Solved, out: np.ndarray) -> None:
         out[ranks] = result
 
 
-def compiled_passes() -> ModuleType | None:
-    """The compiled passes (:mod:`.compiled`) if numba imports and :data:`PASSES_VARIABLE` does
-    not ask for numpy's; None for numpy's."""
-    return None if os.environ.get(PASSES_VARIABLE) == "numpy" else _compiled_module()
+def compiled_passes(tiers: Tiers, ply: int) -> ModuleType | None:
+    """The compiled passes (:mod:`.compiled`) for tier ``ply``, or None for numpy's: the compiled
+    ones where numba imports, for a tier of :data:`LOAD_BOARDS` or once loaded, unless
+    :data:`PASSES_VARIABLE` says otherwise."""
+    asked = os.environ.get(PASSES_VARIABLE)
+    if asked == "numpy":
+        return None
+    if asked != "compiled" and tiers.size(ply) < LOAD_BOARDS and not _compiled_module.cache_info().currsize:
+        return None
+    return _compiled_module()
 
 
 @cache
