@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from support import extra_markers as extras
+
+from ttt_solver.solver.passes import PASSES_VARIABLE
 
 
 def loaded_after(
@@ -35,12 +40,54 @@ EVERY_DATABASE_BIG = "import ttt_solver.lookup.rows as r\nassert r.EAGER_ROWS > 
 )
 def test_a_lookup_reads_sqlite_without_sqlalchemy_or_numpy(db_path, big, eager):
     code = f"from ttt_solver import Oracle\nOracle.load({str(db_path)!r}, eager={eager}).best_move('X...O....')"
-    assert loaded_after(EVERY_DATABASE_BIG * big + code) == set()
+    assert loaded_after(EVERY_DATABASE_BIG * big + code, ("numpy", "sqlalchemy", "click", "numba")) == set()
 
 
-def test_building_loads_the_solver_and_writer_but_not_the_cli(tmp_path):
-    code = f"from ttt_solver.builder.build import build\nbuild({str(tmp_path / 't.sqlite')!r})"
-    assert loaded_after(code) == {"sqlalchemy", "numpy"}
+def test_an_eager_load_of_a_small_table_proves_it_without_numba(db_path):
+    # Proving 3x3's rows at load is a solve of 3x3: numpy's passes, not numba's 0.5 s of loading.
+    code = f"from ttt_solver import Oracle\nOracle.load({str(db_path)!r}, eager=True).value_batch([[1, 0, 0, 0, -1, 0, 0, 0, 0]])"
+    assert loaded_after(code, ("numpy", "numba")) == {"numpy"}
+
+
+# numba (the [fast] extra) made unimportable, as where it is not installed.
+HIDE_NUMBA = """import sys
+class HideNumba:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name.partition(".")[0] == "numba":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, HideNumba)
+"""
+
+
+@pytest.mark.parametrize(
+    ("passes", "hidden"),
+    [(None, False), ("compiled", False), ("compiled", True)],
+    ids=["small", "compiled", "no-numba"],
+)
+def test_building_loads_the_solver_and_writer_but_not_the_cli(tmp_path, db_path, passes, hidden):
+    # A build as small as 3x3 keeps numpy's passes (loading numba would cost more than it saves);
+    # asked for the compiled ones, it loads numba where it imports; the same file every way.
+    code = (
+        f"{HIDE_NUMBA * hidden}from ttt_solver.builder.build import build\n"
+        f"print(build({str(tmp_path / 't.sqlite')!r}).digest)\nimport sys\n"
+        "print(' '.join(m for m in ('numpy', 'sqlalchemy', 'click', 'numba') if m in sys.modules))"
+    )
+    env = {key: value for key, value in os.environ.items() if key != PASSES_VARIABLE}
+    env |= {PASSES_VARIABLE: passes} if passes else {}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    digest, loaded = done.stdout.splitlines()[-2:]
+    compiled = passes == "compiled" and not hidden and not extras.missing("fast")
+    assert set(loaded.split()) == {"sqlalchemy", "numpy"} | ({"numba"} if compiled else set())
+    with sqlite3.connect(db_path) as db:
+        assert digest == db.execute("SELECT value FROM meta WHERE key = 'digest'").fetchone()[0]
+
+
+def test_the_passes_leave_numba_unloaded_until_a_pass_runs():
+    # The server and the batch lookups import the passes (their tables' proof): numba's import
+    # (0.3 s) waits for a solve.
+    code = "import ttt_solver.solver, ttt_solver.audit.retrograde, ttt_solver.lookup.tables"
+    assert loaded_after(code, ("numba",)) == set()
 
 
 @pytest.mark.parametrize("big", [False, True], ids=["small", "big"])

@@ -28,6 +28,7 @@ EXTRA_MODULES = {
     "docs": ("mkdocs", "mkdocstrings", "mkdocs_click"),
     "dask": ("dask", "distributed"),
     "s3": ("s3fs", "moto"),
+    "fast": ("numba",),
 }
 # Tests that take one of these fixtures need the PostgreSQL extra (and a server: the fixture skips without one).
 POSTGRES_FIXTURES = ("pg_cluster", "pg_url")

@@ -10,12 +10,20 @@ Dask cluster's workers; :func:`ttt_solver.solver.solve.solve_tables` runs them i
   image of each (:func:`images`), so that the next tier up finds any child by its rank
   without canonicalising it.
 
+Each pass runs as numpy's whole-array steps or, with the ``[fast]`` extra (numba) installed, as
+a compiled loop over the boards (:mod:`.compiled`): the same results, byte for byte.
+:func:`compiled_passes` chooses, for every pass, in one place.
+
 Values are +1 win, 0 draw, -1 loss for the side to move (see :mod:`ttt_solver.game.values`).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from functools import cache
+from importlib import import_module
+from types import ModuleType
 from typing import NamedTuple
 
 import numpy as np
@@ -30,6 +38,15 @@ COLUMNS = (
     ("orbit", "i1"), ("wins", "u1"), ("draws", "u1"), ("losses", "u1"),
 )  # fmt: skip
 ROW_BYTES = sum(np.dtype(dtype).itemsize for _name, dtype in COLUMNS)  # a solved row's columns: 22 bytes
+# "numpy": numpy's passes even where the compiled ones are installed; "compiled": the compiled ones
+# for every tier, however small. Read at each pass, so a test builds both ways in one process, and
+# the Dask workers it starts inherit it.
+PASSES_VARIABLE = "TTT_SOLVER_PASSES"
+# The first tier of at least this many boards loads the compiled passes (numba's import and its
+# kernels: about 0.5 s of CPU and 150 MB once per process); every later one uses them. Below it
+# numpy's cost less than loading them: the tables proved at an eager load (3x3, 3x4k3), a small
+# build, 3x5k4's solve (3.5 million boards, 0.3 s saved).
+LOAD_BOARDS = 1 << 20
 
 
 class Solved(NamedTuple):
@@ -93,7 +110,12 @@ def solve_chunk(
     """The canonical legal positions among ranks ``start`` to ``stop`` of tier ``ply``, solved.
     ``below``: the result byte of every board of tier ``ply + 1`` by rank (None for the last
     tier); ``found``: the chunk's :func:`positions`, if they are at hand."""
+    kernels = compiled_passes(tiers, ply)
+    if kernels is not None and found is None:
+        return Solved(*kernels.solve_ranks(tiers, ply, start, stop, below))
     high, low, orbit, terminal, live = found if found is not None else positions(tiers, ply, start, stop)
+    if kernels is not None:
+        return Solved(*kernels.solve_found(tiers, ply, high, low, orbit, terminal, below))
     count = len(high)
     value = terminal.copy()
     remoteness = np.zeros(count, dtype=np.int8)
@@ -147,6 +169,11 @@ def images(tiers: Tiers, ply: int, solved: Solved) -> Iterator[tuple[np.ndarray,
     and the result bytes the images get (one per position, the same array each time)."""
     g = tiers.geometry
     result = result_bytes(solved.value, solved.remoteness)
+    kernels = compiled_passes(tiers, ply)
+    if kernels is not None:
+        for s in range(len(g.images[0])):
+            yield kernels.image_ranks(tiers, ply, solved.code, s), result
+        return
     high, low = np.divmod(solved.code, np.int64(g.base))
     (high_high, high_low), (low_high, low_low) = g.image_halves
     for s in range(len(high_high)):
@@ -160,5 +187,31 @@ def images(tiers: Tiers, ply: int, solved: Solved) -> Iterator[tuple[np.ndarray,
 def spread(tiers: Tiers, ply: int, solved: Solved, out: np.ndarray) -> None:
     """Write each position's result byte to the rank of each of its images in ``out``, the
     tier's result bytes by rank."""
+    kernels = compiled_passes(tiers, ply)
+    if kernels is not None:
+        kernels.spread(tiers, ply, solved.code, result_bytes(solved.value, solved.remoteness), out)
+        return
     for ranks, result in images(tiers, ply, solved):
         out[ranks] = result
+
+
+def compiled_passes(tiers: Tiers, ply: int) -> ModuleType | None:
+    """The compiled passes (:mod:`.compiled`) for tier ``ply``, or None for numpy's: the compiled
+    ones where numba imports, for a tier of :data:`LOAD_BOARDS` or once loaded, unless
+    :data:`PASSES_VARIABLE` says otherwise."""
+    asked = os.environ.get(PASSES_VARIABLE)
+    if asked == "numpy":
+        return None
+    if asked != "compiled" and tiers.size(ply) < LOAD_BOARDS and not _compiled_module.cache_info().currsize:
+        return None
+    return _compiled_module()
+
+
+@cache
+def _compiled_module() -> ModuleType | None:
+    # Imported on first use, not with this module: the server and the batch lookups import the
+    # passes (their tables' proof), and importing numba costs them 0.3 s and its JIT's memory.
+    try:
+        return import_module(".compiled", __package__)
+    except ImportError:  # no [fast] extra
+        return None
