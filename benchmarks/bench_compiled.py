@@ -38,7 +38,7 @@ from ttt_solver.engine import InProcess, open_scratch, solve_tiers
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver import default_memory, passes, solve_tables, tiers
 from ttt_solver.solver.compiled import _canonical_orbit
-from ttt_solver.solver.passes import PASSES_VARIABLE
+from ttt_solver.system.compiled_loops import VARIABLE as PASSES_VARIABLE
 
 C_SOURCE = r"""
 #include <stdint.h>

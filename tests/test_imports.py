@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from support import extra_markers as extras
 
-from ttt_solver.solver.passes import PASSES_VARIABLE
+from ttt_solver.system.compiled_loops import VARIABLE as PASSES_VARIABLE
 
 
 def loaded_after(
@@ -155,5 +155,5 @@ def test_numba_is_imported_by_the_first_batch_lookup_only(db_path):
     assert loaded_after("import ttt_solver.lookup", ("numba",)) == set()
     assert loaded_after(load, ("numba",)) == set()
     assert loaded_after(
-        load + "import numpy as np\noracle.value_batch(np.zeros((1, 9), dtype=np.int8))", ("numba",)
-    ) == {"numba"}
+        load + "import numpy as np\noracle.value_batch(np.zeros((1 << 16, 9), dtype=np.int8))", ("numba",)
+    ) == {"numba"}  # a batch of tables.LOAD_BATCH boards: a smaller one stays on numpy's

@@ -1,7 +1,7 @@
 """The compiled batch loops (ttt_solver/lookup/batch_kernels.py) answer as the numpy path does:
 random legal boards (finished ones included) of 3x3, 3x4k3 and 4x4 (a byte a code, and two
 bits a code), any integer dtype or layout, and the same error for a board at fault. Where numba
-is not installed the same loops run as plain Python on small batches; ``TTT_COMPILED=0`` keeps
+is not installed the same loops run as plain Python on small batches; ``TTT_COMPILED=numpy`` keeps
 numba out."""
 
 from __future__ import annotations
@@ -20,8 +20,18 @@ from ttt_solver.game import array_rules, rules
 from ttt_solver.game.variant import Variant
 from ttt_solver.lookup import batch_kernels, tables
 from ttt_solver.lookup.oracle import Oracle
+from ttt_solver.system import compiled_loops
 
 VARIANTS = ["3x3", "3x4k3", "4x4"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled_however_small():
+    """The batches here are small: asked for, the compiled loops answer them (by default a
+    batch under tables.LOAD_BATCH boards stays on numpy's until the loops are loaded)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(compiled_loops.VARIABLE, compiled_loops.COMPILED)
+        yield
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +42,7 @@ def oracles(variant_db) -> dict[str, Oracle]:
 def numpy_path(call, *args):
     """``call(*args)`` with the compiled loops switched off, as where numba is not installed."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(tables, "_kernels", lambda: None)
+        patch.setattr(tables.BatchTables, "_compiled_lookup", lambda *_args: False)
         return call(*args)
 
 
@@ -104,11 +114,24 @@ def test_a_board_at_fault_is_the_same_error_either_way(oracles, name, row, messa
             numpy_path(method, boards)
 
 
-def test_ttt_compiled_0_keeps_numba_out():
+def test_ttt_compiled_numpy_keeps_numba_out():
     probe = (
         "import sys\nimport numpy as np\nfrom ttt_solver.lookup import batch_kernels\n"
         "print(batch_kernels.COMPILED, 'numba' in sys.modules)"
     )
-    env = {**os.environ, "TTT_COMPILED": "0"}
+    env = {**os.environ, "TTT_COMPILED": "numpy"}
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env)
     assert done.stdout.split() == ["False", "False"]
+
+
+def test_a_small_batch_stays_on_numpy_until_the_loops_are_loaded(oracles):
+    """Loading numba (about half a second) costs more than a small batch saves."""
+    probe = (
+        "import sys\nfrom ttt_solver.lookup import tables\nfrom ttt_solver import Oracle\n"
+        f"oracle = Oracle.load({str(oracles['3x3'].location)!r}, eager=True)\n"
+        "oracle.value_batch([[0] * 9] * 10)\nsmall = 'numba' in sys.modules\n"
+        "oracle.value_batch([[0] * 9] * tables.LOAD_BATCH)\nprint(small, 'numba' in sys.modules)"
+    )
+    env = {key: value for key, value in os.environ.items() if key != compiled_loops.VARIABLE}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env)
+    assert done.stdout.split() == ["False", str(batch_kernels.COMPILED)]

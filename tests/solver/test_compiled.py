@@ -20,7 +20,8 @@ from ttt_solver import Oracle
 from ttt_solver.builder.build import build
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver import COLUMNS, Solved, images, new_tier, positions, solve_chunk, solve_tables, spread, tiers
-from ttt_solver.solver.passes import LOAD_BOARDS, PASSES_VARIABLE, compiled_passes
+from ttt_solver.solver.passes import LOAD_BOARDS, compiled_passes
+from ttt_solver.system.compiled_loops import VARIABLE as PASSES_VARIABLE
 
 pytestmark = pytest.mark.fast
 

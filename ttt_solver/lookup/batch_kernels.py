@@ -8,19 +8,20 @@ reads its entry. Where a loop meets a board at fault it stops, and the numpy pat
 same boards, raising the error it raises today.
 
 The choice is made once, here, as this module is imported: numba is used if it can be imported,
-unless the environment sets ``TTT_COMPILED=0``. :mod:`.tables` imports this module on the first
+unless the environment asks for numpy's (``TTT_COMPILED=numpy``: :mod:`ttt_solver.system.compiled_loops`). :mod:`.tables` imports this module on the first
 batch lookup only, so that loading a database never imports numba.
 """
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 
+from ..system import compiled_loops
+
 numba: Any
-if os.environ.get("TTT_COMPILED") == "0":
+if compiled_loops.asked() == compiled_loops.NUMPY:
     numba = None
 else:
     try:

@@ -34,6 +34,7 @@ from ..game.value_bytes import NO_MOVE, NO_POSITION, REMOTENESS_BITS, byte_table
 from ..game.variant import Variant
 from ..solver import Tiers
 from ..store.arrays import Arrays
+from ..system import compiled_loops
 from .places import Codes, Places, index_of
 
 # Boards per pass. Two threads release and take back the GIL around every numpy call: with
@@ -63,6 +64,11 @@ def checked_boards(boards: Any, cells: int) -> np.ndarray:
     if array.dtype.kind not in "iu":
         raise InvalidBoardError(f"invalid boards: expected integers +1, -1 or 0, got dtype {array.dtype}")
     return array
+
+
+# The first batch of at least this many boards loads the compiled loops (numba's import and the
+# loops: about half a second and 150 MB once per process); smaller ones stay on numpy's until then.
+LOAD_BATCH = 1 << 16
 
 
 @cache
@@ -206,6 +212,8 @@ class BatchTables:
         """:meth:`lookup` by the compiled loops (:mod:`.batch_kernels`) where they are used and
         the boards' codes are their places (up to 16 cells); False where not, or where a board
         is at fault (the numpy path then raises the error it names)."""
+        if not _kernels.cache_info().currsize and len(array) < LOAD_BATCH and compiled_loops.asked() is None:
+            return False  # a small batch: numpy's cost less than loading numba
         kernels = _kernels()
         if kernels is None or not isinstance(self.index, Codes):
             return False

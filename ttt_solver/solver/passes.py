@@ -19,7 +19,6 @@ Values are +1 win, 0 draw, -1 loss for the side to move (see :mod:`ttt_solver.ga
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from functools import cache
 from importlib import import_module
@@ -30,6 +29,7 @@ import numpy as np
 
 from ..game import array_rules, codec
 from ..game.value_bytes import NO_POSITION, back_up, byte_tables, result_bytes
+from ..system import compiled_loops
 from .tiers import Tiers
 
 # The columns of solved positions: name -> dtype (little-endian where it matters).
@@ -38,10 +38,6 @@ COLUMNS = (
     ("orbit", "i1"), ("wins", "u1"), ("draws", "u1"), ("losses", "u1"),
 )  # fmt: skip
 ROW_BYTES = sum(np.dtype(dtype).itemsize for _name, dtype in COLUMNS)  # a solved row's columns: 22 bytes
-# "numpy": numpy's passes even where the compiled ones are installed; "compiled": the compiled ones
-# for every tier, however small. Read at each pass, so a test builds both ways in one process, and
-# the Dask workers it starts inherit it.
-PASSES_VARIABLE = "TTT_SOLVER_PASSES"
 # The first tier of at least this many boards loads the compiled passes (numba's import and its
 # kernels: about 0.5 s of CPU and 150 MB once per process); every later one uses them. Below it
 # numpy's cost less than loading them: the tables proved at an eager load (3x3, 3x4k3), a small
@@ -198,11 +194,15 @@ def spread(tiers: Tiers, ply: int, solved: Solved, out: np.ndarray) -> None:
 def compiled_passes(tiers: Tiers, ply: int) -> ModuleType | None:
     """The compiled passes (:mod:`.compiled`) for tier ``ply``, or None for numpy's: the compiled
     ones where numba imports, for a tier of :data:`LOAD_BOARDS` or once loaded, unless
-    :data:`PASSES_VARIABLE` says otherwise."""
-    asked = os.environ.get(PASSES_VARIABLE)
-    if asked == "numpy":
+    the environment says otherwise (:mod:`ttt_solver.system.compiled_loops`)."""
+    asked = compiled_loops.asked()
+    if asked == compiled_loops.NUMPY:
         return None
-    if asked != "compiled" and tiers.size(ply) < LOAD_BOARDS and not _compiled_module.cache_info().currsize:
+    if (
+        asked != compiled_loops.COMPILED
+        and tiers.size(ply) < LOAD_BOARDS
+        and not _compiled_module.cache_info().currsize
+    ):
         return None
     return _compiled_module()
 

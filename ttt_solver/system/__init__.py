@@ -1,2 +1,3 @@
 """What the process needs of the machine: memory (:mod:`.memory`: running out is one clear
-error, and the default budgets), and what a build takes of it (:mod:`.cost_model`)."""
+error, and the default budgets), what a build takes of it (:mod:`.cost_model`), and whether the
+compiled loops run (:mod:`.compiled_loops`)."""

@@ -1,0 +1,23 @@
+"""Whether the compiled loops run: the solver's passes (:mod:`ttt_solver.solver.compiled`) and the
+batch lookups' (:mod:`ttt_solver.lookup.batch_kernels`), both numba's, the ``[fast]`` extra.
+
+Where numba imports they run (the solver's from its first big tier on); where it does not,
+numpy's whole-array steps do the same work. The environment variable :data:`VARIABLE` chooses for
+both: ``numpy`` for numpy's even where numba is installed, ``compiled`` for the compiled loops
+wherever they can run, however small the work. The solver reads it at each pass, so a test builds
+both ways in one process (and the Dask workers it starts inherit it); the batch lookups read it
+once, as their loops are first imported.
+"""
+
+from __future__ import annotations
+
+import os
+
+VARIABLE = "TTT_COMPILED"
+NUMPY, COMPILED = "numpy", "compiled"
+
+
+def asked() -> str | None:
+    """What the environment asks for: :data:`NUMPY`, :data:`COMPILED`, or None (the default)."""
+    value = os.environ.get(VARIABLE, "").strip().lower()
+    return value if value in (NUMPY, COMPILED) else None
