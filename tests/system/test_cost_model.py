@@ -3,6 +3,7 @@ missing database all scale the same measured constants, and none is defined twic
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from ttt_solver.builder.plan import make_plan
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver import task_boards
 from ttt_solver.store.build_cost import missing_default
-from ttt_solver.system import cost_model
+from ttt_solver.system import compiled_loops, cost_model
 from ttt_solver.system.cost_model import estimate, rough_rows, tier_sizes
 
 PACKAGE = Path(ttt_solver.__file__).parent
@@ -97,3 +98,14 @@ def test_the_exchange_is_costed_at_the_size_of_an_image():
 
     assert cost_model.EXCHANGE_BYTES == IMAGE_BYTES
     assert cost_model.disk_bytes(10, 100, 40) - cost_model.disk_bytes(10, 100, 0) == 40 * IMAGE_BYTES
+
+
+@pytest.mark.parametrize("asked", ["numpy", "compiled"])
+def test_the_solve_is_costed_for_the_passes_that_will_run(monkeypatch, asked):
+    monkeypatch.setenv(compiled_loops.VARIABLE, asked)
+    compiled = compiled_loops.installed()
+    assert compiled == (asked == "compiled" and importlib.util.find_spec("numba") is not None)
+    each = cost_model.SOLVE_SECONDS_COMPILED if compiled else cost_model.SOLVE_SECONDS
+    assert cost_model.solve_seconds(1_000_000) == pytest.approx(1_000_000 * each)
+    lines = "\n".join(make_plan(Variant.parse("3x6k4"), ".").lines())
+    assert ("with the compiled passes" if compiled else "with numpy's passes") in lines

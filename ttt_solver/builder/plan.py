@@ -25,7 +25,7 @@ from ..game import rules
 from ..game.symmetry import orbit_size
 from ..game.variant import Variant
 from ..solver import ROW_BYTES
-from ..system import cost_model
+from ..system import compiled_loops, cost_model
 from ..system.cost_model import duration, fits_one_machine, one_machine_memory, tier_sizes
 from ..system.memory import machine_memory, size_text
 
@@ -140,7 +140,10 @@ class Plan:
         boards, legal, rows = (sum(getattr(t, name) for t in self.tiers) for name in ("boards", "legal", "canonical"))
         found += [
             f"total: {boards:,} boards, about {legal:,} legal positions in {rows:,} canonical rows",
-            f"CPU: about {duration(self.cpu_seconds)}, every process counted (costs measured on this code: {COSTS})",
+            (
+                f"CPU: about {duration(self.cpu_seconds)}, every process counted, {passes_said()}"
+                f" (costs measured on this code: {COSTS})"
+            ),
             (
                 f"memory: about {size_text(self.worker_memory)} per worker of a distributed build;"
                 f" about {size_text(self.build_memory)} in one process, at least"
@@ -213,6 +216,13 @@ def _tier(variant: Variant, ply: int, boards: int, rng: random.Random) -> TierPl
             legal += 1
             rows += 1 / orbit_size(text, variant)
     return TierPlan(ply, boards, round(boards * legal / samples), round(boards * rows / samples))
+
+
+def passes_said() -> str:
+    """Which passes the plan's solve is costed for: the compiled ones where they will run."""
+    if compiled_loops.installed():
+        return "with the compiled passes"
+    return "with numpy's passes (the [fast] extra's compiled ones halve the solve)"
 
 
 def takes(seconds: float, disk: int, memory: int, disk_what: str = "of disk") -> str:

@@ -12,6 +12,7 @@ once, as their loops are first imported.
 from __future__ import annotations
 
 import os
+from importlib.util import find_spec
 
 VARIABLE = "TTT_COMPILED"
 NUMPY, COMPILED = "numpy", "compiled"
@@ -21,3 +22,9 @@ def asked() -> str | None:
     """What the environment asks for: :data:`NUMPY`, :data:`COMPILED`, or None (the default)."""
     value = os.environ.get(VARIABLE, "").strip().lower()
     return value if value in (NUMPY, COMPILED) else None
+
+
+def installed() -> bool:
+    """Whether a build's passes will be the compiled ones: numba is installed (found, not
+    imported: the cost model asks on the command line's lookup path) and not refused."""
+    return asked() != NUMPY and find_spec("numba") is not None

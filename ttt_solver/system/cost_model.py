@@ -10,7 +10,8 @@ their children): ``python benchmarks/measure_build_costs.py VARIANT...`` prints,
 these predictions against what it measured, as ratios (docs/engine.md, "The cost model").
 
 - CPU: solving the tiers (the tier pipeline, in this process or on Dask's workers) costs
-  :data:`SOLVE_SECONDS` per legal position (every legal board is a canonical row or one of its
+  :data:`SOLVE_SECONDS` per legal position (:data:`SOLVE_SECONDS_COMPILED` where the compiled
+  passes run: :mod:`.compiled_loops`) (every legal board is a canonical row or one of its
   images, each written once as its tier is spread): measured from 134 to 190 ns on variants of
   15 to 25 cells, where the cost per board and cell went from 12.4 to 2.95 ns; the rest of a build (merge into code order, the
   SQLite file, its digest) :data:`WRITE_SECONDS` per canonical row; each process
@@ -33,17 +34,20 @@ from __future__ import annotations
 from math import comb
 from typing import TYPE_CHECKING, NamedTuple
 
+from . import compiled_loops
 from .memory import machine_memory, size_text
 
 if TYPE_CHECKING:
     from ..game.variant import Variant
 
 # Measured with benchmarks/measure_build_costs.py (docs/engine.md, "The cost model").
-SOLVE_SECONDS = 170e-9  # CPU per legal position solved, every process of the tier pipeline
+SOLVE_SECONDS = 170e-9  # CPU per legal position solved, every process of the tier pipeline (numpy's passes)
+SOLVE_SECONDS_COMPILED = 85e-9  # the same with the compiled passes (numba: 3x6k4, 85 ns)
 WRITE_SECONDS = 650e-9  # CPU per canonical row: merge, SQLite file, digest
 START_SECONDS = 0.5  # CPU of a process's start: the interpreter and the imports
 TABLE_SECONDS = 150e-9  # CPU per entry of a process's tier tables (5x5k4: 6.2 s for 41 million)
 VERIFY_SECONDS = 1350e-9  # CPU per row of ``ttt-lookup verify`` (and of a resumed build's proof)
+VERIFY_SECONDS_COMPILED = 950e-9  # the same with the compiled passes (3x6k4: 945 ns)
 SCRATCH_ROW_BYTES = 42  # the scratch folder at its peak, per canonical row (beside two tiers' result bytes)
 FILE_ROW_BYTES = 18  # the SQLite file, per canonical row
 # The exchange of the tier being solved, per legal position: its image (a rank and a result byte,
@@ -103,7 +107,7 @@ def rough_rows(variant: Variant) -> int:
 
 def solve_seconds(legal: int) -> float:
     """CPU seconds of solving tiers of ``legal`` legal positions, every process counted."""
-    return legal * SOLVE_SECONDS
+    return legal * (SOLVE_SECONDS_COMPILED if compiled_loops.installed() else SOLVE_SECONDS)
 
 
 def process_seconds(variant: Variant, processes: int = 1) -> float:
@@ -121,7 +125,7 @@ def build_seconds(variant: Variant, legal: int, rows: int, processes: int = 1) -
 def verify_seconds(rows: int) -> float:
     """CPU seconds of ``ttt-lookup verify`` of a database of ``rows`` rows in one process (a
     resumed build's proof) or on an engine, start-up left out."""
-    return rows * VERIFY_SECONDS
+    return rows * (VERIFY_SECONDS_COMPILED if compiled_loops.installed() else VERIFY_SECONDS)
 
 
 def scratch_bytes(rows: int, boards: int) -> int:
