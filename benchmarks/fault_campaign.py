@@ -323,7 +323,9 @@ def finished_tiers(folder: Path) -> int:
 
 
 def task_files(store: Path) -> list[Path]:
-    return sorted(path for path in store.rglob("*") if path.is_file() and ".part" in str(path))
+    """The tasks' files in ``store``; os.walk passes over a folder removed while it looks (a
+    tier's files released as the build goes on), where Path.rglob raises."""
+    return sorted(Path(folder, name) for folder, _, names in os.walk(store) if ".part" in folder for name in names)
 
 
 def missed(run: Run, why: str) -> None:
