@@ -6,7 +6,8 @@ The cases (each on small variants, 3x4k3 and 3x5k4, in turn):
 - **driver**: the command killed (SIGKILL, SIGTERM) once some tiers are recorded, then rerun;
 - **worker**: one worker process of the local cluster (found in the driver's process tree: the
   ``multiprocessing`` children its nannies spawn) killed at start (as soon as it exists),
-  mid-tier (once some tiers are recorded), or at shut-down (once the rows are being written);
+  mid-tier (once some tiers are recorded), or at shut-down (once the driver says it writes the
+  rows: the cluster's last stretch, before the build closes it);
 - **scratch**: the driver killed after some tiers, then a finished tier's file cut short or
   with bytes flipped, or two finished tier folders swapped; then rerun;
 - **storage**: the same with ``--storage`` a folder of its own, one of the tasks' files there cut
@@ -18,7 +19,8 @@ Each run records its exit code, whether its stderr holds a Python traceback, its
 (a run that ends non-zero by itself: seconds from the fault, or from the start where the fault is
 the command line), whether a database it installed has the one-process digest (computed once at
 the start), and, where the fault run did not install that digest, whether running the same
-command again does. Every command runs under a timeout (``--timeout``) in a session of its own,
+command again does. A run whose fault did not land (the command ended first, no worker or file
+was there to hurt) counts against the campaign as well: it proved nothing. Every command runs under a timeout (``--timeout``) in a session of its own,
 ended whole afterwards; the runs' folders are removed at the end.
 
 Usage::
@@ -67,6 +69,7 @@ class Run:
     installed: bool | None = None  # a database installed: whether it has the one-process digest
     rerun: bool | None = None  # the same command again: whether it ended in that digest
     said: str = ""  # the last line of stderr
+    landed: bool = True  # whether the fault was done (a process killed, a file hurt); else a note says why
     notes: list[str] = field(default_factory=list)
 
 
@@ -103,6 +106,16 @@ class Command:
             if ready():
                 return True
             time.sleep(POLL)
+        return False
+
+    def kill_worker(self) -> bool:
+        """One of the local cluster's workers killed; whether there was one to kill."""
+        for worker in self.workers():
+            try:
+                worker.kill()
+                return True
+            except psutil.NoSuchProcess:
+                continue
         return False
 
     def workers(self) -> list[psutil.Process]:
@@ -219,7 +232,7 @@ class Campaign:
         if command.running():
             command.process.send_signal(sig)
         else:
-            run.notes.append("ended before the kill")
+            missed(run, "ended before the kill")
         return self.finish(run, folder, command.end(self.timeout), args, fault_at if sig != signal.SIGKILL else None)
 
     def worker_killed(self, variant: str, when: str) -> Run:
@@ -230,15 +243,14 @@ class Campaign:
         ready = {
             "at start": lambda: bool(command.workers()),
             "mid-tier": lambda: finished_tiers(folder) >= 3 and len(command.workers()) == 2,
-            "at shut-down": lambda: "writing rows" in command.stderr(),
+            # The driver's last line before it closes the cluster: "3x4k3: writing 28,275 positions to ...".
+            "at shut-down": lambda: " positions to " in command.stderr(),
         }[when]
         fault_at = None
-        if command.wait_until(ready, self.timeout):
+        if command.wait_until(ready, self.timeout) and command.kill_worker():
             fault_at = time.monotonic() - command.start
-            for worker in command.workers()[:1]:
-                worker.kill()
         else:
-            run.notes.append("no worker to kill")
+            missed(run, "no worker to kill")
         return self.finish(run, folder, command.end(self.timeout), args, fault_at)
 
     def scratch_damaged(self, variant: str, damage: str) -> Run:
@@ -247,15 +259,17 @@ class Campaign:
         run = Run(f"scratch: {damage}", variant)
         command = Command(args, folder / "run.err")
         command.wait_until(lambda: finished_tiers(folder) >= 4, self.timeout)
+        if not command.running():
+            missed(run, "ended before the kill")
         command.process.kill()
         first = command.end(self.timeout)
         tiers = sorted(scratch(folder).glob("tier-[0-9][0-9]"))
         if len(tiers) < 2:
-            run.notes.append(f"{len(tiers)} tiers finished before the kill")
+            missed(run, f"{len(tiers)} tiers finished before the kill")
         elif damage == "swap two tier folders":
             swap(tiers[0], tiers[1])
-        else:
-            hurt(tiers[len(tiers) // 2] / "value.bin", damage)
+        elif not hurt(tiers[len(tiers) // 2] / "value.bin", damage):
+            missed(run, "no tier file to damage")
         run.traceback = TRACEBACK in first.stderr
         run.notes += raised(first.stderr)
         again = Command(args, folder / "again.err")
@@ -269,15 +283,15 @@ class Campaign:
         run = Run(f"storage: {damage}, {'while running' if live else 'after a kill'}", variant)
         command = Command(args, folder / "run.err")
         command.wait_until(lambda: bool(task_files(store)) and finished_tiers(folder) >= 2, self.timeout)
+        if not command.running():
+            missed(run, "ended before the fault")
         if not live:
             command.process.kill()
             command.end(self.timeout)
         files = task_files(store)
         fault_at = time.monotonic() - command.start
-        if files:
-            hurt(files[-1], damage)
-        else:
-            run.notes.append("no task file to damage")
+        if not any(hurt(file, damage) for file in reversed(files)):  # the newest first; one that is still there
+            missed(run, "no task file to damage")
         if live:
             return self.finish(run, folder, command.end(self.timeout), args, fault_at)
         return self.finish(run, folder, Command(args, folder / "again.err").end(self.timeout), args, 0.0)
@@ -309,23 +323,36 @@ def finished_tiers(folder: Path) -> int:
 
 
 def task_files(store: Path) -> list[Path]:
-    return sorted(path for path in store.rglob("*") if path.is_file() and ".part" in str(path))
+    """The tasks' files in ``store``; os.walk passes over a folder removed while it looks (a
+    tier's files released as the build goes on), where Path.rglob raises."""
+    return sorted(Path(folder, name) for folder, _, names in os.walk(store) if ".part" in folder for name in names)
 
 
-def hurt(path: Path, damage: str) -> None:
-    """Cut ``path`` to half its length, flip a byte in its middle, or remove it."""
+def missed(run: Run, why: str) -> None:
+    """``run``'s fault did not land: counted against the campaign, ``why`` in its notes."""
+    run.landed = False
+    run.notes.append(why)
+
+
+def hurt(path: Path, damage: str) -> bool:
+    """Cut ``path`` to half its length, flip a byte in its middle, or remove it; whether it was
+    there to hurt (a task's file may be passed on and removed meanwhile)."""
     try:
+        if damage == "remove":
+            path.unlink()
+            return True
+        size = path.stat().st_size
+        if size == 0:
+            return False
         if damage == "truncate":
-            os.truncate(path, path.stat().st_size // 2)
+            os.truncate(path, size // 2)
         elif damage == "flip":
             data = bytearray(path.read_bytes())
-            if data:
-                data[len(data) // 2] ^= 0xFF
-                path.write_bytes(bytes(data))
-        elif damage == "remove":
-            path.unlink()
+            data[len(data) // 2] ^= 0xFF
+            path.write_bytes(bytes(data))
+        return True
     except FileNotFoundError:
-        pass  # a task's file already passed on and removed
+        return False
 
 
 def swap(a: Path, b: Path) -> None:
@@ -456,6 +483,7 @@ def table(runs: list[Run]) -> str:
         "tracebacks": sum(run.traceback for run in runs),
         "refusals later than 10 s": sum(run.refusal_seconds is not None and run.refusal_seconds > 10 for run in runs),
         "reruns not ending in the digest": sum(run.rerun is False for run in runs),
+        "faults that did not land": sum(not run.landed for run in runs),
     }
     width = max(len(name) for name in counts)
     lines = [f"{name:<{width}}  {count:>4}" for name, count in counts.items()]
@@ -465,6 +493,7 @@ def table(runs: list[Run]) -> str:
             *(["traceback"] if run.traceback else []),
             *([f"refused after {run.refusal_seconds} s"] if (run.refusal_seconds or 0) > 10 else []),
             *(["rerun not in the digest"] if run.rerun is False else []),
+            *(["fault did not land"] if not run.landed else []),
         ]
         if short:
             lines.append(f"  {run.case} ({run.variant}): {', '.join(short)}; {run.said[:120]} {run.notes}")
