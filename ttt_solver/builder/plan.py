@@ -222,7 +222,7 @@ def passes_said() -> str:
     """Which passes the plan's solve is costed for: the compiled ones where they will run."""
     if compiled_loops.installed():
         return "with the compiled passes"
-    return "with numpy's passes (the [fast] extra's compiled ones halve the solve)"
+    return "with numpy's passes (the [fast] extra's compiled ones cost less)"
 
 
 def takes(seconds: float, disk: int, memory: int, disk_what: str = "of disk") -> str:
