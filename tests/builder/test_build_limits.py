@@ -23,6 +23,7 @@ from ttt_solver.builder.disk import estimate
 from ttt_solver.cli import cli
 from ttt_solver.game.variant import Variant
 from ttt_solver.store import writer
+from ttt_solver.system.memory import size_text
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = [sys.executable, str(ROOT / "build_db.py")]
@@ -84,7 +85,8 @@ def test_too_little_free_space_is_refused_before_the_build_starts(tmp_path, monk
     result = CliRunner().invoke(cli, ["build", "--variant", "3x4k3", "--db", str(target), "--memory", "1MB"])
     assert result.exit_code == 1
     assert result.stderr == (
-        f"Error: not enough disk space to build 3x4k3 at {str(target)!r}: about 2.1MB needed (scratch folder and"
+        f"Error: not enough disk space to build 3x4k3 at {str(target)!r}: about"
+        f" {size_text(estimate(Variant.parse('3x4k3')))} needed (scratch folder and"
         f" database), 1MB free in {str(tmp_path)!r}\n"
     )
     assert list(tmp_path.iterdir()) == []  # no database, and no scratch folder either

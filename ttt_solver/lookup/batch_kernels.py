@@ -26,7 +26,7 @@ if compiled_loops.asked() == compiled_loops.NUMPY:
 else:
     try:
         import numba
-    except ImportError:  # the fast extra is not installed
+    except (ImportError, OSError):  # the fast extra is not installed, or llvmlite cannot load
         numba = None
 
 COMPILED = numba is not None

@@ -215,3 +215,5 @@ def _compiled_module() -> ModuleType | None:
         return import_module(".compiled", __package__)
     except ImportError:  # no [fast] extra
         return None
+    except OSError:  # llvmlite's library cannot be loaded (a process memory limit, a broken install): numpy's passes
+        return None
