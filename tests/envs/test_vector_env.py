@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import ast
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
 from support.extra_markers import need
+from support.stubs import only_raising
 
 pytestmark = pytest.mark.rl
 gym = need("rl", "gymnasium")
@@ -124,14 +123,7 @@ def test_each_agent_gets_its_fastest_replay(oracle):
 def test_no_replay_has_a_method_that_only_raises():
     # A base class that forces a method on its subclasses shows as a stub raising
     # NotImplementedError (as the cell replays' cells once was): the replay takes its picker instead.
-    stubs = []
-    for path in sorted(Path(envs_package.__file__).parent.glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.FunctionDef):
-                body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-                if len(body) == 1 and isinstance(body[0], ast.Raise):
-                    stubs.append(f"{path.name}: {node.name}")
-    assert stubs == []
+    assert only_raising(envs_package) == []
 
 
 def test_block_reads_keep_each_generator_stream():

@@ -6,13 +6,12 @@ Boards are drawn next to their text; book cells 1-9 are our cells 0-8.
 
 from __future__ import annotations
 
-import ast
 import copy
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
+from support.stubs import only_raising
 
 import ttt_solver.players.agents as agents_package
 from ttt_solver.errors import (
@@ -176,14 +175,7 @@ def test_monte_carlo_only_samples():
 def test_no_agent_has_a_method_that_only_raises():
     # A base class that forces a method on an agent that cannot have it shows as a stub raising
     # NotImplementedError (as mc:N's _policy once was); abstract methods have no body to run.
-    stubs = []
-    for path in sorted(Path(agents_package.__file__).parent.glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.FunctionDef):
-                body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-                if len(body) == 1 and isinstance(body[0], ast.Raise):
-                    stubs.append(f"{path.name}: {node.name}")
-    assert stubs == []
+    assert only_raising(agents_package) == []
 
 
 @pytest.mark.parametrize("spec", ["random", "think3", "perfect:0.5"])
