@@ -5,13 +5,13 @@ variants. Skipped, naming why, where gcc is not installed."""
 from __future__ import annotations
 
 import importlib.util
-import random
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from support.playouts import playouts
 
 from ttt_solver.game import rules
 from ttt_solver.game.variant import Variant
@@ -37,28 +37,13 @@ def program(bench: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> Path
     return compiled
 
 
-def random_boards(variant: Variant, count: int, seed: int) -> list[str]:
-    """Boards of random games, cut at a random ply (the finished position included)."""
-    rng = random.Random(seed)
-    found = []
-    for _ in range(count):
-        board = "." * variant.cells
-        for _ply in range(rng.randrange(variant.cells + 1)):
-            moves = rules.legal_moves(board, variant)
-            if not moves:
-                break
-            board = rules.play(board, rng.choice(moves), variant)
-        found.append(board)
-    return found
-
-
 @pytest.mark.parametrize("name", ["3x3", "3x3-misere", "3x4k3", "4x3k3", "3x4k3-misere"])
 def test_the_compiled_negamax_answers_as_the_database(
     name: str, bench: ModuleType, program: Path, variant_db: Callable[[str], Path]
 ) -> None:
     variant = Variant.parse(name)
     oracle = Oracle.load(variant_db(name), name)
-    boards = ["." * variant.cells, *random_boards(variant, 12, seed=len(name))]
+    boards = ["." * variant.cells, *playouts(variant, 12, seed=len(name))]
     assert any(rules.terminal_value(board, variant) is not None for board in boards)  # finished boards too
     for board in boards:
         assert bench.negamax_root(program, variant, board) == (oracle.value(board), oracle.remoteness(board)), board
