@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import random
 from math import comb
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -149,18 +150,24 @@ def test_a_removal_stopped_half_way_leaves_a_folder_no_build_resumes_from(tmp_pa
     assert all(np.array_equal(np.asarray(a), b) for a, b in zip(merged, solve_tables(variant).solved))
 
 
-def test_a_small_merge_is_held_in_memory_and_a_big_one_goes_through_files(tmp_path):
-    """Under a budget that holds them, a small variant's rows are merged in memory (nothing
-    to resume, and no files to write and hash); under a tiny one, through ``merged/``."""
+def held_then_streamed(tmp_path: Path, budget: int) -> None:
+    """3x4k3's rows merged under ``budget``, held in memory (no ``merged/``), then under a tiny
+    budget, through ``merged/``: the same rows."""
     folder = str(tmp_path / "scratch")
     with locked(folder):
         scratch = open_scratch(folder, Variant.parse("3x4k3"), {"solver": "test"})
         solve_tiers(InProcess(), scratch, 1 << 30)
-        held = merge_scratch(scratch, 1 << 30)
+        held = merge_scratch(scratch, budget)
         assert not os.path.exists(scratch.file("merged")) and not isinstance(held.code, np.memmap)
         streamed = merge_scratch(scratch, TINY)
         assert os.path.isdir(scratch.file("merged")) and isinstance(streamed.code, np.memmap)
     assert all(np.array_equal(np.asarray(a), b) for a, b in zip(streamed, held))
+
+
+def test_a_small_merge_is_held_in_memory_and_a_big_one_goes_through_files(tmp_path):
+    """Under a budget that holds them, a small variant's rows are merged in memory (nothing
+    to resume, and no files to write and hash); under a tiny one, through ``merged/``."""
+    held_then_streamed(tmp_path, 1 << 30)
 
 
 def test_a_merge_is_held_where_its_rows_at_their_own_bytes_fit_a_quarter_of_the_budget(tmp_path, monkeypatch):
@@ -168,11 +175,4 @@ def test_a_merge_is_held_where_its_rows_at_their_own_bytes_fit_a_quarter_of_the_
     board: 3x4k3's 28,275 rows take 2.5 MB so, and are held under a budget of 12 MB; merged a
     few thousand rows at a time, they are the rows merged through files."""
     monkeypatch.setattr(merge, "HELD_BLOCK", 3000)
-    folder = str(tmp_path / "scratch")
-    with locked(folder):
-        scratch = open_scratch(folder, Variant.parse("3x4k3"), {"solver": "test"})
-        solve_tiers(InProcess(), scratch, 1 << 30)
-        held = merge_scratch(scratch, 12 << 20)
-        assert not os.path.exists(scratch.file("merged")) and not isinstance(held.code, np.memmap)
-        streamed = merge_scratch(scratch, TINY)
-    assert all(np.array_equal(np.asarray(a), b) for a, b in zip(streamed, held))
+    held_then_streamed(tmp_path, 12 << 20)
