@@ -212,8 +212,8 @@ class BatchTables:
         """:meth:`lookup` by the compiled loops (:mod:`.batch_kernels`) where they are used and
         the boards' codes are their places (up to 16 cells); False where not, or where a board
         is at fault (the numpy path then raises the error it names)."""
-        if not _kernels.cache_info().currsize and len(array) < LOAD_BATCH and compiled_loops.asked() is None:
-            return False  # a small batch: numpy's cost less than loading numba
+        if not compiled_loops.wanted(len(array), LOAD_BATCH, _kernels.cache_info().currsize > 0):
+            return False
         kernels = _kernels()
         if kernels is None or not isinstance(self.index, Codes):
             return False

@@ -195,14 +195,7 @@ def compiled_passes(tiers: Tiers, ply: int) -> ModuleType | None:
     """The compiled passes (:mod:`.compiled`) for tier ``ply``, or None for numpy's: the compiled
     ones where numba imports, for a tier of :data:`LOAD_BOARDS` or once loaded, unless
     the environment says otherwise (:mod:`ttt_solver.system.compiled_loops`)."""
-    asked = compiled_loops.asked()
-    if asked == compiled_loops.NUMPY:
-        return None
-    if (
-        asked != compiled_loops.COMPILED
-        and tiers.size(ply) < LOAD_BOARDS
-        and not _compiled_module.cache_info().currsize
-    ):
+    if not compiled_loops.wanted(tiers.size(ply), LOAD_BOARDS, _compiled_module.cache_info().currsize > 0):
         return None
     return _compiled_module()
 

@@ -24,6 +24,16 @@ def asked() -> str | None:
     return value if value in (NUMPY, COMPILED) else None
 
 
+def wanted(work: int, least: int, loaded: bool) -> bool:
+    """Whether work of ``work`` items (a tier's boards, a batch's) runs the compiled loops: asked
+    for, or not refused and either already ``loaded`` in this process or at least ``least`` items
+    (below that, loading numba, about half a second and 150 MB, costs more than it saves)."""
+    chosen = asked()
+    if chosen == NUMPY:
+        return False
+    return chosen == COMPILED or loaded or work >= least
+
+
 def installed() -> bool:
     """Whether a build's passes will be the compiled ones: numba is installed (found, not
     imported: the cost model asks on the command line's lookup path) and not refused."""
