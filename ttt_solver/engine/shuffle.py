@@ -27,7 +27,7 @@ The files sit in a :class:`.storage.Storage`: a folder every process reaches, or
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -89,14 +89,20 @@ def write_images(tiers: Tiers, ply: int, solved: Solved, bounds: Sequence[int], 
             results[index].append(result if picked is None else result.take(picked))
     groups = Groups([file.tell()], [])
     for index in range(count):
-        crc = 0
-        for piece in ranks[index] + results[index]:
-            # Not tofile: its short write (a full disk, a file-size limit) is an OSError without errno.
-            file.write(piece.data)
-            crc = zlib.crc32(piece.data, crc)
+        groups.crcs.append(write_pieces(file, ranks[index] + results[index]))
         groups.starts.append(groups.starts[-1] + IMAGE_BYTES * sum(len(piece) for piece in ranks[index]))
-        groups.crcs.append(crc)
     return groups
+
+
+def write_pieces(file: BinaryIO, pieces: Iterable[np.ndarray]) -> int:
+    """Write the bytes of each array of ``pieces`` (contiguous) to ``file`` in turn; their CRC-32,
+    which the reader checks (:func:`check_crc`)."""
+    crc = 0
+    for piece in pieces:
+        # Not tofile: its short write (a full disk, a file-size limit) is an OSError without errno.
+        file.write(piece.data)
+        crc = zlib.crc32(piece.data, crc)
+    return crc
 
 
 def _groups(rank: np.ndarray, bounds: Sequence[int]) -> list[np.ndarray | None]:
@@ -125,8 +131,7 @@ def gather_range(storage: Storage, groups: Sequence[Group], boards: int, name: s
             split = (stop - start) // IMAGE_BYTES * RANK.itemsize
             out[group[:split].view(RANK)] = group[split:]
     with storage.create(name) as file:
-        file.write(out.data)
-    return zlib.crc32(out.data)
+        return write_pieces(file, [out])
 
 
 def check_crc(storage: Storage, name: str, where: str, found: int, written: int) -> None:

@@ -47,7 +47,7 @@ from ..system.files import sync, write_array
 from .engines import Engine
 from .pipeline import JOINED, Tier, run_tiers
 from .scratch import Scratch, TierSink, read_range
-from .shuffle import Groups, check_crc, write_images
+from .shuffle import Groups, check_crc, write_images, write_pieces
 from .storage import Storage
 
 
@@ -126,12 +126,9 @@ def solve_chunk_task(
     found = tiers(Variant.parse(name))
     below_bytes = storage.mapped(below, np.uint8) if below is not None else None
     solved = solve_chunk(found, ply, start, stop, below_bytes)
-    crc = 0
     with storage.create(chunk_file) as file:
-        for column, (_name, dtype) in zip(solved, COLUMNS):
-            data = np.ascontiguousarray(column, dtype=dtype).data
-            file.write(data)
-            crc = zlib.crc32(data, crc)
+        columns = (np.ascontiguousarray(column, dtype=dtype) for column, (_name, dtype) in zip(solved, COLUMNS))
+        crc = write_pieces(file, columns)
         return (len(solved), crc), write_images(found, ply, solved, bounds, file)
 
 
