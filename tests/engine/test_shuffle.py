@@ -4,6 +4,7 @@ whatever the chunks and ranges."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import zlib
 from pathlib import Path
@@ -15,9 +16,10 @@ from support import extra_markers as extras
 
 from ttt_solver.builder.build import build
 from ttt_solver.engine import InProcess
-from ttt_solver.engine.shuffle import FEW_RANGES, gather_range, join_ranges, range_bounds, write_images
+from ttt_solver.engine.shuffle import FEW_RANGES, below_bytes, gather_range, join_ranges, range_bounds, write_images
 from ttt_solver.engine.storage import Storage
 from ttt_solver.errors import EngineError
+from ttt_solver.game.value_bytes import NO_POSITION
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver import checksums
 from ttt_solver.solver.passes import new_tier, solve_chunk, spread
@@ -117,24 +119,30 @@ def test_a_byte_flipped_in_a_chunk_files_group_of_images_is_refused_by_the_range
 
 
 def flipping(base: type, ply: int, where: str) -> type:
-    """An engine of class ``base`` that flips a byte of one file its tasks wrote, once, as tier
-    ``ply`` runs: ``where`` is a range file, a chunk file's rows or its images."""
+    """An engine of class ``base`` that flips a byte of one file, once, as tier ``ply`` runs:
+    ``where`` is a range file, a chunk file's rows or its images (written by its tasks), or the
+    tier above's joined result bytes (before its tasks read them)."""
 
     class Flipping(base):  # type: ignore[misc, valid-type]
         flipped: ClassVar[list[str]] = []  # a class of its own each call
 
         def run(self, function, calls, name, done=None):  # type: ignore[no-untyped-def]
+            ours = not self.flipped and name.endswith(f"-{ply}{'-ranges' if where == 'range' else ''}")
+            if ours and where == "joined":
+                self.flip(calls[0][0].path(calls[0][2][0]), 0)
             results = super().run(function, calls, name, done)
-            if not self.flipped and name.endswith(f"-{ply}{'-ranges' if where == 'range' else ''}"):
+            if ours and where != "joined":
                 storage, file = calls[0][0], calls[0][3 if where == "range" else 1]
-                at = 0 if where != "images" else results[0][1].starts[0]
-                with open(storage.path(file), "r+b") as opened:
-                    opened.seek(at)
-                    byte = opened.read(1)[0]
-                    opened.seek(at)
-                    opened.write(bytes([byte ^ 0x10]))
-                self.flipped.append(file)
+                self.flip(storage.path(file), 0 if where != "images" else results[0][1].starts[0])
             return results
+
+        def flip(self, path: str, at: int) -> None:
+            with open(path, "r+b") as opened:
+                opened.seek(at)
+                byte = opened.read(1)[0]
+                opened.seek(at)
+                opened.write(bytes([byte ^ 0x10]))
+            self.flipped.append(path)
 
     return Flipping
 
@@ -150,7 +158,8 @@ def refused_then_rebuilt(engine, tmp_path: Path, variant_db, ply: int) -> None: 
     target = tmp_path / "3x3.sqlite"
     with engine, pytest.raises(EngineError) as raised:
         build(target, Variant.parse("3x3"), memory=64 << 10, engine=engine)
-    assert engine.flipped and "holds other bytes than its task wrote" in str(raised.value)
+    writer = "the join" if os.path.basename(engine.flipped[0]).startswith("results-") else "its task"
+    assert f"holds other bytes than {writer} wrote" in str(raised.value)
     assert "\n" not in str(raised.value) and not target.exists()
     recorded = sorted(path.name for path in (tmp_path / ".3x3.sqlite.solving").glob("tier-[0-9][0-9]"))
     assert f"tier-{ply:02d}" not in recorded and "tier-09" in recorded
@@ -158,15 +167,29 @@ def refused_then_rebuilt(engine, tmp_path: Path, variant_db, ply: int) -> None: 
     assert digest(target) == digest(variant_db("3x3"))
 
 
-@pytest.mark.parametrize("where", ["range", "rows", "images"])
+@pytest.mark.parametrize("where", ["range", "rows", "images", "joined"])
 def test_a_byte_flipped_in_a_tasks_file_mid_build_is_refused_and_solved_again(tmp_path, variant_db, where):
     refused_then_rebuilt(flipping(InProcess, 6, where)(), tmp_path, variant_db, 6)
 
 
 @pytest.mark.dask
-@pytest.mark.parametrize("where", ["range", "rows"])
+@pytest.mark.parametrize("where", ["range", "rows", "joined"])
 def test_a_byte_flipped_on_a_dask_worker_is_refused_and_solved_again(tmp_path, variant_db, dask_client, where):
     extras.need("dask", "dask.distributed")
     from ttt_solver.engine.engine_dask import DaskEngine  # the optional extra
 
     refused_then_rebuilt(flipping(DaskEngine, 6, where)(client=dask_client), tmp_path, variant_db, 6)
+
+
+def test_the_tier_belows_bytes_are_checked_against_their_joins_crc_once_a_process_and_again_once_changed(tmp_path):
+    storage = Storage(str(tmp_path))
+    crcs = written(storage, {"a.bin": b"\x01\x02", "b.bin": b"\x00\x01\x02\x03"})
+    crc = join_ranges(storage, ["a.bin", "b.bin"], [0, 2, 6], crcs, str(tmp_path / "results-x.bin"))
+    joined = (tmp_path / "results-x.bin").read_bytes()
+    assert crc == zlib.crc32(joined) and joined[-1] == NO_POSITION
+    assert bytes(below_bytes(storage, ("results-x.bin", crc))) == joined
+    (tmp_path / "results-x.bin").write_bytes(b"\x01\x02\x00\x01\x02\x07" + bytes([NO_POSITION]))  # written again,
+    os.utime(tmp_path / "results-x.bin", ns=(1, 1))  # later than the clock's tick, as damage is
+    with pytest.raises(EngineError, match=r"results-x\.bin holds other bytes than the join wrote \(CRC-32 "):
+        below_bytes(storage, ("results-x.bin", crc))
+    assert below_bytes(storage, None) is None

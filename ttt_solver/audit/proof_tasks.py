@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..engine import Groups, Storage, Tier, run_tiers, write_images
+from ..engine import Below, Groups, Storage, Tier, below_bytes, run_tiers, write_images
 from ..game.variant import Variant
 from ..solver import COLUMNS, Solved, Steps, default_memory, tiers
 from .report import Report
@@ -104,7 +104,7 @@ class _Prove:
         self.codes[ply] = tier_rows(self.folder, ply, self.counts[ply]).code
         return f"proof-{ply:02d}"
 
-    def below(self, ply: int) -> str | None:
+    def below(self, ply: int) -> Below | None:
         assert ply == self.variant.cells, "every tier is proved, from the last"
         return None
 
@@ -125,7 +125,7 @@ class _Prove:
 def prove_chunk_task(
     storage: Storage,
     chunk_file: str,
-    below: str | None,
+    below: Below | None,
     bounds: list[int],
     name: str,
     ply: int,
@@ -135,11 +135,10 @@ def prove_chunk_task(
 ) -> tuple[Findings, Groups]:
     """A task: prove ranks ``start`` to ``stop`` of tier ``ply`` of variant ``name`` against
     the tier's stored ``rows`` (first and last, those of the chunk's code range) and the
-    result bytes ``below``; write the images of the rows found sound into ``chunk_file``,
+    result bytes ``below`` (:func:`ttt_solver.engine.shuffle.below_bytes`); write the images of the rows found sound into ``chunk_file``,
     grouped by the ranges of ranks starting at ``bounds`` (:func:`ttt_solver.engine.shuffle.write_images`);
     what it found, and its groups (where each starts, and its CRC-32). Every file is in ``storage``."""
     found = tiers(Variant.parse(name))
-    below_bytes = storage.mapped(below, np.uint8) if below is not None else None
     first, last = rows
     stored = Solved.empty()
     if last > first:
@@ -147,7 +146,7 @@ def prove_chunk_task(
             *(storage.read(_column_name(ply, column), dtype, first * np.dtype(dtype).itemsize, last - first)
               for column, dtype in COLUMNS)
         )  # fmt: skip
-    proof = prove_chunk(found, ply, start, stop, below_bytes, stored)
+    proof = prove_chunk(found, ply, start, stop, below_bytes(storage, below), stored)
     with storage.create(chunk_file) as file:
         return proof.findings, write_images(found, ply, proof.sound, bounds, file)
 

@@ -31,7 +31,7 @@ from ..game.variant import Variant
 from ..solver import Steps, tiers
 from ..solver.checksums import READ
 from .engines import Engine
-from .shuffle import Groups, gather_range, join_ranges, range_bounds
+from .shuffle import Below, Groups, gather_range, join_ranges, range_bounds
 from .storage import Storage
 
 JOINED = "results-"  # the start of a joined file's name in the work's local folder
@@ -42,14 +42,14 @@ MIN_JOIN_BLOCK = 1 << 16  # bytes the join copies at a time at least (at most a 
 class Tier:
     """A tier the pipeline ran: its ply, its run folder in the storage, each chunk's file
     (its images, and what else the task wrote before them) and what each chunk's task
-    returned, in chunk order, and the name of its joined result bytes (in the work's local
-    folder, and in the storage)."""
+    returned, in chunk order, and its joined result bytes (their name in the work's local
+    folder and in the storage, and their CRC-32)."""
 
     ply: int
     run: str
     chunk_files: list[str]
     found: list[Any]
-    joined: str
+    joined: Below
 
 
 class TierWork(Protocol):
@@ -64,8 +64,9 @@ class TierWork(Protocol):
         """A chunk's task, called ``(storage, chunk_file, below, bounds, *arguments)``: it
         writes the chunk's images into ``chunk_file`` grouped by the ranges of ranks starting
         at ``bounds`` (:func:`.shuffle.write_images`), from the tier below's result bytes
-        ``below`` (a name in the storage, None for the last tier); what it found, and its
-        groups (where each starts, and its CRC-32)."""
+        ``below`` (their name in the storage and CRC-32, None for the last tier:
+        :func:`.shuffle.below_bytes`); what it found, and its groups (where each starts, and
+        its CRC-32)."""
         ...  # fmt: skip
 
     def chunks(self, ply: int) -> Sequence[tuple[int, int]]:
@@ -80,9 +81,9 @@ class TierWork(Protocol):
         """Ready tier ``ply`` for its tasks; the folder of the storage its run folder goes in."""
         ...  # fmt: skip
 
-    def below(self, ply: int) -> str | None:
-        """The name in the storage of the result bytes of tier ``ply + 1``, which the pipeline
-        did not make in this run (None for the last tier)."""
+    def below(self, ply: int) -> Below | None:
+        """The result bytes of tier ``ply + 1``, which the pipeline did not make in this run:
+        their name in the storage and their CRC-32 (None for the last tier)."""
         ...  # fmt: skip
 
     def record(self, tier: Tier) -> None:
@@ -97,27 +98,27 @@ def run_tiers(
     ``storage``; ``memory`` is a task's budget (the ranges' width)."""
     found = tiers(work.variant)
     total = int(found.sizes.sum())
-    done: tuple[int, str] | None = None  # the last tier run and its joined result bytes
+    done: tuple[int, Below] | None = None  # the last tier run and its joined result bytes
     with ThreadPoolExecutor(1) if engine.record_aside else nullcontext() as recorder:
         recording: Future[None] | None = None
         for ply in plies:
-            below: str | None = None
+            below: Below | None = None
             if done is not None and done[0] == ply + 1:  # the tier above, run just now
                 below = done[1]
             else:
                 _wait(recording)
                 if done is not None:
-                    release(storage, work.folder, done[1])
+                    release(storage, work.folder, done[1][0])
                     done = None
                 below = work.below(ply)
             tier = _run_tier(engine, storage, work, ply, below, memory, steps, total)
             _wait(recording)  # the tier above recorded: its joined file is no longer needed
             if below is not None:
-                release(storage, work.folder, below)
+                release(storage, work.folder, below[0])
             recording, done = _record(recorder, work, tier), (ply, tier.joined)
         _wait(recording)
     if done is not None:
-        release(storage, work.folder, done[1])
+        release(storage, work.folder, done[1][0])
 
 
 def _record(recorder: ThreadPoolExecutor | None, work: TierWork, tier: Tier) -> Future[None]:
@@ -140,7 +141,7 @@ def _run_tier(
     storage: Storage,
     work: TierWork,
     ply: int,
-    below: str | None,
+    below: Below | None,
     memory: int,
     steps: Steps | None,
     total: int,
@@ -168,9 +169,9 @@ def _run_tier(
     crcs = engine.run(gather_range, gathers, f"{work.name}-{ply}-ranges")
     joined = f"{JOINED}{ply:02d}-{os.path.basename(run)}.bin"
     block = max(MIN_JOIN_BLOCK, min(READ, memory // 8))
-    join_ranges(storage, ranges, bounds, crcs, os.path.join(work.folder, joined), block)
+    crc = join_ranges(storage, ranges, bounds, crcs, os.path.join(work.folder, joined), block)
     storage.put(os.path.join(work.folder, joined), joined)
-    return Tier(ply, run, files, [found for found, _groups in results], joined)
+    return Tier(ply, run, files, [found for found, _groups in results], (joined, crc))
 
 
 def release(storage: Storage, folder: str, name: str) -> None:

@@ -15,9 +15,10 @@ it (:meth:`.storage.Storage.create`):
    copy, nothing more, as the next tier's tasks wait for it. What the build keeps of it (its
    checksum, its sync to the disk) is made while they run.
 
-Each writer returns the CRC-32 of what it wrote (of each group, of the range), and each reader
-checks it: a file cut or changed in passing (a full disk, a damaged shared folder or object
-store) is an EngineError, and the tier is not recorded. CRC-32 (zlib's, about 4 GB/s here) and
+Each writer returns the CRC-32 of what it wrote (of each group, of the range, of the joined
+result bytes), and each reader checks it (the next tier's tasks, their tier below's result bytes
+once a process: :func:`below_bytes`): a file cut or changed in passing (a full disk, a damaged
+shared folder or object store) is an EngineError, and the tier is not recorded. CRC-32 (zlib's, about 4 GB/s here) and
 not the scratch folder's BLAKE2b (under 1 GB/s): it catches the flipped bytes and cut files of
 a fault, and these files are never kept.
 
@@ -26,6 +27,7 @@ The files sit in a :class:`.storage.Storage`: a folder every process reaches, or
 
 from __future__ import annotations
 
+import threading
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -47,6 +49,10 @@ IMAGE_BYTES = RANK.itemsize + BYTE.itemsize
 FEW_RANGES = 16
 
 Group = tuple[str, int, int, int]  # a chunk file, where one range's group of images starts and ends in it, its CRC-32
+Below = tuple[str, int]  # the tier below's result bytes: their name in the storage, and their CRC-32
+
+_checked: set[str] = set()  # the result bytes this process found as their join wrote them (below_bytes)
+_checked_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -134,12 +140,37 @@ def gather_range(storage: Storage, groups: Sequence[Group], boards: int, name: s
         return write_pieces(file, [out])
 
 
-def check_crc(storage: Storage, name: str, where: str, found: int, written: int) -> None:
+def below_bytes(storage: Storage, below: Below | None) -> np.ndarray | None:
+    """The tier below's result bytes (None for the last tier), mapped. Checked against the
+    CRC-32 of their join once in a process, not by each of its tasks: a tier's result bytes
+    can be gigabytes, and a file written again since (another size or time) is checked again."""
+    if below is None:
+        return None
+    name, crc = below
+    mapped = storage.mapped(name, np.uint8)
+    key = f"{storage.path(name)} {storage.version(name)} {crc}"
+    with _checked_lock:
+        if key not in _checked:
+            check_crc(storage, name, "", zlib.crc32(mapped.data), crc, "the join")
+            _checked.add(key)
+    return mapped
+
+
+def file_crc(path: str) -> int:
+    """The CRC-32 of the local file at ``path``, read a block at a time."""
+    crc = 0
+    with open(path, "rb") as file:
+        while data := file.read(checksums.READ):
+            crc = zlib.crc32(data, crc)
+    return crc
+
+
+def check_crc(storage: Storage, name: str, where: str, found: int, written: int, writer: str = "its task") -> None:
     """EngineError if the CRC-32 ``found`` of file ``name``'s bytes ``where`` is not the one its
     writer returned (``written``): the file changed since it was written."""
     if found != written:
         raise EngineError(
-            f"{storage.path(name)}{where} holds other bytes than its task wrote (CRC-32 {found:08x}, not {written:08x})"
+            f"{storage.path(name)}{where} holds other bytes than {writer} wrote (CRC-32 {found:08x}, not {written:08x})"
         )
 
 
@@ -150,14 +181,15 @@ def join_ranges(
     crcs: Sequence[int],
     path: str,
     block: int = checksums.READ,
-) -> None:
+) -> int:
     """Append the range files ``names`` of ``storage`` (in rank order; range ``r`` holds the
     ranks ``bounds[r]`` to ``bounds[r + 1]``, a byte each, and its task returned their CRC-32
     ``crcs[r]``) and one more :data:`NO_POSITION` byte (see
     :func:`ttt_solver.solver.passes.new_tier`) into a new local file at ``path``, ``block``
     bytes at a time: the tier's result bytes, closed (not synced: the caller syncs what it
-    keeps). EngineError for a range file of another length or CRC-32 (cut or damaged since its
+    keeps); their CRC-32, which the next tier's tasks check (:func:`below_bytes`). EngineError for a range file of another length or CRC-32 (cut or damaged since its
     task wrote it): the tier is not recorded, and a rerun solves it again."""
+    joined = 0
     with open(path, "wb") as out:
         for name, first, last, written in zip(names, bounds[:-1], bounds[1:], crcs, strict=True):
             copied = crc = 0
@@ -166,9 +198,11 @@ def join_ranges(
                     out.write(data)
                     copied += len(data)
                     crc = zlib.crc32(data, crc)
+                    joined = zlib.crc32(data, joined)
             if copied != last - first:
                 raise EngineError(
                     f"{storage.path(name)} holds {copied:,} bytes, not the {last - first:,} its task wrote"
                 )
             check_crc(storage, name, "", crc, written)
         out.write(bytes([NO_POSITION]))
+    return zlib.crc32(bytes([NO_POSITION]), joined)

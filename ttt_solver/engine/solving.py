@@ -47,7 +47,7 @@ from ..system.files import sync, write_array
 from .engines import Engine
 from .pipeline import JOINED, Tier, run_tiers
 from .scratch import Scratch, TierSink, read_range
-from .shuffle import Groups, check_crc, write_images, write_pieces
+from .shuffle import Below, Groups, below_bytes, check_crc, file_crc, write_images, write_pieces
 from .storage import Storage
 
 
@@ -90,12 +90,12 @@ class _Solve:
             self.storage.remove(os.path.basename(unfinished))  # what tasks of a stopped run left
         return os.path.basename(unfinished)
 
-    def below(self, ply: int) -> str | None:
+    def below(self, ply: int) -> Below | None:
         if ply == self.variant.cells:
             return None
         below = os.path.relpath(results_file(self.scratch, tiers(self.variant), ply + 1, self.chunk), self.folder)
         self.storage.put(self.scratch.file(below), below)
-        return below
+        return below, file_crc(self.scratch.file(below))
 
     def record(self, tier: Tier) -> None:
         """The chunks' rows appended into the tier's column files, the joined result bytes
@@ -104,7 +104,7 @@ class _Solve:
         sink = TierSink(unfinished)
         for name, (rows, crc) in zip(tier.chunk_files, tier.found):
             sink.append(_read_rows(self.storage, name, rows, crc))
-        joined = self.scratch.file(tier.joined)
+        joined = self.scratch.file(tier.joined[0])
         results = checksums.of_file(joined)
         sync(joined)
         os.link(joined, os.path.join(unfinished, "results.bin"))
@@ -116,16 +116,22 @@ class _Solve:
 
 
 def solve_chunk_task(
-    storage: Storage, chunk_file: str, below: str | None, bounds: list[int], name: str, ply: int, start: int, stop: int
+    storage: Storage,
+    chunk_file: str,
+    below: Below | None,
+    bounds: list[int],
+    name: str,
+    ply: int,
+    start: int,
+    stop: int,
 ) -> tuple[tuple[int, int], Groups]:
     """A task: solve ranks ``start`` to ``stop`` of tier ``ply`` of variant ``name`` from the
-    result bytes ``below`` of the tier below, and write into ``chunk_file`` (whole once it is
+    result bytes ``below`` of the tier below (:func:`.shuffle.below_bytes`), and write into ``chunk_file`` (whole once it is
     written) its rows, column after column, then the positions' images grouped by the ranges
     of ranks starting at ``bounds`` (:func:`.shuffle.write_images`), all in ``storage``; the
     rows' count and CRC-32, and the groups."""
     found = tiers(Variant.parse(name))
-    below_bytes = storage.mapped(below, np.uint8) if below is not None else None
-    solved = solve_chunk(found, ply, start, stop, below_bytes)
+    solved = solve_chunk(found, ply, start, stop, below_bytes(storage, below))
     with storage.create(chunk_file) as file:
         columns = (np.ascontiguousarray(column, dtype=dtype) for column, (_name, dtype) in zip(solved, COLUMNS))
         crc = write_pieces(file, columns)

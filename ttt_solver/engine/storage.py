@@ -231,13 +231,21 @@ class Storage:
             return np.memmap(local, dtype=dtype, mode="r", shape=(size,))
         assert offset == 0 and count is None, "only a whole file is kept"
         url = self.path(name)
-        info = self._fs.info(url)  # a file written again under its name is another file
-        known = f"{url} {info.get('size')} {info.get('ETag') or info.get('mtime') or info.get('LastModified')}"
+        known = f"{url} {self.version(name)}"  # a file written again under its name is another file
         with _kept_lock:
             if known not in _kept:
                 _kept.clear()  # the file the tasks of the tier before read
                 _kept[known] = self._cached(url, known)
             return _kept[known].view(dtype)
+
+    def version(self, name: str) -> str:
+        """What tells the file ``name`` from another written under its name since: its size and
+        its time of change (S3's ETag where it has one)."""
+        if not self.is_url:
+            stat = os.stat(self.path(name))
+            return f"{stat.st_size} {stat.st_mtime_ns}"
+        info = self._fs.info(self.path(name))
+        return f"{info.get('size')} {info.get('ETag') or info.get('mtime') or info.get('LastModified')}"
 
     def _cached(self, url: str, known: str) -> np.ndarray:
         """The whole file at ``url`` (known by its URL, size and tag: S3's ETag, else its time)
