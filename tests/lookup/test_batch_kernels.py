@@ -1,6 +1,6 @@
 """The compiled batch loops (ttt_solver/lookup/batch_kernels.py) answer as the numpy path does:
 random legal boards (finished ones included) of 3x3, 3x4k3 and 4x4 (a byte a code, and two
-bits a place), any integer dtype or layout, and the same error for a board at fault. Where numba
+bits a board by rank), any integer dtype or layout, and the same error for a board at fault. Where numba
 is not installed the same loops run as plain Python on small batches; ``TTT_COMPILED=numpy`` keeps
 numba out."""
 
@@ -73,14 +73,14 @@ def test_the_compiled_loops_answer_random_legal_boards_as_numpy_does(oracles, na
 
 
 def words(boards: np.ndarray) -> np.ndarray:
-    """16-cell int8 boards as the 64-bit words values_by_place reads, two a board."""
+    """16-cell int8 boards as the 64-bit words values_by_rank reads, two a board."""
     return np.ascontiguousarray(boards, dtype=np.int8).reshape(-1).view(np.uint64)
 
 
-def values_by_place(found: tables.BatchTables, boards: np.ndarray, out: np.ndarray) -> bool:
-    assert found.place_values is not None
-    place = found.place_values
-    return batch_kernels.values_by_place(words(boards), place.high_by_pieces, place.rank_low, place.packed, out)
+def values_by_rank(found: tables.BatchTables, boards: np.ndarray, out: np.ndarray) -> bool:
+    assert found.ranked_values is not None
+    ranked = found.ranked_values
+    return batch_kernels.values_by_rank(words(boards), ranked.base, ranked.position, ranked.packed, out)
 
 
 @pytest.mark.parametrize("name", VARIANTS)
@@ -91,8 +91,8 @@ def test_the_loops_read_the_tables_as_numpy_does(oracles, name):
     boards = np.array([played(oracle.variant, [seed * 7, seed, 3 * seed]) for seed in range(40)], dtype=np.int8)
     weights = array_rules.geometry(oracle.variant).weights
     out = np.empty(len(boards), dtype=np.int8)
-    if found.place_values is not None:
-        assert values_by_place(found, boards, out)
+    if found.ranked_values is not None:
+        assert values_by_rank(found, boards, out)
     else:
         assert batch_kernels.gather_bytes(boards, weights, found.results, tables._VALUE_OF, out)
     assert np.array_equal(out, numpy_path(oracle.value_batch, boards))
@@ -105,19 +105,20 @@ def test_the_loops_read_the_tables_as_numpy_does(oracles, name):
     illegal = boards.copy()
     illegal[-1] = 1  # all X
     assert not batch_kernels.gather_bytes(illegal, weights, found.results, tables._VALUE_OF, out)
-    if found.place_values is not None:
-        assert not values_by_place(found, illegal, out)
+    if found.ranked_values is not None:
+        assert not values_by_rank(found, illegal, out)
 
 
-def test_4x4_values_are_two_bits_a_place(oracles):
-    """4x4's values by place (10,165,779 boards with legal piece counts), not by code (43
-    million): 2.5 MB, a table that stays in the caches, and each board's value in it."""
+def test_4x4_values_are_two_bits_a_board_by_rank(oracles):
+    """4x4's values by rank among the 10,165,779 boards with legal piece counts, not by code
+    (43 million): 2.5 MB, a table that stays in the caches, and each board's value in it."""
     found = oracles["4x4"].batch_tables()
-    assert found.place_values is not None
-    assert found.place_values.packed.nbytes == (10_165_779 + 1) // 4 + 1  # and the place of no board
+    assert found.ranked_values is not None
+    assert found.ranked_values.size == 10_165_779
+    assert found.ranked_values.packed.nbytes == (10_165_779 + 1) // 4 + 1  # and the rank of impossible counts
     boards = np.array([played(found.variant, [seed * 5, seed, 7 * seed, 3]) for seed in range(300)], dtype=np.int8)
     expected = np.take(tables._VALUE_OF, np.take(found.results, found.index.locate(boards)))
-    assert np.array_equal(found.place_values.states(boards).astype(np.int8) - 2, expected)
+    assert np.array_equal(found.ranked_values.states(found.index.locate(boards)).astype(np.int8) - 2, expected)
 
 
 @pytest.mark.parametrize("cell", [0, 7, 8, 15])
@@ -126,10 +127,10 @@ def test_the_16_cell_loop_finds_every_byte_at_fault(oracles, cell):
     found = oracles["4x4"].batch_tables()
     board = np.zeros((1, 16), dtype=np.int8)
     out = np.empty(1, dtype=np.int8)
-    assert values_by_place(found, board, out)
+    assert values_by_rank(found, board, out)
     for bad in sorted(set(range(-128, 128)) - {-1, 0, 1}):
         board[0, cell] = bad
-        assert not values_by_place(found, board, out), bad
+        assert not values_by_rank(found, board, out), bad
 
 
 def test_4x4_batches_of_any_layout_take_the_words_loop_or_a_copy(oracles):

@@ -81,15 +81,13 @@ _LOW_HALF = np.uint64(0xFFFFFFFF)
 
 
 def _half(word: np.uint64) -> np.uint32:
-    """One word's half code (13 bits), pieces (bits 16 to 19) and digit sum (from bit 24: 8 +
-    X's marks less O's), where the word's bytes are +1, -1 or 0."""
+    """One word's half code (13 bits) and digit sum (from bit 16: 8 + X's marks less O's),
+    where the word's bytes are +1, -1 or 0."""
     digits = ((word & _LOW_SEVEN) + _ONES) ^ (word & _HIGH_BITS)  # each byte + 1, no carries
     pairs = (digits & _EVEN_BYTES) * np.uint64(3) + ((digits >> np.uint64(8)) & _EVEN_BYTES)
     fours = (pairs & _EVEN_PAIRS) * np.uint64(9) + ((pairs >> np.uint64(16)) & _EVEN_PAIRS)
     code = (fours & _LOW_HALF) * np.uint64(81) + (fours >> np.uint64(32))
-    marked = digits ^ _ONES  # 0 where empty, 1 or 3 where marked
-    pieces = _byte_sum((marked | (marked >> np.uint64(1))) & _ONES)
-    return np.uint32((code | (pieces << np.uint64(16)) | (_byte_sum(digits & _TWO_BITS) << np.uint64(24))) & _LOW_HALF)
+    return np.uint32((code | (_byte_sum(digits & _TWO_BITS) << np.uint64(16))) & _LOW_HALF)
 
 
 def _byte_sum(word: np.uint64) -> np.uint64:
@@ -115,57 +113,54 @@ def _counts_wrong(halves: np.ndarray) -> bool:
     """Whether on a board X has neither as many marks as O nor one more (digit sum not 16 or 17)."""
     wrong = False
     for row in range(halves.shape[0] // 2):
-        total = (halves[2 * row] + halves[2 * row + 1]) >> np.uint32(24)
+        total = (halves[2 * row] + halves[2 * row + 1]) >> np.uint32(16)
         wrong |= (total ^ np.uint32(16)) > np.uint32(1)
     return wrong
 
 
-def _places(halves: np.ndarray, high_by_pieces: np.ndarray, rank_low: np.ndarray, places: np.ndarray) -> None:
-    """Each board's place (:class:`.places.Places`: where its tier's boards with its high half
-    begin, by the low half's pieces, plus the low half's rank)."""
-    for row in range(places.shape[0]):
-        high, low = halves[2 * row], halves[2 * row + 1]
-        pieces = (low >> np.uint32(16)) & np.uint32(15)
-        places[row] = high_by_pieces[pieces, high & np.uint32(0xFFFF)] + rank_low[low & np.uint32(0xFFFF)]
+def _ranks(halves: np.ndarray, base: np.ndarray, position: np.ndarray, ranks: np.ndarray) -> None:
+    """Each board's rank (:class:`.ranked_values.RankedValues`) from its two halves."""
+    for row in range(ranks.shape[0]):
+        high, low = halves[2 * row] & np.uint32(0xFFFF), halves[2 * row + 1] & np.uint32(0xFFFF)
+        ranks[row] = np.uint32(base[high] + position[low])
 
 
-def _read(places: np.ndarray, packed: np.ndarray, found: np.ndarray) -> None:
-    for row in range(places.shape[0]):  # only the reads: more of them in flight
-        found[row] = packed[places[row] >> np.uint32(2)]
+def _read(ranks: np.ndarray, packed: np.ndarray, found: np.ndarray) -> None:
+    for row in range(ranks.shape[0]):  # only the reads: more of them in flight
+        found[row] = packed[ranks[row] >> np.uint32(2)]
 
 
-def _decode(places: np.ndarray, found: np.ndarray, out: np.ndarray) -> bool:
-    """``out`` = each place's value from its byte; whether a place has no legal board."""
+def _decode(ranks: np.ndarray, found: np.ndarray, out: np.ndarray) -> bool:
+    """``out`` = each rank's value from its byte; whether a rank has no legal board."""
     missing = False
-    for row in range(places.shape[0]):
-        two = (found[row] >> np.uint8((places[row] & np.uint32(3)) << np.uint32(1))) & np.uint8(3)
+    for row in range(ranks.shape[0]):
+        two = (found[row] >> np.uint8((ranks[row] & np.uint32(3)) << np.uint32(1))) & np.uint8(3)
         missing |= two == 0
         out[row] = np.int8(two) - np.int8(2)
     return missing
 
 
-def _values_by_place(
-    words: np.ndarray, high_by_pieces: np.ndarray, rank_low: np.ndarray, packed: np.ndarray, out: np.ndarray
+def _values_by_rank(
+    words: np.ndarray, base: np.ndarray, position: np.ndarray, packed: np.ndarray, out: np.ndarray
 ) -> bool:
-    """The value of each 16-cell board (two words of ``words`` a board) from two bits a place
-    (:class:`.place_values.PlaceValues`); False, some rows not filled, if a board has a cell
-    other than +1, -1 or 0, impossible piece counts, or no legal board at its place.
+    """The value of each 16-cell board (two words of ``words`` a board) from two bits a rank
+    (:class:`.ranked_values.RankedValues`); False, some rows not filled, if a board has a cell
+    other than +1, -1 or 0, impossible piece counts, or no legal board at its rank.
 
     Each step is a loop of its own over a block, and a function of its own: so compiled, the
     words' loops are vector loops, and the reads of the table have nothing else in their way
-    (in one loop, or inlined in one function, the same steps ran four times slower)."""
+    (in one loop, or inlined in one function, the same steps ran three to four times slower)."""
     halves = np.empty(2 * BOARDS_A_BLOCK, dtype=np.uint32)
-    places = np.empty(BOARDS_A_BLOCK, dtype=np.uint32)
+    ranks = np.empty(BOARDS_A_BLOCK, dtype=np.uint32)
     found = np.empty(BOARDS_A_BLOCK, dtype=np.uint8)
     boards = out.shape[0]
     for start in range(0, boards, BOARDS_A_BLOCK):
         rows = min(boards - start, BOARDS_A_BLOCK)
-        block = words[2 * start : 2 * (start + rows)]
-        if _halves(block, halves) or _counts_wrong(halves[: 2 * rows]):
+        if _halves(words[2 * start : 2 * (start + rows)], halves) or _counts_wrong(halves[: 2 * rows]):
             return False
-        _places(halves, high_by_pieces, rank_low, places[:rows])
-        _read(places[:rows], packed, found)
-        if _decode(places[:rows], found, out[start : start + rows]):
+        _ranks(halves, base, position, ranks[:rows])
+        _read(ranks[:rows], packed, found)
+        if _decode(ranks[:rows], found, out[start : start + rows]):
             return False
     return True
 
@@ -188,7 +183,7 @@ if COMPILED:  # compiled on first use, once per type of boards, and cached on di
     _byte_sum = numba.njit(nogil=True, cache=True, inline="always")(_byte_sum)
     _half = numba.njit(nogil=True, cache=True, inline="always")(_half)
     _halves, _counts_wrong = _compile(_halves), _compile(_counts_wrong)
-    _places, _read, _decode = _compile(_places), _compile(_read), _compile(_decode)
-    gather_bytes, values_by_place, narrow = _compile(_gather_bytes), _compile(_values_by_place), _compile(_narrow)
+    _ranks, _read, _decode = _compile(_ranks), _compile(_read), _compile(_decode)
+    gather_bytes, values_by_rank, narrow = _compile(_gather_bytes), _compile(_values_by_rank), _compile(_narrow)
 else:
-    gather_bytes, values_by_place, narrow = _gather_bytes, _values_by_place, _narrow
+    gather_bytes, values_by_rank, narrow = _gather_bytes, _values_by_rank, _narrow

@@ -4,8 +4,8 @@ per board.
 Each legal board has a place (:mod:`ttt_solver.lookup.places`: its code up to 16 cells, its
 rank in its tier above). :class:`BatchTables` holds, by place, one result byte ((value + 1) *
 32 + remoteness; 255 where no legal board is), and up to 16 cells the values (a byte a code up
-to 15 cells; for 16, two bits a board by its place among legal counts' boards,
-:mod:`.place_values`, 2.5 MB for 4x4, so that ``values`` reads a table that stays in the CPU
+to 15 cells; for 16, two bits a board by its rank among the boards with legal piece counts,
+:mod:`.ranked_values`, 2.5 MB for 4x4, so that ``values`` reads a table that stays in the CPU
 caches) and the preferred moves as a mask (86 MB for 4x4). They are filled from the canonical rows by writing each row
 to the place of every image of its board. The best move is the preferred move of lowest cell:
 read from the mask where there is one, else found from the result bytes of the board's
@@ -36,8 +36,8 @@ from ..game.variant import Variant
 from ..solver import Tiers
 from ..store.arrays import Arrays
 from ..system import compiled_loops
-from .place_values import PlaceValues
 from .places import Codes, Places, index_of
+from .ranked_values import RankedValues
 
 # Boards per pass. Two threads release and take back the GIL around every numpy call: with
 # smaller passes they queue for it (4x4 value_batch on two threads: 24 M/s with 4,096 boards a
@@ -107,13 +107,13 @@ class BatchTables:
         self.results = results  # uint8 per place, and one more at the end: no position
         self.preferred = preferred  # uint16 preferred-move masks per place (Codes only), or None
         # Up to 16 cells a table of values: a byte a code up to 15 cells (14 MB at most), two
-        # bits a place for 16, so that it stays in the caches.
+        # bits a board by rank for 16, so that it stays in the caches.
         self.value_bytes: np.ndarray | None = None
-        self.place_values: PlaceValues | None = None
+        self.ranked_values: RankedValues | None = None
         if preferred is not None and len(results) <= 1 << 24:
             self.value_bytes = np.take(_VALUE_OF, results)
         elif preferred is not None:
-            self.place_values = PlaceValues(variant, results)
+            self.ranked_values = RankedValues(variant, results)
 
     @classmethod
     def build(cls, arrays: Arrays, location: str, hint: str) -> BatchTables:
@@ -141,18 +141,18 @@ class BatchTables:
         out = np.empty(len(array), dtype=translate.dtype)
         if self._compiled_lookup(array, translate, out):
             return out
-        place_values = self.place_values if translate is _VALUE_OF else None
+        ranked = self.ranked_values if translate is _VALUE_OF else None
 
         def fill(first: int, last: int) -> None:
             for start in range(first, last, _CHUNK):
                 part = self._checked(array, start, min(start + _CHUNK, last))
-                if place_values is not None:  # two bits a place: a table that stays in the caches
-                    two = place_values.states(part)
+                place = self.index.locate(part)
+                if ranked is not None:  # two bits a board: a table that stays in the caches
+                    two = ranked.states(place)
                     if not two.all():
-                        self._raise_if_illegal(np.take(self.results, self.index.locate(part)), part, start)
+                        self._raise_if_illegal(np.take(self.results, place), part, start)
                     np.subtract(two, 2, out=out[start : start + len(part)], casting="unsafe")
                     continue
-                place = self.index.locate(part)
                 if translate is _VALUE_OF and self.value_bytes is not None:
                     found = np.take(self.value_bytes, place, out=out[start : start + len(part)])
                     if (found == NO_VALUE).any():
@@ -218,8 +218,8 @@ class BatchTables:
         kernels = _kernels()
         if kernels is None or not isinstance(self.index, Codes):
             return False
-        if translate is _VALUE_OF and self.place_values is not None:
-            return self._compiled_values_by_place(kernels, array, out)
+        if translate is _VALUE_OF and self.ranked_values is not None:
+            return self._compiled_values_by_rank(kernels, array, out)
         weights = array_rules.geometry(self.variant).weights
         answered = []
 
@@ -229,8 +229,8 @@ class BatchTables:
         _in_parallel(fill, len(array))
         return all(answered)
 
-    def _compiled_values_by_place(self, kernels: ModuleType, array: np.ndarray, out: np.ndarray) -> bool:
-        """The values of 16-cell boards by :func:`.batch_kernels.values_by_place`, which reads
+    def _compiled_values_by_rank(self, kernels: ModuleType, array: np.ndarray, out: np.ndarray) -> bool:
+        """The values of 16-cell boards by :func:`.batch_kernels.values_by_rank`, which reads
         each board as two 64-bit words: int8 boards in rows of 16 bytes as they are, others
         copied into int8 first (False at a value that does not fit: the numpy path names it)."""
         if array.dtype != np.int8 or not array.flags.c_contiguous or array.ctypes.data % 8:
@@ -239,13 +239,13 @@ class BatchTables:
                 return False
             array = narrowed
         words = array.reshape(-1).view(np.uint64)
-        tables = self.place_values
-        assert tables is not None
+        ranked = self.ranked_values
+        assert ranked is not None
         answered = []
 
         def fill(first: int, last: int) -> None:
-            found = kernels.values_by_place(
-                words[2 * first : 2 * last], tables.high_by_pieces, tables.rank_low, tables.packed, out[first:last]
+            found = kernels.values_by_rank(
+                words[2 * first : 2 * last], ranked.base, ranked.position, ranked.packed, out[first:last]
             )
             answered.append(found)
 
