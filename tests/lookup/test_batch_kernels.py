@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from ttt_solver.errors import InvalidBoardError
 from ttt_solver.game import array_rules, rules
+from ttt_solver.game.value_bytes import NO_POSITION
 from ttt_solver.game.variant import Variant
 from ttt_solver.lookup import batch_kernels, tables
 from ttt_solver.lookup.oracle import Oracle
@@ -119,6 +120,29 @@ def test_4x4_values_are_two_bits_a_board_by_rank(oracles):
     boards = np.array([played(found.variant, [seed * 5, seed, 7 * seed, 3]) for seed in range(300)], dtype=np.int8)
     expected = np.take(tables._VALUE_OF, np.take(found.results, found.index.locate(boards)))
     assert np.array_equal(found.ranked_values.states(found.index.locate(boards)).astype(np.int8) - 2, expected)
+
+
+def test_4x4_ranks_answer_any_code_as_the_result_bytes_do(oracles):
+    """Codes drawn over all 3**16, impossible piece counts and illegal lines included: numpy's
+    two bits are the result bytes' (0 where no legal board is), and the loop answers the
+    boards with legal counts alike and stops at any other."""
+    found = oracles["4x4"].batch_tables()
+    ranked = found.ranked_values
+    assert ranked is not None
+    codes = np.random.default_rng(4).integers(0, 3**16, 20_000)
+    bytes_ = np.take(found.results, codes)
+    expected = np.where(bytes_ == NO_POSITION, 0, np.take(tables._VALUE_OF, bytes_) + 2)
+    assert np.array_equal(ranked.states(codes), expected)
+    g = array_rules.geometry(found.variant)
+    high, low = np.divmod(codes, g.base)
+    boards = np.concatenate([g.digits[0][high], g.digits[1][low]], axis=1).astype(np.int8) - 1
+    marks = boards.sum(axis=1)
+    counted, out = (marks == 0) | (marks == 1), np.empty(len(codes), dtype=np.int8)
+    answered = counted & (expected > 0)
+    assert values_by_rank(found, boards[answered], out[: answered.sum()])
+    assert np.array_equal(out[: answered.sum()], expected[answered] - 2)
+    for board in boards[~answered][:300]:
+        assert not values_by_rank(found, board[None, :], out[:1])
 
 
 @pytest.mark.parametrize("cell", [0, 7, 8, 15])

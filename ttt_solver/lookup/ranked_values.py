@@ -30,6 +30,7 @@ from ..game.value_bytes import NO_POSITION, REMOTENESS_BITS
 from ..game.variant import Variant
 
 _LEGAL_SUMS = 16  # the digit sums of a 16-cell board whose counts are legal: 16 and 17
+_RANK_BITS = 24
 
 
 class RankedValues:
@@ -56,12 +57,19 @@ class RankedValues:
             rank = self.base[high][:, None] + self.position[low][None, :].astype(np.int64)
             state[rank] = np.where(found == NO_POSITION, 0, found // (1 << REMOTENESS_BITS) + 1)
         self.packed = _four_a_byte(state)
+        # numpy's path: the digit sums above the rank (< 2**24), so that one add gives both;
+        # a negative rank borrows only where the sums are too small anyway.
+        assert self.size < 1 << _RANK_BITS
+        summed = self.sums << _RANK_BITS
+        self.summed = ((self.base + summed).astype(np.int32), (self.position + summed).astype(np.int32))
 
     def states(self, codes: np.ndarray) -> np.ndarray:
         """Each code's two bits: 0 where no legal board is, else value + 2."""
         high, low = np.divmod(codes, self.half)
-        legal = ((np.take(self.sums, high) + np.take(self.sums, low) - _LEGAL_SUMS) & ~1) == 0
-        rank = np.where(legal, np.take(self.base, high) + np.take(self.position, low), self.size)
+        both = np.take(self.summed[0], high)
+        both += np.take(self.summed[1], low)
+        legal = (both >> (_RANK_BITS + 1)) == _LEGAL_SUMS // 2  # sums of 16 or 17
+        rank = np.where(legal, both & ((1 << _RANK_BITS) - 1), self.size)
         two: np.ndarray = np.take(self.packed, rank >> 2)
         two >>= ((rank & 3) << 1).astype(np.uint8)
         two &= 3
