@@ -3,9 +3,12 @@ the boards, where numba is installed (the ``fast`` extra).
 
 The numpy path (:meth:`.tables.BatchTables.lookup`) makes the code of a chunk of boards with a
 product or two word tables, then gathers the table entries: whole-array steps with temporaries
-as large as the chunk. Here one loop reads a board's cells, checks them, adds up its code and
-reads its entry. Where a loop meets a board at fault it stops, and the numpy path answers the
-same boards, raising the error it raises today.
+as large as the chunk. Here, up to 15 cells, a loop makes a block of boards' codes, checking
+their cells, and another reads their entries. A 16-cell board's value is read by its rank
+(:mod:`.ranked_values`), its two halves read as two 64-bit words: a block of boards goes
+through five steps, each a loop of its own (:func:`_values_by_rank`). Where a loop meets a
+board at fault it stops, and the numpy path answers the same boards, raising the error it
+raises today.
 
 The choice is made once, here, as this module is imported: numba is used if it can be imported,
 unless the environment asks for numpy's (``TTT_COMPILED=numpy``: :mod:`ttt_solver.system.compiled_loops`). :mod:`.tables` imports this module on the first
