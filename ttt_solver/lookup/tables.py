@@ -3,9 +3,10 @@ per board.
 
 Each legal board has a place (:mod:`ttt_solver.lookup.places`: its code up to 16 cells, its
 rank in its tier above). :class:`BatchTables` holds, by place, one result byte ((value + 1) *
-32 + remoteness; 255 where no legal board is), and up to 16 cells the value in two bits (10.8
-MB for 4x4, so that ``values`` reads a table that stays in the CPU caches) and the preferred
-moves as a mask (86 MB for 4x4). They are filled from the canonical rows by writing each row
+32 + remoteness; 255 where no legal board is), and up to 16 cells the values (a byte a code up
+to 15 cells; for 16, two bits a board by its rank among the boards with legal piece counts,
+:mod:`.ranked_values`, 2.5 MB for 4x4, so that ``values`` reads a table that stays in the CPU
+caches) and the preferred moves as a mask (86 MB for 4x4). They are filled from the canonical rows by writing each row
 to the place of every image of its board. The best move is the preferred move of lowest cell:
 read from the mask where there is one, else found from the result bytes of the board's
 children, a gather per cell (741 MB of result bytes for 4x5, and nothing else).
@@ -36,6 +37,7 @@ from ..solver import Tiers
 from ..store.arrays import Arrays
 from ..system import compiled_loops
 from .places import Codes, Places, index_of
+from .ranked_values import RankedValues
 
 # Boards per pass. Two threads release and take back the GIL around every numpy call: with
 # smaller passes they queue for it (4x4 value_batch on two threads: 24 M/s with 4,096 boards a
@@ -104,13 +106,14 @@ class BatchTables:
         self.index = index
         self.results = results  # uint8 per place, and one more at the end: no position
         self.preferred = preferred  # uint16 preferred-move masks per place (Codes only), or None
-        # Up to 16 cells a table of values by place: a byte each up to 15 cells (14 MB at most),
-        # two bits each (0: no position, else value + 2) for 16, so that it stays in the caches.
-        self.value_bytes = self.values_packed = None
+        # Up to 16 cells a table of values: a byte a code up to 15 cells (14 MB at most), two
+        # bits a board by rank for 16, so that it stays in the caches.
+        self.value_bytes: np.ndarray | None = None
+        self.ranked_values: RankedValues | None = None
         if preferred is not None and len(results) <= 1 << 24:
             self.value_bytes = np.take(_VALUE_OF, results)
         elif preferred is not None:
-            self.values_packed = _two_bit_values(results)
+            self.ranked_values = RankedValues(variant, results)
 
     @classmethod
     def build(cls, arrays: Arrays, location: str, hint: str) -> BatchTables:
@@ -138,24 +141,22 @@ class BatchTables:
         out = np.empty(len(array), dtype=translate.dtype)
         if self._compiled_lookup(array, translate, out):
             return out
-        packed = self.values_packed if translate is _VALUE_OF else None
+        ranked = self.ranked_values if translate is _VALUE_OF else None
 
         def fill(first: int, last: int) -> None:
             for start in range(first, last, _CHUNK):
                 part = self._checked(array, start, min(start + _CHUNK, last))
                 place = self.index.locate(part)
+                if ranked is not None:  # two bits a board: a table that stays in the caches
+                    two = ranked.states(place)
+                    if not two.all():
+                        self._raise_if_illegal(np.take(self.results, place), part, start)
+                    np.subtract(two, 2, out=out[start : start + len(part)], casting="unsafe")
+                    continue
                 if translate is _VALUE_OF and self.value_bytes is not None:
                     found = np.take(self.value_bytes, place, out=out[start : start + len(part)])
                     if (found == NO_VALUE).any():
                         self._raise_if_illegal(np.take(self.results, place), part, start)
-                    continue
-                if packed is not None:  # two bits a place: a table that stays in the caches
-                    two = np.take(packed, place >> 2)
-                    two >>= ((place & 3) << 1).astype(np.uint8)
-                    two &= 3
-                    if not two.all():
-                        self._raise_if_illegal(np.take(self.results, place), part, start)
-                    np.subtract(two, 2, out=out[start : start + len(part)], casting="unsafe")
                     continue
                 found = np.take(self.results, place)
                 self._raise_if_illegal(found, part, start)
@@ -217,18 +218,34 @@ class BatchTables:
         kernels = _kernels()
         if kernels is None or not isinstance(self.index, Codes):
             return False
+        if translate is _VALUE_OF and self.ranked_values is not None:
+            return self._compiled_values_by_rank(kernels, array, out)
         weights = array_rules.geometry(self.variant).weights
         answered = []
 
         def fill(first: int, last: int) -> None:
-            part, into = array[first:last], out[first:last]
-            if translate is _VALUE_OF and self.values_packed is not None:
-                answered.append(kernels.gather_two_bits(part, weights, self.values_packed, into))
-            else:
-                answered.append(kernels.gather_bytes(part, weights, self.results, translate, into))
+            answered.append(kernels.gather_bytes(array[first:last], weights, self.results, translate, out[first:last]))
 
         _in_parallel(fill, len(array))
         return all(answered)
+
+    def _compiled_values_by_rank(self, kernels: ModuleType, array: np.ndarray, out: np.ndarray) -> bool:
+        """The values of 16-cell boards by :func:`.batch_kernels.values_by_rank`, which reads
+        each board as two 64-bit words: int8 boards in rows of 16 bytes as they are, others
+        copied into int8 first (False at a value that does not fit: the numpy path names it).
+
+        On this thread only: a second one answered a batch sooner but cost CPU (4x4, 1,000,000
+        random boards, interleaved: 179-234 M boards a CPU-second on two threads, 225-239 on one)."""
+        if array.dtype != np.int8 or not array.flags.c_contiguous or array.ctypes.data % 8:
+            narrowed = np.empty(array.shape, dtype=np.int8)
+            if not kernels.narrow(array, narrowed):
+                return False
+            array = narrowed
+        ranked = self.ranked_values
+        assert ranked is not None
+        words = array.reshape(-1).view(np.uint64)
+        answered: bool = kernels.values_by_rank(words, ranked.base, ranked.position, ranked.packed, out)
+        return answered
 
     def _checked(self, array: np.ndarray, start: int, stop: int) -> np.ndarray:
         part = array[start:stop]
@@ -321,17 +338,6 @@ def _permuted_masks(masks: np.ndarray, perm: tuple[int, ...]) -> np.ndarray:
     for i, source in enumerate(perm):
         out |= ((wide >> np.uint32(source)) & np.uint32(1)) << np.uint32(i)
     return out
-
-
-def _two_bit_values(results: np.ndarray) -> np.ndarray:
-    """Four places to a byte, two bits each: 0 no position, else value + 2."""
-    state = np.where(results == NO_POSITION, 0, results // (1 << REMOTENESS_BITS) + 1).astype(np.uint8)
-    packed = np.zeros(len(state) // 4 + 1, dtype=np.uint8)
-    for k in range(4):
-        part = state[k::4]
-        packed[: len(part)] |= part << np.uint8(2 * k)
-    packed.flags.writeable = False
-    return packed
 
 
 def _uniform(rng: Any, size: int) -> np.ndarray:
