@@ -171,3 +171,16 @@ def test_a_command_line_lookup_opens_its_database_once(db_path):
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines()[-1] == "2"
+
+
+@pytest.mark.parametrize("lookup", [True, False], ids=["analyze", "version"])
+def test_the_command_line_leaves_locale_unloaded(db_path, lookup):
+    # click's help_option and version_option look their default text up in gettext's
+    # translations, which searches the file system and imports locale: 2.5% of importing click.
+    # (Help itself is translated: its headings are gettext's.)
+    args = ["analyze", "X...O....", "--json", "--db", str(db_path)] if lookup else ["--version"]
+    code = (
+        f"from ttt_solver.cli import main\ntry:\n    main({args!r})\n"
+        "except SystemExit as done:\n    assert done.code == 0, done.code\n"
+    )
+    assert loaded_after(code, ("locale",)) == set()
