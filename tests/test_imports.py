@@ -157,3 +157,30 @@ def test_numba_is_imported_by_the_first_batch_lookup_only(db_path):
     assert loaded_after(
         load + "import numpy as np\noracle.value_batch(np.zeros((1 << 16, 9), dtype=np.int8))", ("numba",)
     ) == {"numba"}  # a batch of tables.LOAD_BATCH boards: a smaller one stays on numpy's
+
+
+def test_a_command_line_lookup_opens_its_database_once(db_path):
+    # Learning the variant --db holds and reading its rows share one connection: each opening
+    # reads the schema of the positions table again (its generated columns are long).
+    code = (
+        "import sqlite3\nopened = []\nconnect = sqlite3.connect\n"
+        "def counted(*args, **kwargs):\n    opened.append(args[0])\n    return connect(*args, **kwargs)\n"
+        f"sqlite3.connect = counted\nfrom ttt_solver.cli import main\nfor command in ('analyze', 'best'):\n"
+        f"    try:\n        main([command, 'X...O....', '--json', '--db', {str(db_path)!r}])\n"
+        "    except SystemExit as done:\n        assert done.code == 0, done.code\nprint(len(opened))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "2"
+
+
+@pytest.mark.parametrize("lookup", [True, False], ids=["analyze", "version"])
+def test_the_command_line_leaves_locale_unloaded(db_path, lookup):
+    # click's help_option and version_option look their default text up in gettext's
+    # translations, which searches the file system and imports locale: 2.5% of importing click.
+    # (Help itself is translated: its headings are gettext's.)
+    args = ["analyze", "X...O....", "--json", "--db", str(db_path)] if lookup else ["--version"]
+    code = (
+        f"from ttt_solver.cli import main\ntry:\n    main({args!r})\n"
+        "except SystemExit as done:\n    assert done.code == 0, done.code\n"
+    )
+    assert loaded_after(code, ("locale",)) == set()

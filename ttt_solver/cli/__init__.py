@@ -56,6 +56,43 @@ CLOSED_PIPE = 141
 HELP_OPTIONS = ["-h", "--help"]
 
 
+# -h/--help and --version as click's help_option and version_option make them, but with their
+# text given: those decorators look their default text up in gettext's translations, which
+# searches the file system and imports locale, 2.5% of importing click, on every command line.
+def _help_option() -> click.Option:
+    return click.Option(
+        HELP_OPTIONS,
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        help="Show this message and exit.",
+        callback=_help,
+    )
+
+
+def _help(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(ctx.get_help(), color=ctx.color)
+        ctx.exit()
+
+
+def _version_option() -> click.Option:
+    return click.Option(
+        ["--version"],
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        help="Show the version and exit.",
+        callback=_version,
+    )
+
+
+def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(f"ttt-lookup {__version__}", color=ctx.color)
+        ctx.exit()
+
+
 class TTTGroup(click.Group):
     """A click group that loads command modules on demand and turns library errors into one line."""
 
@@ -64,7 +101,7 @@ class TTTGroup(click.Group):
         # the first context that asks and keeps it, and a context of the command alone (as a
         # documentation generator makes) would leave it --help only for the rest of the process.
         if not any(HELP_OPTIONS[0] in param.opts for param in cmd.params):
-            click.help_option(*HELP_OPTIONS)(cmd)
+            cmd.params.append(_help_option())
         for param in cmd.params:  # plain text too follows the one rule of every parameter's text
             if type(param.type) is click.types.StringParamType:
                 param.type = TEXT
@@ -166,7 +203,6 @@ def _stop_behind(error: BaseException) -> KeyboardInterrupt | Terminated | None:
 
 @click.group(cls=TTTGroup, context_settings={"help_option_names": HELP_OPTIONS})
 @colour_option
-@click.version_option(__version__, "--version", prog_name="ttt-lookup", message="%(prog)s %(version)s")
 def cli() -> None:
     """Look up exact values, remoteness and best moves of tic-tac-toe positions.
 
@@ -178,6 +214,9 @@ def cli() -> None:
         ttt-lookup analyze X...O....
         ttt-lookup best --moves 4,0
     """
+
+
+cli.params += [_version_option(), _help_option()]
 
 
 def _complete_commands(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[str]:

@@ -31,7 +31,7 @@ from ..lookup.oracle import Oracle
 from ..store import Target
 from ..store.build_cost import existing_default
 from ..store.paths import database_file
-from ..store.reader import held_variant
+from ..store.reader import Reader
 from ..system.memory import out_of_memory
 from .params import PATH, BadValue, FileName
 
@@ -184,9 +184,15 @@ def _chosen_variant(db: str | None, given: Variant | None, writes: bool) -> tupl
 
     target = Target.parse(db)  # InvalidTargetError: bad input, whatever the command
     try:
-        held = Variant.parse(held_variant(db))
-    except (DatabaseError, InvalidVariantError):
+        reader = Reader(target, None)
+    except DatabaseError:
         return given or STANDARD, False
+    try:
+        held = Variant.parse(reader.variant_name)
+    except InvalidVariantError:
+        reader.close()
+        return given or STANDARD, False
+    _keep_open(reader, writes or (given is not None and held != given))
     if given is None:
         return held, True
     if held != given and not writes:
@@ -195,6 +201,22 @@ def _chosen_variant(db: str | None, given: Variant | None, writes: bool) -> tupl
             f" implies the variant), or build the {given.name} database with: ttt-lookup build --variant {given.name}"
         )
     return given, False
+
+
+# The key of click's context meta under which database_options keeps the database it opened to
+# learn its variant, for load_oracle: a command opens its database once.
+OPENED = "ttt_solver.opened"
+
+
+def _keep_open(reader: Reader, close: bool) -> None:
+    """Keep ``reader`` for :func:`load_oracle`, closed when the command ends unless it takes it
+    (or now, when ``close``, or outside a command)."""
+    ctx = click.get_current_context(silent=True)
+    if close or ctx is None:
+        reader.close()
+        return
+    ctx.meta[OPENED] = reader
+    ctx.call_on_close(reader.close)
 
 
 def board_input(f: F) -> F:
@@ -245,4 +267,13 @@ def load_oracle(db: str | os.PathLike[str] | None, variant: Variant, many: bool 
     oracle loads the digest-checked arrays once instead.
     """
 
+    ctx = click.get_current_context(silent=True)
+    opened = None if ctx is None else ctx.meta.pop(OPENED, None)
+    if (
+        opened is not None
+        and db is not None
+        and opened.target == Target.parse(db)
+        and opened.variant_name == variant.name
+    ):
+        return Oracle.from_reader(opened, eager=many)
     return Oracle.load(resolve_database(None if db is None else str(db), variant), variant, eager=many)

@@ -111,28 +111,17 @@ def _texts(data: Any) -> bool:
 
 
 def _flat(data: Any) -> str | None:
-    """The one-line form of a scalar, or of an array or object of scalars; None for any other."""
+    """The one-line form of a scalar, or of an array or object of scalars (``json.dumps``'s,
+    written in one call); None for any other."""
     if data.__class__ in (list, tuple):
-        items = _scalars(data)
-        return None if items is None else f"[{', '.join(items)}]"
-    if data.__class__ is dict:
-        keys = _scalars(data) if all(key.__class__ is str for key in data) else None
-        values = None if keys is None else _scalars(data.values())
-        if keys is None or values is None:
+        items: Iterable[Any] = data
+    elif data.__class__ is dict:
+        if not all(key.__class__ is str for key in data):
             return None
-        return "{" + ", ".join(f"{key}: {value}" for key, value in zip(keys, values)) + "}"
-    return _scalar(data)
-
-
-def _scalars(items: Iterable[Any]) -> list[str] | None:
-    """Each item as a JSON scalar; None if one of them is an array or object."""
-    found = []
-    for item in items:
-        text = _scalar(item)
-        if text is None:
-            return None
-        found.append(text)
-    return found
+        items = data.values()
+    else:
+        return _scalar(data)
+    return None if any(isinstance(item, (list, tuple, dict)) for item in items) else json.dumps(data)
 
 
 def _scalar(data: Any) -> str | None:

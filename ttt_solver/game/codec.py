@@ -85,12 +85,10 @@ def canonical_children(text: str, mark: str, variant: Variant) -> tuple[tuple[in
     join = "".join
     images = [int(join(get(digits)), 3) for get in getters]  # type: ignore[operator]
     step = 1 if mark == "X" else -1  # the empty digit 1 becomes X's 2 or O's 0
-    landing = _landing(variant)
-    return tuple(
-        (cell, min([image + step * weights[cell] for image, weights in zip(images, landing)]))
-        for cell in range(len(digits))
-        if digits[cell] == "1"
-    )
+    # Each symmetry's images of every cell's child, then the least image of each cell's child.
+    children = [[image + step * weight for weight in weights] for image, weights in zip(images, _landing(variant))]
+    least = map(min, *children)
+    return tuple((cell, code) for cell, code in enumerate(least) if digits[cell] == "1")
 
 
 @cache

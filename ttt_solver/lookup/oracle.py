@@ -88,6 +88,19 @@ class Oracle:
         if given is None and not _names_a_variant(reader.variant_name):
             reader.close()  # a damaged meta table: opened as 3x3, the reader says what it holds instead
             reader = Reader(target, STANDARD.name)
+        return cls._over(reader, given, eager, verify)
+
+    @classmethod
+    @memory_is_an_error("load the database")
+    def from_reader(cls, reader: Reader, *, eager: bool = True, verify: bool = False) -> Oracle:
+        """An oracle over a database already open (the command line opens it once to learn its
+        variant), of the variant it holds; the oracle owns the reader from then on. ``eager``,
+        ``verify``: as :meth:`load`."""
+        return cls._over(reader, None, eager, verify)
+
+    @classmethod
+    def _over(cls, reader: Reader, given: Variant | None, eager: bool, verify: bool) -> Oracle:
+        """An oracle over ``reader`` (closed here if that fails), of ``given`` or the variant it holds."""
         try:
             database = DatabaseRows(reader, given or Variant.parse(reader.variant_name))
             if verify:
