@@ -22,11 +22,13 @@ import numpy as np
 
 from ..game.codec import ILLEGAL, PLAYING
 from ..game.value_bytes import NO_MOVE, NO_POSITION, byte_tables
+from ..game.values import SPAN
 from .tiers import Tiers
 
 Function = TypeVar("Function", bound=Callable[..., Any])
 CELL_BITS = 5  # a move's cell in the low bits of :func:`_low_moves`'s entries (cells <= 25 < 32)
 CELL_MASK = (1 << CELL_BITS) - 1
+KINDS = 4  # a move's score by its value for the mover (score // SPAN): win, draw, loss, no move
 
 
 def _compiled(function: Function) -> Function:
@@ -93,47 +95,51 @@ def _high_children(high: int, moves: tuple[Any, ...], children: np.ndarray, cell
 
 @_inlined
 def _back_up(low: int, high_empty: int, children: np.ndarray, cells: np.ndarray, low_child: int,
-             moves: tuple[Any, ...], scores: np.ndarray, moved: np.ndarray) -> tuple[int, ...]:  # fmt: skip
+             moves: tuple[Any, ...], tally: np.ndarray) -> tuple[int, ...]:  # fmt: skip
     """The board's value, remoteness, best and preferred moves, and wins, draws and losses,
     from its children's result bytes (as :func:`.passes.solve_chunk` makes them with
-    :func:`ttt_solver.game.value_bytes.back_up`): the score of each move on an empty cell,
-    found by the child's rank (from :func:`_high_children` and :func:`low_moves`), and the
-    best (lowest) score. A taken cell has no score, so no bit and no count."""
+    :func:`ttt_solver.game.value_bytes.back_up`), in one pass over the moves on its empty
+    cells: each move's score, found by the child's rank (from :func:`_high_children` and
+    :func:`_low_moves`), counted and its cell marked by the score's value (:func:`_tally`). A
+    taken cell has no score, so no bit and no count."""
     _high_steps, low_moves, low_empty, _offsets, rank_low, below, move_score, move_value, top_remoteness = moves
     own_low = rank_low[low]
-    top = 255
+    tally[:] = 0
+    top, preferred = NO_MOVE, 0
     for i in range(high_empty):
-        score = move_score[below[children[i] + own_low]]
-        scores[i], moved[i] = score, cells[i]
-        top = min(top, score)
-    empty = high_empty
+        top, preferred = _tally(move_score[below[children[i] + own_low]], cells[i], top, preferred, tally)
     for j in range(low_empty[low]):
         move = low_moves[low, j]
         score = move_score[below[low_child + (move >> CELL_BITS)]]
-        scores[empty], moved[empty] = score, move & CELL_MASK
-        top = min(top, score)
-        empty += 1
-    value = move_value[top]
-    best = preferred = wins = draws = losses = 0
-    for i in range(empty):
-        score_value = move_value[scores[i]]
-        wins += score_value == 1
-        draws += score_value == 0
-        losses += score_value == -1
-        best |= int(score_value == value) << moved[i]
-        preferred |= int(scores[i] == top) << moved[i]
+        top, preferred = _tally(score, move & CELL_MASK, top, preferred, tally)
     if top == NO_MOVE:  # no child is a position (bytes no solve makes): every cell alike, as numpy's back-up
-        best = preferred = (1 << scores.shape[0]) - 1
-    return value, top_remoteness[top], best, preferred, wins, draws, losses
+        every = (1 << (moves[0].shape[0] + moves[1].shape[1])) - 1
+        return move_value[top], top_remoteness[top], every, every, 0, 0, 0
+    best = tally[KINDS + top // SPAN]  # the moves of the best move's value
+    return move_value[top], top_remoteness[top], best, preferred, tally[0], tally[1], tally[2]
+
+
+@_inlined
+def _tally(score: int, cell: int, top: int, preferred: int, tally: np.ndarray) -> tuple[int, int]:
+    """One move's score counted: ``tally[kind]`` counts the moves of each kind of score (its
+    value: a win, a draw, a loss, no move) and ``tally[KINDS + kind]`` marks their cells; the
+    best (lowest) score so far and the cells that reach it."""
+    kind = score // SPAN
+    tally[kind] += 1
+    tally[KINDS + kind] |= 1 << cell
+    if score < top:
+        return score, 1 << cell
+    if score == top:
+        return top, preferred | 1 << cell
+    return top, preferred
 
 
 @_inlined
 def _scratch(moves: tuple[Any, ...]) -> tuple[np.ndarray, ...]:
-    """Room for a board's moves (their scores and cells) and for its high half's (their
-    children's ranks and cells)."""
+    """Room for a board's tally of its moves (:func:`_tally`) and for its high half's moves
+    (their children's ranks and their cells, :func:`_high_children`)."""
     high_cells = moves[0].shape[0]
-    cells = high_cells + moves[1].shape[1]
-    return (np.empty(cells, dtype=np.uint8), np.empty(cells, dtype=np.int64), np.empty(high_cells, dtype=np.int64),
+    return (np.empty(2 * KINDS, dtype=np.int64), np.empty(high_cells, dtype=np.int64),
             np.empty(high_cells, dtype=np.int64))  # fmt: skip
 
 
@@ -148,9 +154,9 @@ def _solve_ranks(ply: int, start: int, stop: int, boards: tuple[Any, ...], rules
     offsets, partner, class_start, lows, high = boards
     image_high, image_low, x_high, x_low, o_high, o_low, line_cells, base, misere = rules
     code, value, remoteness, best, preferred, orbit, wins, draws, losses = out
-    scores, moved, children, cells = _scratch(moves)
+    tally, children, cells = _scratch(moves)
     shares = np.empty(image_high.shape[0], dtype=np.int64)
-    x_moved_last, full = ply % 2 == 1, ply == len(scores)
+    x_moved_last, full = ply % 2 == 1, ply == moves[0].shape[0] + moves[1].shape[1]
     count = 0
     while offsets[high] < stop:
         begin, end = max(offsets[high], start), min(offsets[high + 1], stop)
@@ -170,7 +176,7 @@ def _solve_ranks(ply: int, start: int, stop: int, boards: tuple[Any, ...], rules
             remoteness[count] = best[count] = preferred[count] = wins[count] = draws[count] = losses[count] = 0
             if terminal == PLAYING:
                 (value[count], remoteness[count], best[count], preferred[count], wins[count], draws[count],
-                 losses[count]) = _back_up(low, high_empty, children, cells, low_child, moves, scores, moved)  # fmt: skip
+                 losses[count]) = _back_up(low, high_empty, children, cells, low_child, moves, tally)  # fmt: skip
             count += 1
         high += 1
     return count
@@ -182,7 +188,7 @@ def _solve_found(high: np.ndarray, low: np.ndarray, terminal: np.ndarray, moves:
     """Canonical legal positions found already (:func:`.passes.positions`, in code order)
     valued into ``out``."""
     _code, value, remoteness, best, preferred, _orbit, wins, draws, losses = out
-    scores, moved, children, cells = _scratch(moves)
+    tally, children, cells = _scratch(moves)
     high_empty, low_child, children_of = 0, 0, -1
     for i in range(len(high)):
         value[i] = terminal[i]
@@ -191,7 +197,7 @@ def _solve_found(high: np.ndarray, low: np.ndarray, terminal: np.ndarray, moves:
             if high[i] != children_of:
                 (high_empty, low_child), children_of = _high_children(high[i], moves, children, cells), high[i]
             value[i], remoteness[i], best[i], preferred[i], wins[i], draws[i], losses[i] = _back_up(
-                low[i], high_empty, children, cells, low_child, moves, scores, moved
+                low[i], high_empty, children, cells, low_child, moves, tally
             )
 
 
