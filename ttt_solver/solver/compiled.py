@@ -207,8 +207,9 @@ def _image_ranks(code: np.ndarray, base: int, s: int, halves: tuple[Any, ...], o
     """``out[i]``: the rank in its tier of board ``i``'s image under symmetry ``s``, each half's
     share of the image's halves added (see :class:`ttt_solver.game.array_rules.Geometry`)."""
     high_high, high_low, low_high, low_low = halves
+    high = 0
     for i in range(len(code)):
-        high, low = code[i] // base, code[i] % base
+        high, low = _halves_of(code[i], high, base)
         out[i] = offsets[high_high[s, high] + low_high[s, low]] + rank_low[high_low[s, high] + low_low[s, low]]
 
 
@@ -217,11 +218,30 @@ def _spread(code: np.ndarray, result: np.ndarray, base: int, halves: tuple[Any, 
             rank_low: np.ndarray, out: np.ndarray) -> None:  # fmt: skip
     """``out[rank of each image of board i] = result[i]``, ranks as :func:`_image_ranks`."""
     high_high, high_low, low_high, low_low = halves
+    high = 0
     for i in range(len(code)):
-        high, low = code[i] // base, code[i] % base
+        high, low = _halves_of(code[i], high, base)
         for s in range(len(high_high)):
             rank = offsets[high_high[s, high] + low_high[s, low]] + rank_low[high_low[s, high] + low_low[s, low]]
             out[rank] = result[i]
+
+
+@_inlined
+def _halves_of(code: int, high: int, base: int) -> tuple[int, int]:
+    """The halves of ``code``, the high one tried first as the last board's (boards come in
+    code order, a run of them to a high half): a division (slow) only where the run ends."""
+    low = code - high * base
+    if low < 0 or low >= base:
+        high = code // base
+        low = code - high * base
+    return high, low
+
+
+@_compiled
+def _scatter(out: np.ndarray, ranks: np.ndarray, results: np.ndarray) -> None:
+    """``out[ranks[i]] = results[i]``."""
+    for i in range(len(ranks)):
+        out[ranks[i]] = results[i]
 
 
 # -- what the passes call -------------------------------------------------------------------
@@ -259,6 +279,11 @@ def image_ranks(tiers: Tiers, ply: int, code: np.ndarray, symmetry: int) -> np.n
 def spread(tiers: Tiers, ply: int, code: np.ndarray, result: np.ndarray, out: np.ndarray) -> None:
     """``out[rank of each image of each board] = its result``, boards of tier ``ply``."""
     _spread(code, result, tiers.geometry.base, _halves(tiers), tiers.offsets[ply], tiers.rank_low, out)
+
+
+def scatter(out: np.ndarray, ranks: np.ndarray, results: np.ndarray) -> None:
+    """``out[ranks] = results``: numpy's fancy assignment copies the ranks to its own index type first."""
+    _scatter(out, ranks, results)
 
 
 def _halves(tiers: Tiers) -> tuple[np.ndarray, ...]:
