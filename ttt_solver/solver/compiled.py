@@ -286,9 +286,13 @@ def scatter(out: np.ndarray, ranks: np.ndarray, results: np.ndarray) -> None:
     _scatter(out, ranks, results)
 
 
+@cache
 def _halves(tiers: Tiers) -> tuple[np.ndarray, ...]:
+    """Each half's share of each image's halves (:class:`ttt_solver.game.array_rules.Geometry`),
+    as int32 (each under 3**13): half the bytes of int64, so that a symmetry's four tables sit
+    in the cache together."""
     (high_high, high_low), (low_high, low_low) = tiers.geometry.image_halves
-    return high_high, high_low, low_high, low_low
+    return tuple(table.astype(np.int32) for table in (high_high, high_low, low_high, low_low))
 
 
 def _moves(tiers: Tiers, ply: int, below: np.ndarray | None) -> tuple[Any, ...]:
