@@ -64,7 +64,7 @@ void canonical(int64_t n, const int64_t *high, const int64_t *low, int64_t symme
 @numba.njit(cache=True)
 def numba_canonical(high: np.ndarray, low: np.ndarray, image_high: np.ndarray, image_low: np.ndarray, orbit: np.ndarray) -> None:  # fmt: skip
     for i in range(len(high)):
-        orbit[i] = _canonical_orbit(high[i], low[i], image_high, image_low)
+        orbit[i] = _canonical_orbit(image_high[:, high[i]], low[i], image_low)
 
 
 def c_canonical(folder: str) -> ctypes.CDLL:

@@ -19,7 +19,18 @@ import ttt_solver
 from ttt_solver import Oracle
 from ttt_solver.builder.build import build
 from ttt_solver.game.variant import Variant
-from ttt_solver.solver import COLUMNS, Solved, images, new_tier, positions, solve_chunk, solve_tables, spread, tiers
+from ttt_solver.solver import (
+    COLUMNS,
+    Solved,
+    images,
+    new_tier,
+    positions,
+    scatter,
+    solve_chunk,
+    solve_tables,
+    spread,
+    tiers,
+)
 from ttt_solver.solver.passes import LOAD_BOARDS, compiled_passes
 from ttt_solver.system.compiled_loops import VARIABLE as PASSES_VARIABLE
 
@@ -103,11 +114,17 @@ def test_a_random_chunk_is_solved_and_spread_alike_both_ways(chunk):
         given_positions = solve_chunk(found, ply, start, stop, below, positions(found, ply, start, stop))
         ranks = [rank for rank, _result in images(found, ply, fast)]
         spread(found, ply, fast, spread_out := new_tier(found, ply))
+        scattered = [new_tier(found, ply) for _ in ranks]
+        for out, (rank, result) in zip(scattered, images(found, ply, fast)):
+            scatter(out, rank.astype(np.uint32), result)
     with numpy_passes():
         plain = solve_chunk(found, ply, start, stop, below)
         assert_same(fast, plain)
         assert_same(given_positions, plain)
         assert all(np.array_equal(a, b) for a, (b, _result) in zip(ranks, images(found, ply, plain), strict=True))
+        for out, (rank, result) in zip(scattered, images(found, ply, plain), strict=True):
+            scatter(expected := new_tier(found, ply), rank.astype(np.uint32), result)  # a range's gather
+            assert np.array_equal(out, expected)
         spread(found, ply, plain, plain_out := new_tier(found, ply))
     assert np.array_equal(spread_out, plain_out)
 

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..errors import EngineError
 from ..game.value_bytes import NO_POSITION
-from ..solver import Solved, Tiers, checksums, images
+from ..solver import Solved, Tiers, checksums, images, scatter
 from .storage import Storage
 
 RANGE_LIMIT = 1 << 32  # boards of a range at most: an image's rank in its range is a uint32
@@ -135,7 +135,7 @@ def gather_range(storage: Storage, groups: Sequence[Group], boards: int, name: s
             group = storage.read(chunk_file, np.uint8, start, stop - start)
             check_crc(storage, chunk_file, f" (bytes {start:,} to {stop:,})", zlib.crc32(group.data), crc)
             split = (stop - start) // IMAGE_BYTES * RANK.itemsize
-            out[group[:split].view(RANK)] = group[split:]
+            scatter(out, group[:split].view(RANK), group[split:])
     with storage.create(name) as file:
         return write_pieces(file, [out])
 

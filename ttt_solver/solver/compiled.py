@@ -14,16 +14,21 @@ read-only installation) in the user's cache folder, or where ``NUMBA_CACHE_DIR``
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Any, TypeVar, cast
 
 import numba
 import numpy as np
 
 from ..game.codec import ILLEGAL, PLAYING
-from ..game.value_bytes import NO_POSITION, byte_tables
+from ..game.value_bytes import NO_MOVE, NO_POSITION, byte_tables
+from ..game.values import SPAN
 from .tiers import Tiers
 
 Function = TypeVar("Function", bound=Callable[..., Any])
+CELL_BITS = 5  # a move's cell in the low bits of :func:`_low_moves`'s entries (cells <= 25 < 32)
+CELL_MASK = (1 << CELL_BITS) - 1
+KINDS = 4  # a move's score by its value for the mover (score // SPAN): win, draw, loss, no move
 
 
 def _compiled(function: Function) -> Function:
@@ -42,16 +47,17 @@ def _inlined(function: Function) -> Function:
 
 # -- one board ----------------------------------------------------------------------------
 @_inlined
-def _canonical_orbit(high: int, low: int, image_high: np.ndarray, image_low: np.ndarray) -> int:
-    """The board's orbit if it is its own canonical form (no image has a smaller code), else 0."""
-    code = image_high[0, high] + image_low[0, low]
+def _canonical_orbit(shares: np.ndarray, low: int, image_low: np.ndarray) -> int:
+    """The board's orbit if it is its own canonical form (no image has a smaller code), else 0;
+    ``shares``: its high half's share of each image's code (``image_high[:, high]``)."""
+    code = shares[0] + image_low[0, low]
     fixed = 1  # symmetries that map the board to itself
-    for s in range(1, len(image_high)):
-        image = image_high[s, high] + image_low[s, low]
+    for s in range(1, len(shares)):
+        image = shares[s] + image_low[s, low]
         if image < code:
             return 0
         fixed += image == code
-    return len(image_high) // fixed
+    return len(shares) // fixed
 
 
 @_inlined
@@ -73,66 +79,104 @@ def _terminal(x_bits: int, o_bits: int, x_moved_last: bool, full: bool, line_cel
 
 
 @_inlined
-def _back_up(high: int, low: int, moves: tuple[Any, ...], scores: np.ndarray) -> tuple[int, ...]:
+def _high_children(high: int, moves: tuple[Any, ...], children: np.ndarray, cells: np.ndarray) -> tuple[int, int]:
+    """What the children of a high half's boards share. For each empty cell of the high half
+    (``cells[i]``, how many returned): ``children[i]``, the rank in the tier below of the first
+    board whose high half is the child's; and (returned) the same for a move in the low half."""
+    high_steps, offsets = moves[0], moves[3]
+    empty = 0
+    for cell in range(high_steps.shape[0]):
+        step = high_steps[cell, high]
+        if step < high_steps.shape[1]:  # not taken
+            children[empty], cells[empty] = offsets[step], cell
+            empty += 1
+    return empty, int(offsets[high])
+
+
+@_inlined
+def _back_up(low: int, high_empty: int, children: np.ndarray, cells: np.ndarray, low_child: int,
+             moves: tuple[Any, ...], tally: np.ndarray) -> tuple[int, ...]:  # fmt: skip
     """The board's value, remoteness, best and preferred moves, and wins, draws and losses,
     from its children's result bytes (as :func:`.passes.solve_chunk` makes them with
-    :func:`ttt_solver.game.value_bytes.back_up`): each move's score, found by the child's rank,
-    and the best (lowest) score."""
-    high_steps, low_steps, offsets, rank_low, below, move_score, move_value, top_remoteness = moves
-    last = below.shape[0] - 1  # the NO_POSITION byte a taken cell's rank is clipped to
-    split = high_steps.shape[0]
-    top = 255
-    for cell in range(scores.shape[0]):
-        if cell < split:
-            rank = offsets[high_steps[cell, high]] + rank_low[low]
-        else:
-            rank = offsets[high] + rank_low[low_steps[cell - split, low]]
-        scores[cell] = move_score[below[min(rank, last)]]
-        top = min(top, scores[cell])
-    value = move_value[top]
-    best = preferred = wins = draws = losses = 0
-    for cell in range(scores.shape[0]):
-        score_value = move_value[scores[cell]]
-        wins += score_value == 1
-        draws += score_value == 0
-        losses += score_value == -1
-        if score_value == value:
-            best |= 1 << cell
-        if scores[cell] == top:
-            preferred |= 1 << cell
-    return value, top_remoteness[top], best, preferred, wins, draws, losses
+    :func:`ttt_solver.game.value_bytes.back_up`), in one pass over the moves on its empty
+    cells: each move's score, found by the child's rank (from :func:`_high_children` and
+    :func:`_low_moves`), counted and its cell marked by the score's value (:func:`_tally`). A
+    taken cell has no score, so no bit and no count."""
+    _high_steps, low_moves, low_empty, _offsets, rank_low, below, move_score, move_value, top_remoteness = moves
+    own_low = rank_low[low]
+    tally[:] = 0
+    top, preferred = NO_MOVE, 0
+    for i in range(high_empty):
+        top, preferred = _tally(move_score[below[children[i] + own_low]], cells[i], top, preferred, tally)
+    for j in range(low_empty[low]):
+        move = low_moves[low, j]
+        score = move_score[below[low_child + (move >> CELL_BITS)]]
+        top, preferred = _tally(score, move & CELL_MASK, top, preferred, tally)
+    if top == NO_MOVE:  # no child is a position (bytes no solve makes): every cell alike, as numpy's back-up
+        every = (1 << (moves[0].shape[0] + moves[1].shape[1])) - 1
+        return move_value[top], top_remoteness[top], every, every, 0, 0, 0
+    best = tally[KINDS + top // SPAN]  # the moves of the best move's value
+    return move_value[top], top_remoteness[top], best, preferred, tally[0], tally[1], tally[2]
+
+
+@_inlined
+def _tally(score: int, cell: int, top: int, preferred: int, tally: np.ndarray) -> tuple[int, int]:
+    """One move's score counted: ``tally[kind]`` counts the moves of each kind of score (its
+    value: a win, a draw, a loss, no move) and ``tally[KINDS + kind]`` marks their cells; the
+    best (lowest) score so far and the cells that reach it."""
+    kind = score // SPAN
+    tally[kind] += 1
+    tally[KINDS + kind] |= 1 << cell
+    if score < top:
+        return score, 1 << cell
+    if score == top:
+        return top, preferred | 1 << cell
+    return top, preferred
+
+
+@_inlined
+def _scratch(moves: tuple[Any, ...]) -> tuple[np.ndarray, ...]:
+    """Room for a board's tally of its moves (:func:`_tally`) and for its high half's moves
+    (their children's ranks and their cells, :func:`_high_children`)."""
+    high_cells = moves[0].shape[0]
+    return (np.empty(2 * KINDS, dtype=np.int64), np.empty(high_cells, dtype=np.int64),
+            np.empty(high_cells, dtype=np.int64))  # fmt: skip
 
 
 # -- loops over a chunk (each unpacks its tables once: unpacked per board, they cost more than
-# the board's work) ---------------------------------------------------------------------------
+# the board's work; and looks up what a high half's boards share once per high half) ----------
 @_compiled
 def _solve_ranks(ply: int, start: int, stop: int, boards: tuple[Any, ...], rules: tuple[Any, ...],
                  moves: tuple[Any, ...], out: tuple[Any, ...]) -> int:  # fmt: skip
     """The canonical legal boards among ranks ``start`` to ``stop`` of tier ``ply``, solved into
-    the first rows of ``out`` (zeros); how many. The boards come in rank order, as
+    the first rows of ``out``; how many. The boards come in rank order, as
     :meth:`.tiers.Tiers.boards` makes them: the run of low halves of each high half in turn."""
     offsets, partner, class_start, lows, high = boards
     image_high, image_low, x_high, x_low, o_high, o_low, line_cells, base, misere = rules
     code, value, remoteness, best, preferred, orbit, wins, draws, losses = out
-    scores = np.empty(moves[0].shape[0] + moves[1].shape[0], dtype=np.uint8)
-    x_moved_last, full = ply % 2 == 1, ply == len(scores)
+    tally, children, cells = _scratch(moves)
+    shares = np.empty(image_high.shape[0], dtype=np.int64)
+    x_moved_last, full = ply % 2 == 1, ply == moves[0].shape[0] + moves[1].shape[1]
     count = 0
     while offsets[high] < stop:
         begin, end = max(offsets[high], start), min(offsets[high + 1], stop)
         run = class_start[max(partner[high], 0)] - offsets[high]  # (no run where the high half has no boards)
+        shares[:] = image_high[:, high]
+        high_empty, low_child = _high_children(high, moves, children, cells)
+        x_own, o_own, high_code = x_high[high], o_high[high], high * base
         for rank in range(begin, end):
             low = lows[run + rank]
-            symmetric = _canonical_orbit(high, low, image_high, image_low)
+            symmetric = _canonical_orbit(shares, low, image_low)
             if symmetric == 0:
                 continue
-            x_bits, o_bits = x_high[high] & x_low[low], o_high[high] & o_low[low]
-            terminal = _terminal(x_bits, o_bits, x_moved_last, full, line_cells, misere)
+            terminal = _terminal(x_own & x_low[low], o_own & o_low[low], x_moved_last, full, line_cells, misere)
             if terminal == ILLEGAL:
                 continue
-            code[count], orbit[count], value[count] = high * base + low, symmetric, terminal
+            code[count], orbit[count], value[count] = high_code + low, symmetric, terminal
+            remoteness[count] = best[count] = preferred[count] = wins[count] = draws[count] = losses[count] = 0
             if terminal == PLAYING:
                 (value[count], remoteness[count], best[count], preferred[count], wins[count], draws[count],
-                 losses[count]) = _back_up(high, low, moves, scores)  # fmt: skip
+                 losses[count]) = _back_up(low, high_empty, children, cells, low_child, moves, tally)  # fmt: skip
             count += 1
         high += 1
     return count
@@ -141,15 +185,19 @@ def _solve_ranks(ply: int, start: int, stop: int, boards: tuple[Any, ...], rules
 @_compiled
 def _solve_found(high: np.ndarray, low: np.ndarray, terminal: np.ndarray, moves: tuple[Any, ...],
                  out: tuple[Any, ...]) -> None:  # fmt: skip
-    """Canonical legal positions found already (:func:`.passes.positions`) valued into ``out``
-    (zeros)."""
+    """Canonical legal positions found already (:func:`.passes.positions`, in code order)
+    valued into ``out``."""
     _code, value, remoteness, best, preferred, _orbit, wins, draws, losses = out
-    scores = np.empty(moves[0].shape[0] + moves[1].shape[0], dtype=np.uint8)
+    tally, children, cells = _scratch(moves)
+    high_empty, low_child, children_of = 0, 0, -1
     for i in range(len(high)):
         value[i] = terminal[i]
+        remoteness[i] = best[i] = preferred[i] = wins[i] = draws[i] = losses[i] = 0
         if terminal[i] == PLAYING:
+            if high[i] != children_of:
+                (high_empty, low_child), children_of = _high_children(high[i], moves, children, cells), high[i]
             value[i], remoteness[i], best[i], preferred[i], wins[i], draws[i], losses[i] = _back_up(
-                high[i], low[i], moves, scores
+                low[i], high_empty, children, cells, low_child, moves, tally
             )
 
 
@@ -159,8 +207,9 @@ def _image_ranks(code: np.ndarray, base: int, s: int, halves: tuple[Any, ...], o
     """``out[i]``: the rank in its tier of board ``i``'s image under symmetry ``s``, each half's
     share of the image's halves added (see :class:`ttt_solver.game.array_rules.Geometry`)."""
     high_high, high_low, low_high, low_low = halves
+    high = 0
     for i in range(len(code)):
-        high, low = code[i] // base, code[i] % base
+        high, low = _halves_of(code[i], high, base)
         out[i] = offsets[high_high[s, high] + low_high[s, low]] + rank_low[high_low[s, high] + low_low[s, low]]
 
 
@@ -169,11 +218,30 @@ def _spread(code: np.ndarray, result: np.ndarray, base: int, halves: tuple[Any, 
             rank_low: np.ndarray, out: np.ndarray) -> None:  # fmt: skip
     """``out[rank of each image of board i] = result[i]``, ranks as :func:`_image_ranks`."""
     high_high, high_low, low_high, low_low = halves
+    high = 0
     for i in range(len(code)):
-        high, low = code[i] // base, code[i] % base
+        high, low = _halves_of(code[i], high, base)
         for s in range(len(high_high)):
             rank = offsets[high_high[s, high] + low_high[s, low]] + rank_low[high_low[s, high] + low_low[s, low]]
             out[rank] = result[i]
+
+
+@_inlined
+def _halves_of(code: int, high: int, base: int) -> tuple[int, int]:
+    """The halves of ``code``, the high one tried first as the last board's (boards come in
+    code order, a run of them to a high half): a division (slow) only where the run ends."""
+    low = code - high * base
+    if low < 0 or low >= base:
+        high = code // base
+        low = code - high * base
+    return high, low
+
+
+@_compiled
+def _scatter(out: np.ndarray, ranks: np.ndarray, results: np.ndarray) -> None:
+    """``out[ranks[i]] = results[i]``."""
+    for i in range(len(ranks)):
+        out[ranks[i]] = results[i]
 
 
 # -- what the passes call -------------------------------------------------------------------
@@ -213,23 +281,50 @@ def spread(tiers: Tiers, ply: int, code: np.ndarray, result: np.ndarray, out: np
     _spread(code, result, tiers.geometry.base, _halves(tiers), tiers.offsets[ply], tiers.rank_low, out)
 
 
+def scatter(out: np.ndarray, ranks: np.ndarray, results: np.ndarray) -> None:
+    """``out[ranks] = results``: numpy's fancy assignment copies the ranks to its own index type first."""
+    _scatter(out, ranks, results)
+
+
+@cache
 def _halves(tiers: Tiers) -> tuple[np.ndarray, ...]:
+    """Each half's share of each image's halves (:class:`ttt_solver.game.array_rules.Geometry`),
+    as int32 (each under 3**13): half the bytes of int64, so that a symmetry's four tables sit
+    in the cache together."""
     (high_high, high_low), (low_high, low_low) = tiers.geometry.image_halves
-    return high_high, high_low, low_high, low_low
+    return tuple(table.astype(np.int32) for table in (high_high, high_low, low_high, low_low))
 
 
 def _moves(tiers: Tiers, ply: int, below: np.ndarray | None) -> tuple[Any, ...]:
     """What valuing a position of tier ``ply`` from its children reads (dummies in the last
     tier, whose positions are all finished)."""
     tables = byte_tables()
-    high_steps, low_steps = tiers.steps(ply)
+    high_steps, _low_steps = tiers.steps(ply)
+    low_moves, low_empty = _low_moves(tiers, ply % 2)
     offsets = tiers.offsets_padded[min(ply + 1, tiers.variant.cells)]
     below = np.full(1, NO_POSITION, dtype=np.uint8) if below is None else below
-    return (high_steps, low_steps, offsets, tiers.rank_low_padded, below, tables.move_score, tables.move_value,
+    return (high_steps, low_moves, low_empty, offsets, tiers.rank_low, below, tables.move_score, tables.move_value,
             tables.remoteness)  # fmt: skip
 
 
+@cache
+def _low_moves(tiers: Tiers, parity: int) -> tuple[np.ndarray, np.ndarray]:
+    """The moves on a low half's empty cells, as (halves, cells of the half) int32 and the
+    count of each half's, first in each row: the rank of the child's low half in its class
+    (:attr:`.tiers.Tiers.rank_low`) times 2**CELL_BITS plus the cell. A child's rank is the
+    rank of its high half's first board and this, one lookup a move where a taken cell costs
+    none."""
+    low_steps = tiers.steps(parity)[1]
+    halves = low_steps.shape[1]
+    empty = low_steps < halves  # (cells of the half, halves)
+    cell = np.arange(len(low_steps), dtype=np.int64)[:, None] + tiers.geometry.high_cells
+    move = tiers.rank_low[np.minimum(low_steps, halves - 1)] << CELL_BITS | cell
+    order = np.argsort(~empty, axis=0, kind="stable")  # each half's empty cells first
+    moves = np.take_along_axis(np.where(empty, move, 0), order, axis=0).T.astype(np.int32)
+    return np.ascontiguousarray(moves), empty.sum(axis=0).astype(np.int64)
+
+
 def _columns(count: int) -> tuple[np.ndarray, ...]:
-    """Solved columns (as :data:`.passes.COLUMNS`) of ``count`` rows of zeros."""
+    """Solved columns (as :data:`.passes.COLUMNS`) of ``count`` rows, for a kernel to fill."""
     dtypes = (np.int64, np.int8, np.int8, np.uint32, np.uint32, np.int8, np.uint8, np.uint8, np.uint8)
-    return tuple(np.zeros(count, dtype=dtype) for dtype in dtypes)
+    return tuple(np.empty(count, dtype=dtype) for dtype in dtypes)

@@ -9,6 +9,8 @@ Dask cluster's workers; :func:`ttt_solver.solver.solve.solve_tables` runs them i
 - :func:`spread`: the results of a chunk's canonical positions written to the ranks of every
   image of each (:func:`images`), so that the next tier up finds any child by its rank
   without canonicalising it.
+- :func:`scatter`: result bytes written to their ranks, where an engine gathers a range of a
+  tier from the images its chunks' tasks wrote.
 
 Each pass runs as numpy's whole-array steps or, with the ``[fast]`` extra (numba) installed, as
 a compiled loop over the boards (:mod:`.compiled`): the same results, byte for byte.
@@ -191,11 +193,26 @@ def spread(tiers: Tiers, ply: int, solved: Solved, out: np.ndarray) -> None:
         out[ranks] = result
 
 
+def scatter(out: np.ndarray, ranks: np.ndarray, results: np.ndarray) -> None:
+    """``out[ranks] = results``: a range's images written into its result bytes
+    (:func:`ttt_solver.engine.shuffle.gather_range`)."""
+    kernels = _chosen(len(ranks))
+    if kernels is None:
+        out[ranks] = results
+    else:
+        kernels.scatter(out, ranks, results)
+
+
 def compiled_passes(tiers: Tiers, ply: int) -> ModuleType | None:
     """The compiled passes (:mod:`.compiled`) for tier ``ply``, or None for numpy's: the compiled
     ones where numba imports, for a tier of :data:`LOAD_BOARDS` or once loaded, unless
     the environment says otherwise (:mod:`ttt_solver.system.compiled_loops`)."""
-    if not compiled_loops.wanted(tiers.size(ply), LOAD_BOARDS, _compiled_module.cache_info().currsize > 0):
+    return _chosen(tiers.size(ply))
+
+
+def _chosen(work: int) -> ModuleType | None:
+    """The compiled passes for ``work`` boards (or images), or None for numpy's."""
+    if not compiled_loops.wanted(work, LOAD_BOARDS, _compiled_module.cache_info().currsize > 0):
         return None
     return _compiled_module()
 

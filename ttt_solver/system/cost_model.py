@@ -43,8 +43,10 @@ if TYPE_CHECKING:
 # Measured with benchmarks/measure_build_costs.py (docs/engine.md, "The cost model").
 SOLVE_SECONDS = 170e-9  # CPU per legal position solved, every process of the tier pipeline (numpy's passes)
 # The same with the compiled passes (numba), whose gain shrinks as the tiers outgrow the caches:
-# 85 ns on 3x6k4 in one process, 148 ns on 5x5k4's plies 25 to 22 on 2 Dask workers (numpy's: 182
-# and 158); this is within a quarter of both.
+# 57 ns on 3x6k4 in one process (measure_build_costs.py, twice), 148 ns on 5x5k4's plies 25 to 22
+# on 2 Dask workers (numpy's: 182 and 158; measured before the passes' back-up read only empty
+# cells, not measured since: 25 cells). Kept at the larger regime's side, as the plans that
+# matter (5x5k4, 4x6k4 in the cloud) are there.
 SOLVE_SECONDS_COMPILED = 120e-9
 # CPU per canonical row: merge, SQLite file, digest (3x6k4, its rows merged in memory: 501 ns;
 # 3x7k4, merged through files: 636 ns).
