@@ -20,6 +20,7 @@ from ..solver import BYTES_PER_BOARD, COLUMNS, MIN_CHUNK, ROW_BYTES, Solved, Ste
 from ..system.files import read_record, sync, write_json
 
 COUNT_ROWS = 1 << 22  # rows read at a time by count_outcomes
+ORBIT_MOST = 8  # boards in an orbit, at most (a square board's symmetries)
 # Rows merged at a time into columns held in memory: a block's copies (its tiers' slices, their
 # concatenation, the sorted rows) stay a few tens of MB beside the columns.
 HELD_BLOCK = 1 << 20
@@ -171,7 +172,7 @@ def _sorted(pieces: list[Solved], out: Solved | None = None) -> Solved:
     if out is None:
         return merged.take(order)
     for column, target in zip(merged, out):
-        np.take(column, order, out=target)
+        np.take(column, order, out=target, mode="clip")  # "raise" would gather into a copy of out first
     return out
 
 
@@ -179,14 +180,15 @@ def count_outcomes(rows_by_tier: Sequence[Solved]) -> dict[str, int]:
     """Legal boards by value for the side to move (each canonical row weighted by its orbit)
     over the rows of ``rows_by_tier``, :data:`COUNT_ROWS` rows of two columns read at a time (a
     memory-mapped column's from its file)."""
-    counts = {1: 0, 0: 0, -1: 0}
+    orbits = ORBIT_MOST + 1
+    pairs = np.zeros(3 * orbits, dtype=np.int64)  # rows by (orbit, value + 1): one pass of bincount
     for solved in rows_by_tier:
         for start in range(0, len(solved.code), COUNT_ROWS):
             value = read_slice(solved.value, start, start + COUNT_ROWS)
-            orbit = read_slice(solved.orbit, start, start + COUNT_ROWS).astype(np.int64)
-            for key in counts:
-                counts[key] += int(orbit[value == key].sum())
-    return {"win": counts[1], "draw": counts[0], "loss": counts[-1]}
+            orbit = read_slice(solved.orbit, start, start + COUNT_ROWS)
+            pairs += np.bincount(3 * orbit.astype(np.intp) + value + 1, minlength=len(pairs))
+    boards = (pairs.reshape(orbits, 3) * np.arange(orbits)[:, None]).sum(axis=0).tolist()
+    return {"win": boards[2], "draw": boards[1], "loss": boards[0]}
 
 
 def add_outcomes(counts: Sequence[dict[str, int]]) -> dict[str, int]:

@@ -150,8 +150,8 @@ def pack_pieces(name: str, dtype: str, pieces: Iterable[Any], hashes: Hashes | N
         if hashes is not None:
             hashes.update(name, raw)
         if name == "code" and len(raw):
-            raw, previous = np.diff(raw, prepend=previous).astype("<i8"), raw[-1]
-        out.append(compressor.compress(raw.tobytes()))
+            raw, previous = np.diff(raw, prepend=previous).astype("<i8", copy=False), raw[-1]
+        out.append(compressor.compress(raw.data))  # the array's own bytes: no copy
     out.append(compressor.flush())
     return b"".join(out)
 
