@@ -14,13 +14,22 @@ What other packages use is exported here; they import these names from ``ttt_sol
 
 from .engines import Engine, InProcess
 from .pipeline import Tier, TierWork, run_tiers
-from .scratch import Scratch, append_column, first_at_least, open_scratch, read_range, read_slice, scratch_path
+from .scratch import (
+    Scratch,
+    append_column,
+    first_at_least,
+    open_scratch,
+    read_into,
+    read_range,
+    read_slice,
+    scratch_path,
+)
 from .shuffle import IMAGE_BYTES, Groups, write_images
 from .solving import solve_tiers
 from .storage import Storage
 
 __all__ = [
     "IMAGE_BYTES", "Engine", "Groups", "InProcess", "Scratch", "Storage", "Tier", "TierWork", "append_column",
-    "first_at_least", "open_scratch", "read_range", "read_slice", "run_tiers", "scratch_path", "solve_tiers",
+    "first_at_least", "open_scratch", "read_into", "read_range", "read_slice", "run_tiers", "scratch_path", "solve_tiers",
     "write_images",
 ]  # fmt: skip
