@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from ..engine import Scratch, append_column, first_at_least, read_into, read_range, read_slice
+from ..engine import Scratch, append_column, first_at_least, read_into, read_slice
 from ..solver import BYTES_PER_BOARD, COLUMNS, MIN_CHUNK, ROW_BYTES, Solved, Steps, checksums
 from ..system.files import read_record, sync, write_json
 
@@ -48,25 +48,17 @@ def merge_held(rows_by_tier: list[Solved], total: int, steps: Steps | None = Non
     """The ``total`` rows of the tiers ``rows_by_tier`` in code order, in memory, merged
     :data:`HELD_BLOCK` rows at a time into their columns. Nothing to resume: a stopped build
     merges them again, in seconds (3x6k4's 20.8 million rows: about 1.5 s of CPU, against 2.5 s
-    through files written, hashed, synced and read again by the write). Every block's tiers'
-    slices are read into the same memory: memory new to each block took fresh pages from the
-    system every time (3x6k4: 35,000 page faults and most of the merge's CPU)."""
-    merged = Solved(*(np.empty(total, dtype=dtype) for _name, dtype in COLUMNS))
-    bounds = [None, *merge_cuts(rows_by_tier, HELD_BLOCK), None]
-    spans = [[_span(rows, low, high) for rows in rows_by_tier] for low, high in itertools.pairwise(bounds)]
-    most = max(sum(stop - start for start, stop in block) for block in spans)
-    slices = Solved(*(np.empty(most, dtype=dtype) for _name, dtype in COLUMNS))
+    through files written, hashed, synced and read again by the write)."""
+    merged = _columns(total)
+    spans = _spans(rows_by_tier, [None, *merge_cuts(rows_by_tier, HELD_BLOCK), None])
+    slices = _columns(_most(spans))
     at = 0
     for block in spans:
-        rows = 0
-        for tier, (start, stop) in zip(rows_by_tier, block):
-            for column, into in zip(tier, slices):
-                read_into(column, start, into[rows : rows + stop - start])
-            rows += stop - start
-        _in_order(slices.take(slice(rows)), merged.take(slice(at, at + rows)))
-        at += rows
+        rows = _read_block(rows_by_tier, block, slices)
+        _in_order(rows, merged.take(slice(at, at + len(rows))))
+        at += len(rows)
         if steps:
-            steps("merging", rows, total)
+            steps("merging", len(rows), total)
     return merged
 
 
@@ -168,15 +160,40 @@ def merge_cuts(rows_by_tier: list[Solved], block: int) -> list[int]:
 
 def merged_blocks(rows_by_tier: list[Solved], bounds: Sequence[int | None]) -> Iterator[Solved]:
     """The rows of the tiers ``rows_by_tier`` in code order, a block between each two ``bounds`` at a
-    time (codes from the first to below the second; None: no bound)."""
-    for low, high in itertools.pairwise(bounds):
-        yield _sorted([_between(rows, low, high) for rows in rows_by_tier])
+    time (codes from the first to below the second; None: no bound), each block in the memory
+    of the one before (a caller keeps none)."""
+    spans = _spans(rows_by_tier, bounds)
+    slices, ordered = _columns(_most(spans)), _columns(_most(spans))
+    for block in spans:
+        rows = _read_block(rows_by_tier, block, slices)
+        yield _in_order(rows, ordered.take(slice(len(rows))))
 
 
-def _sorted(pieces: list[Solved]) -> Solved:
-    """The rows of ``pieces`` (of disjoint codes) in code order."""
-    merged = Solved.concatenate(pieces)
-    return _in_order(merged, Solved(*(np.empty(len(merged), dtype=dtype) for _name, dtype in COLUMNS)))
+def _columns(rows: int) -> Solved:
+    return Solved(*(np.empty(rows, dtype=dtype) for _name, dtype in COLUMNS))
+
+
+def _spans(rows_by_tier: list[Solved], bounds: Sequence[int | None]) -> list[list[tuple[int, int]]]:
+    """For each two ``bounds``, each tier's first and end row with codes from the first to below
+    the second (None: no bound)."""
+    return [[_span(rows, low, high) for rows in rows_by_tier] for low, high in itertools.pairwise(bounds)]
+
+
+def _most(spans: list[list[tuple[int, int]]]) -> int:
+    """The rows of the largest block of ``spans``."""
+    return max(sum(stop - start for start, stop in block) for block in spans)
+
+
+def _read_block(rows_by_tier: list[Solved], block: list[tuple[int, int]], slices: Solved) -> Solved:
+    """The tiers' rows of ``block`` read one tier after another into ``slices``, memory every
+    block reuses: memory new to each block took fresh pages from the system every time (3x6k4's
+    merge in memory: 186,000 page faults in three runs, 43,000 now, and half its CPU)."""
+    rows = 0
+    for tier, (start, stop) in zip(rows_by_tier, block):
+        for column, into in zip(tier, slices):
+            read_into(column, start, into[rows : rows + stop - start])
+        rows += stop - start
+    return slices.take(slice(rows))
 
 
 def _in_order(rows: Solved, out: Solved) -> Solved:
@@ -219,12 +236,6 @@ def _samples(code: np.ndarray, step: int) -> np.ndarray:
     piece = step * max(1, (1 << 20) // step)  # a whole number of steps
     pieces = [read_slice(code, start, start + piece)[::step].copy() for start in range(0, len(code), piece)]
     return np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
-
-
-def _between(rows: Solved, low: int | None, high: int | None) -> Solved:
-    """The rows of a tier with codes from ``low`` to ``high``, read from its files (not through
-    its memory maps, whose pages would count against the process until the merge ends)."""
-    return read_range(rows, *_span(rows, low, high))
 
 
 def _span(rows: Solved, low: int | None, high: int | None) -> tuple[int, int]:
