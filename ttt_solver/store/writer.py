@@ -209,7 +209,12 @@ class FileWriter:
             # costs 0.39 us a row against 0.31).
             dbapi_connection.execute("PRAGMA page_size = 4096")
             # Each block is a transaction that a kill rolls back (its journal), so the blocks
-            # before it stay, synced: a resumed build finds exactly what was committed.
+            # before it stay, synced: a resumed build finds exactly what was committed. The
+            # safe settings cost nothing measurable: on 3x6k4's 20.8 million rows no journal
+            # mode (DELETE, PERSIST, MEMORY, OFF), synchronous OFF, a cache of 8 to 64 MB or
+            # 200 to 16,383 rows a statement moved the insert's CPU out of its run-to-run
+            # spread (270 to 340 ns a row): SQLite's B-tree insert is the cost, each row a
+            # search from the root (sqlite3BtreeTableMoveto), as in its own INSERT ... SELECT.
             dbapi_connection.execute("PRAGMA synchronous = FULL")
 
         with self.engine.begin() as conn:
