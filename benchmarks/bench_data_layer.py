@@ -96,7 +96,7 @@ def realistic(variant_name: str) -> np.ndarray:
     return distinct[np.random.default_rng(1).integers(0, len(distinct), 1_000_000)]
 
 
-def plain_insert_cpu(rows: list[tuple[object, ...]]) -> float:
+def plain_insert_cpu(rows: list[list[int]]) -> float:
     """CPU of inserting ``rows`` into a plain SQLite table, one statement per row (the floor)."""
     with tempfile.TemporaryDirectory() as tmp:
         conn = sqlite3.connect(Path(tmp) / "plain.sqlite")
@@ -137,7 +137,7 @@ def main() -> None:
         from ttt_solver.solver.solve import solve_tables
         from ttt_solver.store.content import position_blocks
 
-        rows = [row for block in position_blocks(solve_tables(Variant.parse("4x4")).solved) for row in zip(*block)]
+        rows = [row for block in position_blocks(solve_tables(Variant.parse("4x4")).solved) for row in block.tolist()]
         floor = plain_insert_cpu(rows)
         del rows
         cpu = statistics.median(b[1] for b in builds)

@@ -47,9 +47,9 @@ def read_rows(db: str, variant: str) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(codes), np.concatenate(data)
 
 
-def blocks(codes: np.ndarray, data: np.ndarray) -> Iterator[tuple[list[int], list[int]]]:
+def blocks(codes: np.ndarray, data: np.ndarray) -> Iterator[np.ndarray]:
     for start in range(0, len(codes), BLOCK):
-        yield codes[start : start + BLOCK].tolist(), data[start : start + BLOCK].tolist()
+        yield np.column_stack([codes[start : start + BLOCK], data[start : start + BLOCK]])
 
 
 def write(path: str, variant: str, arrays: str, start: int, stop: int) -> float:

@@ -3,8 +3,9 @@
 For each variant, one build in this process under a profile that counts CPU time: the CPU
 seconds of solving its tiers, per board of its tiers and cell; then of the rest of the build,
 per canonical row, and the rest's parts: the merge into code order, the rows written to SQLite
-(SQLite's own statements apart from making the rows), the packed arrays and the digest (read
-back from the file). Then the write's floor: SQLite copying the same rows, whole records, into
+(SQLite's own statements apart from making the rows), the packed arrays, the digest (the arrays
+hashed as they are packed) and the packed parts read back from the file and proved to be the
+bytes packed. Then the write's floor: SQLite copying the same rows, whole records, into
 an empty table of the same file format (``INSERT INTO positions SELECT ...``: no Python, no
 decoding of a row). Last, ``verify`` of the file (the proof a resumed build runs), per row.
 CPU time of this process, so a machine shared with other work changes the numbers less than
@@ -44,12 +45,14 @@ PARTS = (
     (
         "rows: SQLite's statements",  # and the moves table's, where one is stored (up to 16 cells)
         [
-            ("~", "<method 'executemany' of 'sqlite3.Cursor' objects>"),
+            ("~", "<method 'executemany' of 'sqlite3.Connection' objects>"),
+            ("~", "<method 'execute' of 'sqlite3.Connection' objects>"),
             ("~", "<method 'commit' of 'sqlite3.Connection' objects>"),
         ],
     ),
     ("packed arrays", [("store/writer.py", "rest")]),
-    ("digest (read back)", [("store/writer.py", "packed_digest")]),
+    ("digest (arrays hashed)", [("store/content.py", "update")]),
+    ("packed parts read back", [("store/writer.py", "packed_hashes")]),
 )
 
 
@@ -100,6 +103,7 @@ def measure(variant: Variant) -> None:
     )
     parts = {what: sum(cumulative(stats, *where) for where in functions) for what, functions in PARTS}
     parts["rows: made and bound"] -= parts["rows: SQLite's statements"]
+    parts["packed arrays"] -= parts["digest (arrays hashed)"] + parts["packed parts read back"]
     parts["other"] = rest - sum(parts.values())
     for what, seconds in parts.items():
         print(f"  {what:<26} {seconds:6.2f} s = {seconds / rows * 1e9:4.0f} ns per row ({seconds / rest:4.0%})")

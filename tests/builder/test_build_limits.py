@@ -124,7 +124,7 @@ def test_a_driver_error_while_writing_is_one_line_and_leaves_nothing(tmp_path, d
 
     target = tmp_path / "ttt.sqlite"
     target.write_bytes(db_path.read_bytes())
-    monkeypatch.setattr(writer, "_insert_columns", full)
+    monkeypatch.setattr(writer, "_insert_rows", full)
     result = CliRunner().invoke(cli, ["build", "--db", str(target), "--quiet"])
     assert (result.exit_code, result.stdout) == (1, "")
     folder = tmp_path / ".ttt.sqlite.solving"
@@ -174,7 +174,7 @@ def test_running_out_of_memory_while_writing_leaves_the_old_database(tmp_path, d
 
     target = tmp_path / "ttt.sqlite"
     target.write_bytes(db_path.read_bytes())
-    monkeypatch.setattr(writer, "_insert_columns", exhausted)
+    monkeypatch.setattr(writer, "_insert_rows", exhausted)
     result = CliRunner().invoke(cli, ["build", "--db", str(target), "--force", "--quiet"])
     assert (result.exit_code, result.stdout) == (1, "")
     assert result.stderr.startswith("Error: not enough memory to run ") and result.stderr.count("\n") == 1

@@ -34,7 +34,7 @@ from ..game.variant import STANDARD, Variant
 from ..lookup.rows import DatabaseRows
 from ..solver import SOLVER_VERSION, Note, Solved, Steps, default_memory
 from ..store import GENERATOR, SCHEMA_VERSION, Target
-from ..store.content import digest, move_count, move_rows, packed_arrays, packed_parts, position_blocks
+from ..store.content import Hashes, digest, move_count, move_rows, packed_arrays, packed_parts, position_blocks
 from ..store.paths import data_folder, database_file
 from ..store.reader import Reader
 from ..store.row_data import pack_data
@@ -332,7 +332,8 @@ def _write_file(
 ) -> None:
     """Write into the build's file, after the rows a stopped build wrote already (checked
     against the solved rows first: a damaged file is written again from the start). The
-    digest in meta is the packed arrays' as read back from the file."""
+    digest in meta is the packed arrays', hashed as they are packed; the packed parts are
+    read back and proved to be the bytes packed (:meth:`FileWriter.rest`)."""
 
     file = scratch.file("database.sqlite")
     start = _rows_written(scratch, file, solved)
@@ -343,8 +344,9 @@ def _write_file(
             written(start, total)
         blocks = position_blocks(solved, start, read_slice)
         writer.positions(blocks, None if written is None else lambda rows: written(rows, total))
-        writer.rest(moves, packed_parts(arrays, read_slice))
-        meta["digest"] = writer.packed_digest(variant.name, total)
+        hashes = Hashes(variant.name)
+        writer.rest(moves, packed_parts(arrays, read_slice, hashes=hashes))
+        meta["digest"] = hashes.hexdigest()
         writer.meta(meta)
     finally:
         writer.close()

@@ -14,13 +14,23 @@ What other packages use is exported here; they import these names from ``ttt_sol
 
 from .engines import Engine, InProcess
 from .pipeline import Tier, TierWork, run_tiers
-from .scratch import Scratch, append_column, first_at_least, open_scratch, read_range, read_slice, scratch_path
+from .scratch import (
+    Scratch,
+    append_column,
+    first_at_least,
+    open_scratch,
+    read_into,
+    read_range,
+    read_slice,
+    scratch_path,
+)
 from .shuffle import IMAGE_BYTES, Below, Groups, below_bytes, write_images
 from .solving import solve_tiers
 from .storage import Storage
 
 __all__ = [
     "IMAGE_BYTES", "Below", "Engine", "Groups", "InProcess", "Scratch", "Storage", "Tier", "TierWork", "append_column",
-    "below_bytes", "first_at_least", "open_scratch", "read_range", "read_slice", "run_tiers", "scratch_path", "solve_tiers",
+    "below_bytes", "first_at_least", "open_scratch", "read_into", "read_range", "read_slice", "run_tiers",
+    "scratch_path", "solve_tiers",
     "write_images",
 ]  # fmt: skip

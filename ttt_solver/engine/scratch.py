@@ -200,6 +200,20 @@ def read_slice(column: np.ndarray, start: int, stop: int) -> np.ndarray:
     return np.asarray(column[start:stop])
 
 
+def read_into(column: np.ndarray, start: int, out: np.ndarray) -> None:
+    """``column[start:start + len(out)]`` copied into ``out`` (contiguous, of the column's
+    dtype), a memory-mapped column's read from its file as by :func:`read_slice`: memory the
+    caller reuses, where each :func:`read_slice` takes new memory (fresh pages to fault in)."""
+    if isinstance(column, np.memmap) and column.filename is not None:
+        raw = out.data.cast("B")
+        with open(column.filename, "rb") as file:
+            file.seek(column.offset + start * column.itemsize)
+            if file.readinto(raw) != len(raw):
+                raise OSError(f"{column.filename} is shorter than its {len(column):,} rows")
+    else:
+        out[:] = column[start : start + len(out)]
+
+
 def read_range(rows: Solved, start: int, stop: int) -> Solved:
     """Rows ``start`` to ``stop`` of ``rows`` in memory, each column by :func:`read_slice`."""
     return Solved(*(read_slice(column, start, stop) for column in rows))

@@ -112,18 +112,19 @@ def _rows(array: Any, start: int, stop: int) -> np.ndarray:
 
 
 def packed_parts(
-    arrays: Mapping[str, Any], read: Read = _rows, first_part: int = 0
+    arrays: Mapping[str, Any], read: Read = _rows, first_part: int = 0, hashes: Hashes | None = None
 ) -> Iterator[tuple[str, int, str, bytes]]:
     """``(name, part, dtype, blob)`` rows of the ``packed`` table, a part at a time, each made
     from pieces of :data:`PIECE_ROWS` rows read by ``read`` (a memory-mapped array's rows read
     from its file keep its pages out of the process's memory), numbered from ``first_part`` (a
-    shard's parts follow the shards before it: :mod:`.shards`)."""
+    shard's parts follow the shards before it: :mod:`.shards`). ``hashes``: where each piece's
+    raw bytes go too, as they are packed (the digest of these arrays, without reading them again)."""
     for name, dtype in PACKED:
         array = arrays[name]
         for part, start in enumerate(range(0, max(len(array), 1), PART_ROWS), first_part):
             stop = min(len(array), start + PART_ROWS)
             pieces = (read(array, at, min(stop, at + PIECE_ROWS)) for at in range(start, stop, PIECE_ROWS))
-            yield name, part, dtype, pack_pieces(name, dtype, pieces)
+            yield name, part, dtype, pack_pieces(name, dtype, pieces, hashes)
 
 
 def pack_blob(name: str, raw: bytes) -> bytes:
@@ -135,8 +136,9 @@ def pack_blob(name: str, raw: bytes) -> bytes:
     return pack_pieces(name, dtype, [np.frombuffer(raw, dtype=dtype)])
 
 
-def pack_pieces(name: str, dtype: str, pieces: Iterable[Any]) -> bytes:
-    """:func:`pack_blob` of the concatenation of ``pieces`` (arrays), compressed one after another."""
+def pack_pieces(name: str, dtype: str, pieces: Iterable[Any], hashes: Hashes | None = None) -> bytes:
+    """:func:`pack_blob` of the concatenation of ``pieces`` (arrays), compressed one after
+    another; each piece's raw bytes also hashed into ``hashes`` where given."""
 
     import numpy as np
 
@@ -145,9 +147,11 @@ def pack_pieces(name: str, dtype: str, pieces: Iterable[Any]) -> bytes:
     previous = np.int64(0)
     for piece in pieces:
         raw = np.ascontiguousarray(piece, dtype=dtype)
+        if hashes is not None:
+            hashes.update(name, raw)
         if name == "code" and len(raw):
-            raw, previous = np.diff(raw, prepend=previous).astype("<i8"), raw[-1]
-        out.append(compressor.compress(raw.tobytes()))
+            raw, previous = np.diff(raw, prepend=previous).astype("<i8", copy=False), raw[-1]
+        out.append(compressor.compress(raw.data))  # the array's own bytes: no copy
     out.append(compressor.flush())
     return b"".join(out)
 
@@ -191,17 +195,19 @@ def unpack_pieces(name: str, blob: bytes, rows: int = PIECE_ROWS) -> Iterator[by
 BLOCK = 1 << 18  # rows made and written at a time: bounds the memory of the row objects
 
 
-def position_blocks(solved: Solved, first: int = 0, read: Read = _rows) -> Iterator[tuple[list[int], list[int]]]:
-    """The ``positions`` rows from row ``first`` on as (codes, data), a block at a time, in
-    code order (each column's rows read by ``read``)."""
+def position_blocks(solved: Solved, first: int = 0, read: Read = _rows) -> Iterator[np.ndarray]:
+    """The ``positions`` rows from row ``first`` on, a block at a time, in code order: int64
+    arrays of a row per position, (code, data) (each column's rows read by ``read``)."""
+    import numpy as np
+
     for start in range(first, len(solved.code), BLOCK):
         block = solved.__class__(*(read(column, start, start + BLOCK) for column in solved))
-        yield block.code.tolist(), pack_data(block).tolist()
+        yield np.column_stack([block.code.astype(np.int64, copy=False), pack_data(block)])
 
 
-def move_rows(solved: Solved, variant: Variant) -> Iterator[list[list[Any]]]:
-    """The ``moves`` rows (code, cell, value, remoteness), a block at a time, column by column:
-    each move's value and remoteness are its child's row, negated and one ply further."""
+def move_rows(solved: Solved, variant: Variant) -> Iterator[np.ndarray]:
+    """The ``moves`` rows, a block at a time: int64 arrays of a row per move, (code, cell, value,
+    remoteness): each move's value and remoteness are its child's row, negated and one ply further."""
     import numpy as np
 
     from ..game import array_rules
@@ -212,12 +218,9 @@ def move_rows(solved: Solved, variant: Variant) -> Iterator[list[list[Any]]]:
         codes = np.asarray(solved.code[live[start : start + step]])
         parent, cell, child = array_rules.children(codes, variant)
         index = np.searchsorted(solved.code, child)
-        yield [
-            codes[parent].tolist(),
-            cell.tolist(),
-            (-np.asarray(solved.value[index], dtype=np.int64)).tolist(),
-            (np.asarray(solved.remoteness[index], dtype=np.int64) + 1).tolist(),
-        ]
+        value, remoteness = np.asarray(solved.value[index]), np.asarray(solved.remoteness[index])
+        columns = [codes[parent], cell, -value.astype(np.int64), remoteness.astype(np.int64) + 1]
+        yield np.column_stack([column.astype(np.int64, copy=False) for column in columns])
 
 
 def move_count(solved: Solved, variant: Variant) -> int:

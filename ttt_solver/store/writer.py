@@ -36,7 +36,6 @@ from ..errors import BuildError
 from ..system.files import sync
 from ..system.os_errors import described
 from . import GENERATOR, MOVE_COLUMNS, TABLE_NAMES, schema
-from .content import PACKED, digest_stream, unpack_pieces
 from .database_server import live_tables, missing_driver, server_error
 from .schema import add_generated
 from .shards import SHARD_NAME, Shard, shard_folder
@@ -49,8 +48,8 @@ if TYPE_CHECKING:
 
     from ..game.variant import Variant
 
-Columns = Sequence[Sequence[Any]]  # one list per column
-Blocks = Iterable[Columns]  # the rows, a block at a time, in key order
+Rows = np.ndarray  # a block of rows: int64, one row per table row, its columns in order
+Blocks = Iterable[Rows]  # the rows, a block at a time, in key order
 Packed = Iterable[tuple[str, int, str, bytes]]  # (name, part, dtype, blob)
 Written = Callable[[int], None]  # position rows just written
 _PARAMETERS = 32_766  # bound parameters per INSERT statement (SQLite's limit)
@@ -171,16 +170,14 @@ def _swap(conn: Connection, suffix: str) -> None:
             conn.exec_driver_sql(f"ALTER TABLE {name} RENAME CONSTRAINT {constraint}{suffix} TO {constraint}")
 
 
-def _copy_columns(conn: Connection, table: Table, names: tuple[str, ...], blocks: Blocks) -> None:
-    """``COPY ... FROM STDIN`` in PostgreSQL's text format: a tab between fields, ``\\N`` for
-    NULL. Our values hold no tab, newline or backslash (numbers, boards, cell lists)."""
+def _copy_rows(conn: Connection, table: Table, names: tuple[str, ...], blocks: Blocks) -> None:
+    """``COPY ... FROM STDIN`` in PostgreSQL's text format: a tab between fields, a line a row
+    (the rows are integers: no NULL, tab, newline or backslash to escape)."""
     driver = conn.connection.driver_connection
     assert driver is not None
     with driver.cursor() as cursor, cursor.copy(f"COPY {table.name} ({', '.join(names)}) FROM STDIN") as copy:
-        for columns in blocks:
-            fields = [["\\N" if v is None else v for v in column] if None in column else column for column in columns]
-            texts = [list(map(str, column)) for column in fields]
-            copy.write("".join(["\t".join(row) + "\n" for row in zip(*texts)]))
+        for rows in blocks:
+            copy.write("".join(["\t".join(map(str, row)) + "\n" for row in rows.tolist()]))
 
 
 class FileWriter:
@@ -212,7 +209,12 @@ class FileWriter:
             # costs 0.39 us a row against 0.31).
             dbapi_connection.execute("PRAGMA page_size = 4096")
             # Each block is a transaction that a kill rolls back (its journal), so the blocks
-            # before it stay, synced: a resumed build finds exactly what was committed.
+            # before it stay, synced: a resumed build finds exactly what was committed. The
+            # safe settings cost nothing measurable: on 3x6k4's 20.8 million rows no journal
+            # mode (DELETE, PERSIST, MEMORY, OFF), synchronous OFF, a cache of 8 to 64 MB or
+            # 200 to 16,383 rows a statement moved the insert's CPU out of its run-to-run
+            # spread (270 to 340 ns a row): SQLite's B-tree insert is the cost, each row a
+            # search from the root (sqlite3BtreeTableMoveto), as in its own INSERT ... SELECT.
             dbapi_connection.execute("PRAGMA synchronous = FULL")
 
         with self.engine.begin() as conn:
@@ -225,16 +227,19 @@ class FileWriter:
         return None if found is None else int(found)
 
     def positions(self, blocks: Blocks, written: Written | None = None) -> None:
-        for columns in blocks:
+        for rows in blocks:
             with self.engine.begin() as conn:
-                _insert_columns(conn, self.tables.positions, POSITION_STORED, [columns])
+                _insert_rows(conn, self.tables.positions, POSITION_STORED, [rows])
             if written:
-                written(len(columns[0]))
+                written(len(rows))
 
     def rest(self, moves: Blocks, packed: Packed) -> None:
         """The moves and the packed arrays, in one transaction (written again whole after a
-        stop), and no meta yet: its digest is read back from the file (:meth:`packed_digest`)."""
+        stop), and no meta yet. The packed parts are read back once committed, and each must
+        hash as it did when packed (BuildError if one does not): the file holds the very bytes
+        packed from the arrays, whose digest :func:`.content.packed_parts` took on the way."""
 
+        made: dict[tuple[str, int], bytes] = {}
         with self.engine.begin() as conn:
             if "positions" in self.made:
                 add_generated(conn, self.cells)
@@ -242,17 +247,11 @@ class FileWriter:
                 if table.name in self.made:
                     conn.execute(table.delete())
             if "moves" in self.made:
-                _insert_columns(conn, self.tables.moves, MOVE_COLUMNS, moves)
+                _insert_rows(conn, self.tables.moves, MOVE_COLUMNS, moves)
             if "packed" in self.made:
-                _insert_packed(conn, self.tables, packed)
-
-    def packed_digest(self, variant_name: str, rows: int) -> str:
-        """The content digest of the packed arrays as the file holds them (read back, part by
-        part), for ``rows`` rows; ValueError if they do not add up."""
-
-        with self.engine.connect() as conn:
-            columns = {name: (rows * np.dtype(dtype).itemsize, _stored(conn, name)) for name, dtype in PACKED}
-            return digest_stream(variant_name, columns)
+                _insert_packed(conn, self.tables, _hashed(packed, made))
+        if "packed" in self.made and self.packed_hashes() != made:
+            raise BuildError(f"{self.path!r} holds packed arrays other than those packed from its rows")
 
     def packed_hashes(self) -> dict[tuple[str, int], bytes]:
         """The SHA-256 of each part of the packed arrays as the file holds it, by (name, part)
@@ -289,18 +288,11 @@ class FileWriter:
         self.engine.dispose()
 
 
-def _stored(conn: Connection, name: str) -> Iterator[bytes]:
-    """The packed array ``name`` as stored in the open file, its parts in order (one blob in
-    memory at a time: 4x5k4's codes are 11 parts), unpacked a piece at a time; ValueError if
-    its parts are not numbered one after another."""
-    numbers = [row[0] for row in conn.exec_driver_sql("SELECT part FROM packed WHERE name = ? ORDER BY part", (name,))]
-    if numbers and numbers != list(range(numbers[0], numbers[0] + len(numbers))):
-        raise ValueError(f"the parts of the packed array {name!r} are not numbered one after another")
-    for part in numbers:
-        blob = conn.exec_driver_sql("SELECT data FROM packed WHERE name = ? AND part = ?", (name, part)).scalar()
-        if not isinstance(blob, bytes):
-            raise ValueError(f"part {part} of the packed array {name!r} is not a blob")  # noqa: TRY004 (damage)
-        yield from unpack_pieces(name, blob)
+def _hashed(parts: Packed, made: dict[tuple[str, int], bytes]) -> Packed:
+    """``parts`` as they come, each blob's SHA-256 noted in ``made`` by (name, part)."""
+    for name, part, dtype, blob in parts:
+        made[name, part] = sha256(blob).digest()
+        yield name, part, dtype, blob
 
 
 def rows_written(path: str, expected: Callable[[int, int], tuple[Any, Any]]) -> tuple[int, str | None]:
@@ -389,11 +381,11 @@ def write_server(
 ) -> None:  # fmt: skip
     """Write everything to a server URL in one transaction."""
 
-    def counted(blocks: Blocks) -> Iterator[Columns]:
+    def counted(blocks: Blocks) -> Iterator[Rows]:
         for block in blocks:
             yield block
             if written:
-                written(len(block[0]))
+                written(len(block))
 
     with _server(target) as engine, engine.begin() as conn:
         _check_tables(conn, target, force)
@@ -405,8 +397,8 @@ def write_server(
             for name in reversed(live_tables(conn)):
                 conn.exec_driver_sql(f"DROP TABLE {name}")
         tables.positions.metadata.create_all(conn)
-        _insert_columns(conn, tables.positions, POSITION_STORED, counted(positions))
-        _insert_columns(conn, tables.moves, MOVE_COLUMNS, moves)
+        _insert_rows(conn, tables.positions, POSITION_STORED, counted(positions))
+        _insert_rows(conn, tables.moves, MOVE_COLUMNS, moves)
         _insert_packed(conn, tables, packed)
         conn.execute(tables.meta.insert(), [{"key": k, "value": v} for k, v in sorted(meta.items())])
         if postgres:
@@ -422,31 +414,29 @@ def _insert_packed(conn: Connection, tables: schema.Tables, packed: Packed) -> N
         conn.execute(tables.packed.insert(), [{"name": name, "part": part, "dtype": dtype, "data": blob}])
 
 
-def _insert_columns(conn: Connection, table: Table, names: tuple[str, ...], blocks: Blocks) -> None:
-    """Insert rows given a block at a time, column by column. On SQLite many rows go in each
-    statement: a few times faster than a statement per row. PostgreSQL through psycopg 3 gets
-    ``COPY``, its bulk-load path; other databases get Core's executemany."""
+def _insert_rows(conn: Connection, table: Table, names: tuple[str, ...], blocks: Blocks) -> None:
+    """Insert rows given a block at a time. On SQLite many rows go in each statement: a few
+    times faster than a statement per row. PostgreSQL through psycopg 3 gets ``COPY``, its
+    bulk-load path; other databases get Core's executemany."""
     if conn.dialect.name == "postgresql" and conn.dialect.driver == "psycopg":
-        _copy_columns(conn, table, names, blocks)
+        _copy_rows(conn, table, names, blocks)
         return
     width = len(names)
     per = max(1, _PARAMETERS // width)
     head = f"INSERT INTO {table.name} ({', '.join(names)}) VALUES "
     one = "(" + ", ".join("?" * width) + ")"
-    for columns in blocks:
-        count = len(columns[0])
+    many = head + ", ".join([one] * per)
+    for rows in blocks:
         if conn.dialect.name != "sqlite":
-            conn.execute(table.insert(), [dict(zip(names, row)) for row in zip(*columns)])
+            conn.execute(table.insert(), [dict(zip(names, row)) for row in rows.tolist()])
             continue
-        # The rows' values one after another, each column written in by one strided slice
-        # assignment (a C loop; 4 times faster than an object array's tolist).
-        flat: list[Any] = [None] * (count * width)
-        for j, column in enumerate(columns):
-            flat[j::width] = column
-        step, full = per * width, count // per * per * width
-        if full:
-            conn.exec_driver_sql(
-                head + ", ".join([one] * per), [tuple(flat[k : k + step]) for k in range(0, full, step)]
-            )
-        if full < len(flat):
-            conn.exec_driver_sql(head + ", ".join([one] * (count - full // width)), tuple(flat[full:]))
+        # A statement's parameters made at a time, by one tolist, and given to the driver as a
+        # list (SQLAlchemy would copy it into a tuple): the fewest Python objects a row, and
+        # the same memory reused by every statement, where a block's made at once took fresh
+        # pages from the system for each block (3x6k4: 300,000 page faults, 0.7 s of CPU).
+        driver = conn.connection.driver_connection
+        assert driver is not None
+        for start in range(0, len(rows), per):
+            values = rows[start : start + per]
+            sql = many if len(values) == per else head + ", ".join([one] * len(values))
+            driver.execute(sql, values.ravel().tolist())
