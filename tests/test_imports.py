@@ -184,3 +184,19 @@ def test_the_command_line_leaves_locale_unloaded(db_path, lookup):
         "except SystemExit as done:\n    assert done.code == 0, done.code\n"
     )
     assert loaded_after(code, ("locale",)) == set()
+
+
+# Modules a lookup has no use for, each a few tenths of a percent of importing click: the engine's
+# places (the option types of build and verify, cli/engine_params.py) and the audit package (the
+# size up to which a table is proved whole is the store's SMALL_ROWS).
+OFF_THE_LOOKUP = ("ttt_solver.system.engine_places", "ttt_solver.audit")
+
+
+@pytest.mark.parametrize("big", [False, True], ids=["small", "big"])
+def test_a_command_line_lookup_leaves_what_it_does_not_use_unloaded(db_path, big):
+    code = (
+        f"{EVERY_DATABASE_BIG * big}from ttt_solver.cli import main\n"
+        f"try:\n    main(['analyze', 'X...O....', '--json', '--db', {str(db_path)!r}])\n"
+        "except SystemExit as done:\n    assert done.code == 0, done.code\n"
+    )
+    assert loaded_after(code, OFF_THE_LOOKUP) == set()

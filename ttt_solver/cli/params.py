@@ -22,7 +22,6 @@ from typing import Any
 import click
 
 from ..errors import shown
-from ..system.engine_places import address_problem, storage_problem
 from ..system.memory import size_text
 
 
@@ -151,37 +150,6 @@ class FileName(Tidy, click.Path):
             return super().convert(value, param, ctx)
         except click.BadParameter:
             raise BadValue(value, "that is a folder; expected a file name, e.g. chart.png", param, ctx) from None
-
-
-class Address(Tidy):
-    """A scheduler's address: ``[scheme://]host:port`` (``tcp://10.0.0.1:8786``), of a scheme the
-    engine connects over (:func:`ttt_solver.system.engine_places.address_problem`)."""
-
-    name = "address"
-    _FORM = r"(?:[a-z][a-z0-9+.-]*://)?[^\s/:]+:[0-9]{1,5}"  # compiled by re when first matched
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        text = str(value)
-        if not re.fullmatch(self._FORM, text, re.IGNORECASE) or not 0 < int(text.rpartition(":")[2]) < 65536:
-            raise BadValue(value, "expected [scheme://]host:port, e.g. tcp://10.0.0.1:8786", param, ctx)
-        why = address_problem(text)
-        if why is not None:
-            raise BadValue(value, why, param, ctx)
-        return text
-
-
-class StorageRoot(Tidy):
-    """A storage the workers share: a folder or an fsspec URL, not one that lives in one process
-    (:func:`ttt_solver.system.engine_places.storage_problem`)."""
-
-    name = "storage"
-    path = True
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        why = storage_problem(str(value))
-        if why is not None:
-            raise BadValue(value, why, param, ctx)
-        return str(value)
 
 
 SEED = Whole(0, 2**63 - 1)  # what every seed option takes (numpy's generators need >= 0)

@@ -2,7 +2,7 @@
 
 The arrays come from a database (:meth:`InMemory.from_database`: the packed arrays, their
 content digest checked) or from solved tables. A small variant's table (up to
-:data:`~ttt_solver.audit.SMALL_ROWS` rows) is also proved whole against the rules at load, which costs
+:data:`~ttt_solver.store.SMALL_ROWS` rows) is also proved whole against the rules at load, which costs
 milliseconds; resolving every real board up front would cost seconds (3x4k3: 2.6 s), so each
 board is resolved from the arrays the first time it is asked for (the oracle keeps it). A
 table of up to :data:`ROWS_BY_CODE` rows is also read into a dictionary by code at load (3x3:
@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING
 
-from ..audit import SMALL_ROWS
 from ..game.array_rules import decode_texts
 from ..game.symmetry import images, inverse
+from ..store import SMALL_ROWS
 from ..store.arrays import Arrays
 from .proof import answer, resolve
 from .rows import DatabaseRows

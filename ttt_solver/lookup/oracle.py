@@ -19,11 +19,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
-from ..audit import SMALL_ROWS
 from ..errors import GameOverError, InvalidArgumentError, InvalidBoardError, InvalidVariantError
 from ..game import codec, rules
 from ..game.variant import STANDARD, Variant, as_variant
-from ..store import Target
+from ..store import SMALL_ROWS, Target
 from ..store.build_cost import existing_default
 from ..store.reader import Reader
 from ..system.memory import AUDIT_ROOM, memory_is_an_error, reserve
