@@ -18,7 +18,7 @@ from ..game.array_rules import decode_texts
 from ..game.symmetry import images, inverse
 from ..store import SMALL_ROWS
 from ..store.arrays import Arrays
-from .proof import answer, resolve
+from .proof import answer, preferred, resolve
 from .rows import DatabaseRows
 from .tables import BatchTables
 
@@ -59,9 +59,12 @@ class InMemory:
         """The database's packed arrays, read once, their digest checked."""
         return cls(database.arrays(), database)
 
-    def position(self, text: str, children: bool = True) -> Position:
-        # The arrays were checked at load: nothing to prove again.
+    # The arrays were checked at load: nothing to prove again.
+    def position(self, text: str) -> Position:
         return resolve(text, self.variant, self._fetch, self.location, self.rebuild_hint, False)
+
+    def preferred(self, text: str) -> tuple[int, ...]:
+        return preferred(text, self.variant, self._fetch, self.location, self.rebuild_hint, False)
 
     def arrays(self) -> Arrays:
         return self._arrays
