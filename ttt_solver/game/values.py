@@ -59,10 +59,12 @@ class Outcome:
 def outcome(moves: Sequence[tuple[int, int, int]]) -> Outcome:
     """A position's outcome from its moves' ``(cell, value, remoteness)``, ascending by cell
     (at least one move: a finished position's outcome comes from the rules)."""
-    value = max(v for _cell, v, _r in moves)
-    remoteness = (min if value > 0 else max)(r for _cell, v, r in moves if v == value)  # see rank()
-    best = tuple(cell for cell, v, _r in moves if v == value)
-    preferred = tuple(cell for cell, v, r in moves if v == value and r == remoteness)
-    wins = sum(v > 0 for _c, v, _r in moves)
-    losses = sum(v < 0 for _c, v, _r in moves)
-    return Outcome(value, remoteness, best, preferred, wins, len(moves) - wins - losses, losses)
+    values = [v for _cell, v, _r in moves]
+    value = max(values)
+    kept = [(cell, r) for cell, v, r in moves if v == value]  # the best moves
+    remoteness = (min if value > 0 else max)(r for _cell, r in kept)  # see rank()
+    preferred = tuple(cell for cell, r in kept if r == remoteness)
+    wins, losses = values.count(1), values.count(-1)
+    return Outcome(
+        value, remoteness, tuple(cell for cell, _r in kept), preferred, wins, len(moves) - wins - losses, losses
+    )

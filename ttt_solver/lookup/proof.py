@@ -54,13 +54,14 @@ def implied(here: Node, rows: dict[int, Row]) -> Outcome:
 
 
 def contradiction(row: Row, expected: Outcome) -> str | None:
-    """What ``row`` holds that ``expected`` denies, or None."""
-    held = row._asdict() | {"best": cells_of(row.best)}  # the stored mask as the cells it names
-    for name, stored in held.items():
-        wanted = getattr(expected, name)
-        if stored != wanted:
-            return f"{name} {stored!r}, but its children imply {wanted!r}"
-    return None
+    """What ``row`` holds that ``expected`` denies (its first number that differs), or None."""
+    held = (row.value, row.remoteness, cells_of(row.best), row.wins, row.draws, row.losses)  # the mask as its cells
+    wanted = (expected.value, expected.remoteness, expected.best, expected.wins, expected.draws, expected.losses)
+    if held == wanted:  # the common case, in one comparison
+        return None
+    return next(
+        f"{name} {h!r}, but its children imply {w!r}" for name, h, w in zip(Row._fields, held, wanted) if h != w
+    )
 
 
 class Answer:
