@@ -204,7 +204,7 @@ def test_a_command_line_lookup_leaves_what_it_does_not_use_unloaded(db_path, big
 
 def test_a_command_line_lookup_makes_only_the_public_named_tuples(db_path):
     # Each NamedTuple class costs importing some 0.4% of importing click: the lookup's internal
-    # values (proof.Node, proof.Answer, values.Outcome, variant.LineRead) are plain classes or tuples.
+    # values (proof.Node, proof.Answer, values.Outcome, variant.LineRead, shards.Shard) are plain classes or tuples.
     code = (
         f"from ttt_solver.cli import main\ntry:\n    main(['analyze', 'X...O....', '--json', '--db', {str(db_path)!r}])\n"
         "except SystemExit as done:\n    assert done.code == 0, done.code\nimport sys\n"
@@ -215,5 +215,5 @@ def test_a_command_line_lookup_makes_only_the_public_named_tuples(db_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines()[-1].split() == [
         "ttt_solver.lookup.position.Move", "ttt_solver.lookup.position.Position", "ttt_solver.store.row_data.Row",
-        "ttt_solver.store.shards.Shard", "ttt_solver.store.target.Target", "ttt_solver.system.cost_model.Cost",
+        "ttt_solver.store.target.Target", "ttt_solver.system.cost_model.Cost",
     ]  # fmt: skip
