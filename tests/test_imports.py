@@ -187,9 +187,10 @@ def test_the_command_line_leaves_locale_unloaded(db_path, lookup):
 
 
 # Modules a lookup has no use for, each a few tenths of a percent of importing click: the engine's
-# places (the option types of build and verify, cli/engine_params.py) and the audit package (the
-# size up to which a table is proved whole is the store's SMALL_ROWS).
-OFF_THE_LOOKUP = ("ttt_solver.system.engine_places", "ttt_solver.audit")
+# places (the option types of build and verify, cli/engine_params.py), the option types of numbers,
+# sizes and choices (cli/bounded_params.py: a lookup takes none) and the audit package (the size up
+# to which a table is proved whole is the store's SMALL_ROWS).
+OFF_THE_LOOKUP = ("ttt_solver.system.engine_places", "ttt_solver.cli.bounded_params", "ttt_solver.audit")
 
 
 @pytest.mark.parametrize("big", [False, True], ids=["small", "big"])
