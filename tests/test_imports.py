@@ -184,3 +184,37 @@ def test_the_command_line_leaves_locale_unloaded(db_path, lookup):
         "except SystemExit as done:\n    assert done.code == 0, done.code\n"
     )
     assert loaded_after(code, ("locale",)) == set()
+
+
+# Modules a lookup has no use for, each a few tenths of a percent of importing click: the engine's
+# places (the option types of build and verify, cli/engine_params.py), the option types of numbers,
+# sizes and choices (cli/bounded_params.py: a lookup takes none) and the audit package (the size up
+# to which a table is proved whole is the store's SMALL_ROWS).
+OFF_THE_LOOKUP = ("ttt_solver.system.engine_places", "ttt_solver.cli.bounded_params", "ttt_solver.audit")
+
+
+@pytest.mark.parametrize("big", [False, True], ids=["small", "big"])
+def test_a_command_line_lookup_leaves_what_it_does_not_use_unloaded(db_path, big):
+    code = (
+        f"{EVERY_DATABASE_BIG * big}from ttt_solver.cli import main\n"
+        f"try:\n    main(['analyze', 'X...O....', '--json', '--db', {str(db_path)!r}])\n"
+        "except SystemExit as done:\n    assert done.code == 0, done.code\n"
+    )
+    assert loaded_after(code, OFF_THE_LOOKUP) == set()
+
+
+def test_a_command_line_lookup_makes_only_the_public_named_tuples(db_path):
+    # Each NamedTuple class costs importing some 0.4% of importing click: the lookup's internal
+    # values (proof.Node, proof.Answer, values.Outcome, variant.LineRead, shards.Shard) are plain classes or tuples.
+    code = (
+        f"from ttt_solver.cli import main\ntry:\n    main(['analyze', 'X...O....', '--json', '--db', {str(db_path)!r}])\n"
+        "except SystemExit as done:\n    assert done.code == 0, done.code\nimport sys\n"
+        "print(' '.join(sorted(f'{name}.{key}' for name, module in list(sys.modules.items()) if name.startswith('ttt_solver')"
+        " for key, value in vars(module).items() if isinstance(value, type) and issubclass(value, tuple)"
+        " and hasattr(value, '_fields') and value.__module__ == name)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1].split() == [
+        "ttt_solver.lookup.position.Move", "ttt_solver.lookup.position.Position", "ttt_solver.store.row_data.Row",
+        "ttt_solver.store.target.Target", "ttt_solver.system.cost_model.Cost",
+    ]  # fmt: skip

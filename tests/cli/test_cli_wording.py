@@ -12,7 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ttt_solver.cli import cli
-from ttt_solver.cli.params import PATH, TEXT, Address, BadValue, FileName, Number, OneOf, Size, StorageRoot, Tidy, Whole
+from ttt_solver.cli.bounded_params import Number, OneOf, Size, Whole
+from ttt_solver.cli.engine_params import Address, StorageRoot
+from ttt_solver.cli.params import PATH, TEXT, BadValue, FileName, Tidy
 from ttt_solver.errors import InvalidVariantError, shown
 from ttt_solver.game.variant import MAX_CELLS, Variant
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from ttt_solver.builder.build import build
 from ttt_solver.cli import cli
-from ttt_solver.cli.params import parse_size
+from ttt_solver.cli.bounded_params import parse_size
 from ttt_solver.errors import InvalidBudgetError, InvalidVariantError, shown
 from ttt_solver.game.variant import Variant
 from ttt_solver.system.memory import machine_memory, size_text

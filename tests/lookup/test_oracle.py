@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from support import negamax
 from support.boards import legal_boards
+from support.damage import copy_with, set_number
 from support.parse_spy import count_parses
 
 from ttt_solver import Oracle
@@ -123,6 +124,22 @@ def test_line_plays_perfectly_to_the_end(oracle):
             assert cell in oracle.probe(board).preferred_moves
             board = rules.play(board, cell)
         assert rules.terminal_value(board) is not None
+
+
+def test_a_line_proves_each_row_it_reaches(db_path, tmp_path):
+    # The row four plies down the line is read by no proof of the first position (its children's
+    # rows, their children's): the line proves it, or the row above it, when it gets there.
+    board = "X...O...."
+    cells = Oracle.load(db_path, eager=False).line(board)
+    deep = board
+    for cell in cells[:4]:
+        deep = rules.play(deep, cell)
+    code, _perm = codec.canonical(deep, STANDARD)
+    damage = f"UPDATE positions SET {set_number('remoteness', 'remoteness + 2')} WHERE code = {code}"
+    oracle = Oracle.load(copy_with(db_path, tmp_path, damage), eager=False)
+    assert oracle.probe(board).preferred_moves[0] == cells[0]  # the first position's proof passes
+    with pytest.raises(DatabaseError, match="contradicts itself"):
+        oracle.line(board)
 
 
 def test_batch_lookups_match_the_single_ones(oracle):

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ttt_solver.solver.passes import Solved
-from ttt_solver.store.row_data import cells_of, data_limit, pack_data, unpack_data, unpack_rows, well_formed
+from ttt_solver.store.row_data import Row, cells_of, data_limit, pack_data, unpack_data, unpack_rows, well_formed
 
 CELLS = 25  # the widest board: the best-moves mask takes 25 bits
 # (value, remoteness, best, orbit, wins, draws, losses)
@@ -38,7 +38,9 @@ def test_both_unpackings_invert_the_packing(rows):
     for name in Solved._fields:
         assert np.array_equal(getattr(unpacked, name), getattr(solved, name)), name
         assert getattr(unpacked, name).dtype == getattr(solved, name).dtype, name
-    assert [unpack_data(int(d)) for d in data] == [(v, r, b, w, d, lo, o) for v, r, b, o, w, d, lo in rows]
+    unpacked_rows = [unpack_data(int(d)) for d in data]
+    assert unpacked_rows == [(v, r, b, w, d, lo) for v, r, b, _o, w, d, lo in rows]
+    assert all(type(row) is Row for row in unpacked_rows)  # the lookup's row, built once
 
 
 @given(st.integers(-(1 << 62), (1 << 51) - 1))

@@ -13,13 +13,6 @@ if TYPE_CHECKING:
     from ..game.variant import Variant
     from ..store.reader import Reader
 
-SMALL_ROWS = 100_000
-"""Most canonical rows whose table an in-memory oracle (:mod:`ttt_solver.lookup.in_memory`)
-proves whole at load (3x3: 765 rows in a few milliseconds; 3x4k3: 28,275 in some 30 ms) and
-``all_positions()`` resolves board by board; a named query's check (:mod:`.verify`) proves as
-many. Bigger variants (4x4: 1.2 million) rely on the digest of their arrays until a batch
-lookup proves them."""
-
 
 class Audited(Protocol):
     """What an audit reads: a database's reader, the variant it holds, and how to rebuild it

@@ -36,12 +36,12 @@ from sqlalchemy import MetaData, create_engine
 from ..engine import Engine, InProcess
 from ..errors import VerifyError, shown
 from ..solver import ROW_BYTES, Steps, default_memory
-from ..store import META_KEYS, SHARDS_KEY, number_in
+from ..store import META_KEYS, SHARDS_KEY, SMALL_ROWS, number_in
 from ..store.cache_folder import cached, content_folder
 from ..store.row_data import data_limit, unpack_rows, well_formed
 from ..store.schema import add_generated, define
 from ..system.memory import size_text
-from . import SMALL_ROWS, Audited
+from . import Audited
 from .held_tiers import HeldTiers
 from .moves_check import check_moves
 from .packed_check import check_packed
@@ -95,7 +95,7 @@ def verify_source(
 def check_stored(source: Audited) -> Report:
     """What a named query checks before it answers: everything :func:`verify_source` checks
     but the proof against the rules, which is made only where an in-memory load makes it too
-    (up to :data:`~ttt_solver.audit.SMALL_ROWS` rows: 3x3 in milliseconds, 3x4k3 in half a
+    (up to :data:`~ttt_solver.store.SMALL_ROWS` rows: 3x3 in milliseconds, 3x4k3 in half a
     second). So a query answers only from tables equal to the digest-checked packed arrays that
     ``Oracle.load()`` accepts. A SQLite file (4x4: 2 s; 20 cells: minutes) is checked once per
     state of the file (its inode, size and change times: any write changes them), the passed

@@ -21,9 +21,9 @@ from ..game import rules
 from ..game.variant import Variant, position_bound
 from ..players.agent_names import DEFAULT_AGENTS
 from . import complete
+from .bounded_params import SEED, Whole
 from .options import CLIError, chart_option, database_options, load_oracle, require_plot
 from .output import echo_json, output_options, table
-from .params import SEED, Whole
 from .progress import bars, draw_seed, seed_text
 
 if TYPE_CHECKING:

@@ -20,9 +20,10 @@ from ..store.reader import Reader
 from ..store.shards import MOST_SHARDS
 from ..system.cost_model import duration, verify_seconds
 from ..system.memory import machine_memory
+from .bounded_params import OneOf, Size, Whole
+from .engine_params import Address, StorageRoot
 from .options import CLIError, CLIFailure, F, database_options, existing_database, target_options
 from .output import echo_json, output_options
-from .params import Address, OneOf, Size, StorageRoot, Whole
 from .progress import bars, quiet_option
 from .stopping import Terminated
 

@@ -3,8 +3,9 @@
 Every bad value reads the same, whoever finds it (a type here, a callback, the library):
 ``invalid WHAT 'VALUE': what was expected``, where WHAT is the option (``--games``) or the kind
 of value (``board``, ``variant``, ``agent``); one ``Error:`` line and exit code 2. The types
-below are click's, with their messages (``Invalid value for '--games': 0 is not in the range
-1<=x<=10000000.``) said that way instead; click still shows their ranges in ``--help``.
+below, and those of :mod:`.bounded_params` (numbers, sizes, choices) and :mod:`.engine_params`
+(the engine's places), are click's, with their messages (``Invalid value for '--games': 0 is not
+in the range 1<=x<=10000000.``) said that way instead; click still shows their ranges in ``--help``.
 
 Every parameter's text follows one rule, :class:`Tidy`'s: whitespace around it is dropped
 (``--variant '3x3 '``, ``--memory ' 1G'``), and a number is written in ASCII digits
@@ -15,15 +16,11 @@ a file may be named ``' a.sqlite'``). The command group gives every plain text p
 
 from __future__ import annotations
 
-import math
-import re
 from typing import Any
 
 import click
 
 from ..errors import shown
-from ..system.engine_places import address_problem, storage_problem
-from ..system.memory import size_text
 
 
 class BadValue(click.BadParameter):
@@ -85,59 +82,6 @@ class PathText(Tidy, click.types.StringParamType):
 PATH = PathText()
 
 
-def _bounds(low: float | None, high: float | None, number: str, fmt: str) -> str:
-    if low is not None and high is not None:
-        return f"expected {number} from {low:{fmt}} to {high:{fmt}}"
-    if low is not None:
-        return f"expected {number} of at least {low:{fmt}}"
-    return f"expected {number}" if high is None else f"expected {number} of at most {high:{fmt}}"
-
-
-class Whole(Tidy, click.IntRange):
-    """A whole number in a range (click's ``IntRange``)."""
-
-    numeric = True
-
-    def expected(self) -> str:
-        return _bounds(self.min, self.max, "a whole number", ",")
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        try:
-            return super().convert(value, param, ctx)
-        except click.BadParameter:
-            raise BadValue(value, self.expected(), param, ctx) from None
-
-
-class Number(Tidy, click.FloatRange):
-    """A number in a range (click's ``FloatRange``), never NaN (which passes any range check)."""
-
-    numeric = True
-
-    def expected(self) -> str:
-        return _bounds(self.min, self.max, "a number", "g")
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        try:
-            number = super().convert(value, param, ctx)
-        except click.BadParameter:
-            number = math.nan
-        if math.isnan(number):
-            raise BadValue(value, self.expected(), param, ctx)
-        return number
-
-
-class OneOf(Tidy, click.Choice):  # type: ignore[type-arg]
-    """One of a few words (click's ``Choice``), said as ``expected X or O``."""
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        try:
-            return super().convert(value, param, ctx)
-        except click.BadParameter:
-            words = [str(choice) for choice in self.choices]
-            listed = " or ".join([", ".join(words[:-1]), words[-1]] if len(words) > 1 else words)
-            raise BadValue(value, f"expected {listed}", param, ctx) from None
-
-
 class FileName(Tidy, click.Path):
     """A file to write (click's ``Path`` with ``dir_okay=False``): a folder is refused in our words."""
 
@@ -151,79 +95,3 @@ class FileName(Tidy, click.Path):
             return super().convert(value, param, ctx)
         except click.BadParameter:
             raise BadValue(value, "that is a folder; expected a file name, e.g. chart.png", param, ctx) from None
-
-
-class Address(Tidy):
-    """A scheduler's address: ``[scheme://]host:port`` (``tcp://10.0.0.1:8786``), of a scheme the
-    engine connects over (:func:`ttt_solver.system.engine_places.address_problem`)."""
-
-    name = "address"
-    _FORM = r"(?:[a-z][a-z0-9+.-]*://)?[^\s/:]+:[0-9]{1,5}"  # compiled by re when first matched
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        text = str(value)
-        if not re.fullmatch(self._FORM, text, re.IGNORECASE) or not 0 < int(text.rpartition(":")[2]) < 65536:
-            raise BadValue(value, "expected [scheme://]host:port, e.g. tcp://10.0.0.1:8786", param, ctx)
-        why = address_problem(text)
-        if why is not None:
-            raise BadValue(value, why, param, ctx)
-        return text
-
-
-class StorageRoot(Tidy):
-    """A storage the workers share: a folder or an fsspec URL, not one that lives in one process
-    (:func:`ttt_solver.system.engine_places.storage_problem`)."""
-
-    name = "storage"
-    path = True
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        why = storage_problem(str(value))
-        if why is not None:
-            raise BadValue(value, why, param, ctx)
-        return str(value)
-
-
-SEED = Whole(0, 2**63 - 1)  # what every seed option takes (numpy's generators need >= 0)
-
-
-_SIZE = r"([0-9]+)(?:([kmgt])(i?b)?|b)?"  # compiled by re when first matched: a lookup reads no size
-_SHIFTS = {"": 0, "k": 10, "m": 20, "g": 30, "t": 40}
-SIZE_GRAMMAR = "ASCII digits and a unit, K, M, G or T (KB, KiB, ... in any case; powers of 1,024), no space between"
-
-
-def parse_size(text: str) -> int | None:
-    """Bytes of a size such as ``65536``, ``512MB``, ``4gb``, ``8GiB`` or ``64K``; None for
-    anything else (spaces, other digits, a fraction, another unit)."""
-    found = re.fullmatch(_SIZE, text, re.IGNORECASE)
-    if found is None:
-        return None
-    return int(found.group(1)) << _SHIFTS[(found.group(2) or "").lower()]
-
-
-class Size(Tidy):
-    """A number of bytes (:func:`parse_size`) from ``minimum`` to ``maximum`` (the machine's
-    memory, for a memory budget)."""
-
-    name = "SIZE"
-    numeric = True
-
-    def expected(self) -> str:
-        return f"expected a size: {SIZE_GRAMMAR}, e.g. 512MB or 4GB"
-
-    def __init__(self, minimum: int = 0, maximum: int | None = None, what: str = "") -> None:
-        self.minimum = minimum
-        self.maximum = maximum
-        self.what = what  # what the maximum is, e.g. "this machine's memory"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if isinstance(value, int):
-            return value
-        size = parse_size(value) if isinstance(value, str) else None
-        if size is None:
-            raise BadValue(value, self.expected(), param, ctx)
-        if size < self.minimum or (self.maximum is not None and size > self.maximum):
-            high = "" if self.maximum is None else f" to {size_text(self.maximum)}"
-            high += f" ({self.what})" if self.what and self.maximum is not None else ""
-            raise BadValue(value, f"expected a size from {size_text(self.minimum)}{high}", param, ctx)
-        return size

@@ -14,10 +14,10 @@ import click
 
 from ..game import rules
 from ..game.variant import Variant
+from .bounded_params import SEED, Number, OneOf
 from .lookup import move_sets
 from .options import database_options, load_oracle
 from .output import grid
-from .params import SEED, Number, OneOf
 
 if TYPE_CHECKING:
     from ..lookup.oracle import Oracle

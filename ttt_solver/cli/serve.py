@@ -17,8 +17,9 @@ from ..errors import MissingExtraError, install_hint, shown
 from ..game.variant import Variant
 from ..store import Target
 from ..system.memory import out_of_memory, reserve_threads
+from .bounded_params import Number, Size, Whole
 from .options import CLIError, CLIFailure
-from .params import PATH, Number, Size, Whole
+from .params import PATH
 from .stopping import raise_if_stopped
 
 WEB_PACKAGES = "fastapi uvicorn uvloop httptools fastapi-offline"

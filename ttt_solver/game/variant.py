@@ -9,29 +9,24 @@ symmetries) is derived here from a :class:`Variant`, so the rest of the code nev
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cached_property
 from math import comb
 from operator import itemgetter
-from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import InvalidVariantError, shown
 from .suggest import did_you_mean
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
 
 Cell = int
 Line = tuple[Cell, ...]
 Permutation = tuple[Cell, ...]
 
 
-class LineRead(NamedTuple):
-    """Cells of a line read from a board's text at once, and what they read as when X, and
-    when O, holds them all (see :attr:`Variant.line_reads`)."""
-
-    marks: Callable[[str], tuple[str, ...]]  # k is at least 3: a read is always a tuple
-    all_x: tuple[str, ...]
-    all_o: tuple[str, ...]
+# Cells of a line read from a board's text at once (k is at least 3: a read is always a tuple),
+# and what they read as when X, and when O, holds them all (see :attr:`Variant.line_reads`): a
+# plain tuple, unpacked where it is read; a NamedTuple's class would cost every lookup's import
+# some 0.4% of importing click.
+LineRead = tuple[Callable[[str], tuple[str, ...]], tuple[str, ...], tuple[str, ...]]
 
 
 MAX_CELLS = 25
@@ -186,7 +181,7 @@ class Variant:
 
 def _line_read(cells: tuple[Cell, ...], size: int) -> LineRead:
     marks = itemgetter(*cells)
-    return LineRead(marks, marks("X" * size), marks("O" * size))
+    return marks, marks("X" * size), marks("O" * size)
 
 
 def _number(digits: str) -> int:

@@ -2,7 +2,7 @@
 
 The arrays come from a database (:meth:`InMemory.from_database`: the packed arrays, their
 content digest checked) or from solved tables. A small variant's table (up to
-:data:`~ttt_solver.audit.SMALL_ROWS` rows) is also proved whole against the rules at load, which costs
+:data:`~ttt_solver.store.SMALL_ROWS` rows) is also proved whole against the rules at load, which costs
 milliseconds; resolving every real board up front would cost seconds (3x4k3: 2.6 s), so each
 board is resolved from the arrays the first time it is asked for (the oracle keeps it). A
 table of up to :data:`ROWS_BY_CODE` rows is also read into a dictionary by code at load (3x3:
@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING
 
-from ..audit import SMALL_ROWS
 from ..game.array_rules import decode_texts
 from ..game.symmetry import images, inverse
+from ..store import SMALL_ROWS
 from ..store.arrays import Arrays
-from .proof import answer, resolve
+from .proof import answer, preferred, resolve
 from .rows import DatabaseRows
 from .tables import BatchTables
 
@@ -59,9 +59,12 @@ class InMemory:
         """The database's packed arrays, read once, their digest checked."""
         return cls(database.arrays(), database)
 
-    def position(self, text: str, children: bool = True) -> Position:
-        # The arrays were checked at load: nothing to prove again.
+    # The arrays were checked at load: nothing to prove again.
+    def position(self, text: str) -> Position:
         return resolve(text, self.variant, self._fetch, self.location, self.rebuild_hint, False)
+
+    def preferred(self, text: str) -> tuple[int, ...]:
+        return preferred(text, self.variant, self._fetch, self.location, self.rebuild_hint, False)
 
     def arrays(self) -> Arrays:
         return self._arrays

@@ -19,11 +19,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
-from ..audit import SMALL_ROWS
 from ..errors import GameOverError, InvalidArgumentError, InvalidBoardError, InvalidVariantError
 from ..game import codec, rules
 from ..game.variant import STANDARD, Variant, as_variant
-from ..store import Target
+from ..store import SMALL_ROWS, Target
 from ..store.build_cost import existing_default
 from ..store.reader import Reader
 from ..system.memory import AUDIT_ROOM, memory_is_an_error, reserve
@@ -213,20 +212,17 @@ class Oracle:
 
     def line(self, board: BoardLike, rng: Any = None) -> list[int]:
         """A principal variation: the cells of perfect play from ``board`` to the end."""
-        position = self.probe(board)
+        position = self.probe(board)  # the first position proved with its children's rows
+        text, preferred = position.board, position.preferred_moves
         cells = []
-        while position.preferred_moves:
-            cell = _choose(position.preferred_moves, position.board, rng)
+        while preferred:
+            cell = _choose(preferred, text, rng)
             cells.append(cell)
-            position = self._step(rules.play(position.board, cell, self.variant))
+            text = rules.play(text, cell, self.variant)
+            found = self._answers.get(text)
+            # Each step needs only its preferred moves, its row proved against its children's.
+            preferred = found.preferred_moves if found is not None else self.rows.preferred(text)
         return cells
-
-    def _step(self, text: str) -> Position:
-        """A position of a line, its row proved against its children's rows where the source
-        proves (each row of the line is so proved, the first with its children too, by
-        :meth:`probe`: a line of 20 plies reads some hundreds of rows, not thousands)."""
-        found = self._answers.get(text)
-        return found if found is not None else self.rows.position(text, children=False)
 
     # -- non-raising forms ----------------------------------------------------------------
     def get_value(self, board: BoardLike, default: T = None) -> int | T:  # type: ignore[assignment]

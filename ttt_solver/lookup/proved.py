@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .proof import resolve
+from .proof import preferred, resolve
 from .rows import DatabaseRows
 
 if TYPE_CHECKING:
@@ -31,8 +31,11 @@ class ProvedFromFile:
         self.location = database.location
         self._whole: WholeTable | None = None
 
-    def position(self, text: str, children: bool = True) -> Position:
-        return resolve(text, self.variant, self.rows.fetch, self.location, self.rows.rebuild_hint, True, children)
+    def position(self, text: str) -> Position:
+        return resolve(text, self.variant, self.rows.fetch, self.location, self.rows.rebuild_hint, True)
+
+    def preferred(self, text: str) -> tuple[int, ...]:
+        return preferred(text, self.variant, self.rows.fetch, self.location, self.rows.rebuild_hint, True)
 
     def arrays(self) -> Arrays:
         return self._whole_table().arrays()

@@ -62,14 +62,13 @@ class DatabaseRows:
             read.clear()
 
         for code, data in self.reader.rows([code for code in codes if code not in found]).items():
-            numbers = unpack_data(data)
-            if numbers is None:
+            row = unpack_data(data)
+            if row is None:
                 raise DatabaseError(
                     f"database {self.location!r} is damaged (the data of code {code} is {shown(data)});"
                     f" {self.rebuild_hint()}"
                 )
-            value, remoteness, best, wins, draws, losses, _orbit = numbers
-            found[code] = read[code] = Row(value, remoteness, best, wins, draws, losses)
+            found[code] = read[code] = row
         return found
 
     def arrays(self) -> Arrays:

@@ -29,10 +29,13 @@ class RowSource(Protocol):
     location: str  # for messages: the database as the user named it, or "<memory>"
     database: DatabaseRows | None  # the database read, or None for rows solved in memory
 
-    def position(self, text: str, children: bool = True) -> Position:
-        """The answer for a normalised legal board (a DatabaseError if the table contradicts
-        it). ``children=False``: the moves' rows need not be proved against the rows below
-        them (a line proves each of them when it gets there)."""
+    def position(self, text: str) -> Position:
+        """The answer for a normalised legal board (a DatabaseError if the table contradicts it)."""
+        ...
+
+    def preferred(self, text: str) -> tuple[int, ...]:
+        """A normalised legal board's preferred moves, as :meth:`position` lists them, its row
+        proved but not its moves' rows (a perfect line proves each of them when it gets there)."""
         ...
 
     def arrays(self) -> Arrays:

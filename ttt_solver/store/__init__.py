@@ -21,6 +21,12 @@ SHARDS_KEY = "shards"
 # Our tables, in the order a server's locks are taken (by the rebuild's swap and by a reader's
 # snapshot): the same order everywhere, so that neither waits for the other while holding a lock.
 TABLE_NAMES = ("positions", "moves", "packed", "meta")
+SMALL_ROWS = 100_000
+"""Most canonical rows whose table an in-memory oracle (:mod:`ttt_solver.lookup.in_memory`)
+proves whole at load (3x3: 765 rows in a few milliseconds; 3x4k3: 28,275 in some 30 ms) and
+``all_positions()`` resolves board by board; a named query's check (:mod:`ttt_solver.audit.verify`) proves as
+many. Bigger variants (4x4: 1.2 million) rely on the digest of their arrays until a batch
+lookup proves them."""
 
 __all__ = [
     "GENERATOR",
@@ -28,6 +34,7 @@ __all__ = [
     "MOVE_COLUMNS",
     "SCHEMA_VERSION",
     "SHARDS_KEY",
+    "SMALL_ROWS",
     "TABLE_NAMES",
     "Target",
     "number_in",

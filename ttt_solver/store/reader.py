@@ -36,7 +36,7 @@ class Reader(Connection):
     # -- rows -------------------------------------------------------------------------------
     def rows(self, codes: Collection[int]) -> dict[int, Any]:
         """``{code: data}`` for the codes that have a row (``data`` as stored: the caller
-        unpacks and checks it, :func:`ttt_solver.store.content.unpack_data`); in a database of
+        unpacks and checks it, :func:`ttt_solver.store.row_data.unpack_data`); in a database of
         shards, each asked of its shard."""
         if self.shards:  # each code asked of the one shard whose range holds it, not of the view
             found: dict[int, Any] = {}

@@ -87,20 +87,12 @@ def unpack_rows(code: np.ndarray, data: np.ndarray) -> Solved:
     )  # fmt: skip
 
 
-def unpack_data(data: int) -> tuple[int, int, int, int, int, int, int] | None:
-    """(value, remoteness, best mask, wins, draws, losses, orbit) of one ``data``, or None if
-    it is no packing of numbers in range (pure Python: the lookups use it)."""
+def unpack_data(data: int) -> Row | None:
+    """The :class:`Row` one ``data`` packs, or None if it is no packing of numbers in range (pure
+    Python: the lookups read each row through it; the orbit, which no lookup reads, is left)."""
     if data.__class__ is not int or data < 0 or data >> BEST_SHIFT >= 1 << 32:
         return None
     plus_one = data & 3
     if plus_one == 3:
         return None
-    return (
-        plus_one - 1,
-        data >> 2 & 31,
-        data >> BEST_SHIFT,
-        data >> 7 & 31,
-        data >> 12 & 31,
-        data >> 17 & 31,
-        data >> 22 & 15,
-    )
+    return Row(plus_one - 1, data >> 2 & 31, data >> BEST_SHIFT, data >> 7 & 31, data >> 12 & 31, data >> 17 & 31)

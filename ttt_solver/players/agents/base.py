@@ -206,8 +206,8 @@ def winning_cells(board: str, mark: str, variant: Variant) -> list[Cell]:
     found = []
     for cell, here in enumerate(board):
         if here == rules.EMPTY:
-            for read in variant.reads_through[cell]:
-                if read.marks(board) == (read.all_x if x else read.all_o):
+            for marks, all_x, all_o in variant.reads_through[cell]:
+                if marks(board) == (all_x if x else all_o):
                     found.append(cell)
                     break
     return found

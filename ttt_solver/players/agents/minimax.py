@@ -41,8 +41,8 @@ class MinimaxAgent(SearchAgent):
         k = self.variant.k
         other = opponent(player)
         score = 0
-        for read in self.variant.line_reads:
-            marks = read.marks(board)  # a tuple: k is at least 3
+        for read, _all_x, _all_o in self.variant.line_reads:
+            marks = read(board)  # a tuple: k is at least 3
             own, theirs = marks.count(player), marks.count(other)
             if own == k:
                 score += OWN_LINE
