@@ -20,6 +20,7 @@ import itertools
 import json
 import random
 import shutil
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,7 @@ from support.fuzzing import FUZZ
 
 from ttt_solver.cli import cli
 from ttt_solver.game.variant import Variant
+from ttt_solver.store import paths as store_paths
 
 # -- the world the commands run in ---------------------------------------------------------------
 # Variants with a database in the data directory (any of them may be read without --db).
@@ -119,8 +121,15 @@ def world(tmp_path_factory: pytest.TempPathFactory, variant_db: Callable[[str], 
         "{tmp}": str(root),
     }
     before = _listing(CHECKOUT_DATA)
+
+    def in_data() -> str:
+        return str(data)
+
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("ttt_solver.store.paths.data_folder", lambda: str(data))
+        # The data folder wherever a module took the function by name (a build's scratch folder
+        # for a server's URL is in it): otherwise such a build wrote into the checkout's data/.
+        for module in _modules_with(store_paths.data_folder):
+            patch.setattr(module, "data_folder", in_data)
         try:
             import ttt_solver.web.server  # noqa: F401 - needs the [web] extra
         except ImportError:  # without the [web] extra, serve says so in one Error: line
@@ -130,7 +139,17 @@ def world(tmp_path_factory: pytest.TempPathFactory, variant_db: Callable[[str], 
         patch.chdir(work)
         patch.delenv("TTT_DB", raising=False)
         yield World(root, paths, CliRunner(env={"TTT_DB": None, "NO_COLOR": None, "TERM": "dumb"}))
+    for module in _modules_with(in_data):  # imported during the run: it took the stand-in
+        module.data_folder = store_paths.data_folder  # type: ignore[attr-defined]
     assert _listing(CHECKOUT_DATA) == before, "a command wrote into the checkout's data/"
+
+
+def _modules_with(data_folder: Callable[[], str]) -> list[object]:
+    return [
+        module
+        for name, module in list(sys.modules.items())
+        if name.startswith("ttt_solver") and getattr(module, "data_folder", None) is data_folder
+    ]
 
 
 CHECKOUT_DATA = Path(__file__).resolve().parents[2] / "data"
