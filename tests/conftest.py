@@ -22,7 +22,7 @@ Temporary files (``tmp_path``, the builds' scratch folders, the PostgreSQL serve
 run needs no durability, and the builds' syncs to a shared disk are slow (see docs/install.md).
 
 Hypothesis runs without deadlines here (profile ``ttt-solver``). Markers (pyproject.toml):
-``fuzz`` (the 5,000-example runs, ``@FUZZ`` of fuzzing.py), ``sdist`` (tests run from the
+``fuzz`` (the 2,000-example runs, ``@FUZZ`` of fuzzing.py), ``sdist`` (tests run from the
 built source distribution) and ``long`` (any other test of more than a few seconds) start first,
 in that order, dealt to the head of each xdist worker's share (support/ordering.py) so that
 parallel workers (``-n 3``) finish together; ``slow`` builds a big variant.
