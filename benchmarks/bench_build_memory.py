@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from ttt_solver.cli.params import parse_size
+from ttt_solver.cli.bounded_params import parse_size
 from ttt_solver.solver.solve import default_memory
 
 MB = 1 << 20
