@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.damage import copy_with, set_number
 
+from ttt_solver.audit import verify
 from ttt_solver.cli import cli
 from ttt_solver.lookup import named_queries as queries
 
@@ -181,3 +182,24 @@ def test_a_small_files_passed_check_is_remembered_and_a_write_to_it_checked_agai
     result = run(copy, "ply_counts")
     assert_refused_with_the_rebuild_command(result)
     assert "value not what the children imply" in result.stderr
+
+
+def test_a_damaged_files_failed_check_is_remembered_with_what_it_found(db_path, tmp_path, monkeypatch):
+    """Each query on a damaged file is refused; the check that found the damage runs once per
+    state of the file, and the next query says what it found without checking again."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    copy = tmp_path / "copy.sqlite"
+    shutil.copyfile(db_path, copy)
+    with closing(sqlite3.connect(copy)) as conn, conn:
+        conn.execute(f"UPDATE positions SET {set_number('value', '1 - value')} WHERE code = {FIRST_PLY_3}")
+    first = run(copy, "ply_counts")
+    assert_refused_with_the_rebuild_command(first)
+    assert "value not what the children imply" in first.stderr
+
+    def not_again(*_args: Any, **_kwargs: Any) -> None:
+        raise AssertionError("checked again")
+
+    monkeypatch.setattr(verify, "_verify", not_again)
+    for name in ("ply_counts", "traps"):
+        again = run(copy, name)
+        assert (again.exit_code, again.stderr) == (1, first.stderr)

@@ -100,8 +100,9 @@ def check_stored(source: Audited) -> Report:
     ``Oracle.load()`` accepts. A SQLite file (4x4: 2 s; 20 cells: minutes) is checked once per
     state of the file (its inode, size and change times: any write changes them), the passed
     check remembered in the cache folder (:mod:`ttt_solver.store.cache_folder`); a server
-    database at every query. Call it inside ``source.reader.snapshot()``, with the query, so
-    that both read the same state of a server database."""
+    database at every query. A failed check is remembered too, with what it found, so that each
+    query on a damaged file says so at once. Call it inside ``source.reader.snapshot()``, with
+    the query, so that both read the same state of a server database."""
 
     report = Report(source.variant.name, source.location, source.rebuild_hint())
     prove = (number_in(source.meta.get("positions")) or 0) <= SMALL_ROWS
@@ -109,6 +110,10 @@ def check_stored(source: Audited) -> Report:
 
     def check() -> Report:
         return _verify(source, default_memory(), None, report, prove=prove, engine=InProcess())
+
+    def checked() -> dict[str, Any]:
+        check()
+        return {"ok": report.ok, "found": report.found, "kinds": report.kinds, "contradictions": report.contradictions}
 
     if file is None:
         return check()
@@ -120,9 +125,15 @@ def check_stored(source: Audited) -> Report:
         name = "checked-" + hashlib.sha256(name.encode()).hexdigest()
     name += ".json"
     folder = content_folder(source.variant.name, source.meta.get("digest", ""))
-    if cached(folder, name, lambda: {"ok": check().ok})["ok"]:
-        return report  # passed now, or before on this very file
-    if not report.found:  # failed before: say what fails now
+    remembered = cached(folder, name, checked)
+    if remembered.get("ok") or report.found:
+        return report  # passed now, or before on this very file; or failed now
+    try:  # failed before on this very file: what it found then
+        report.found, report.kinds = int(remembered["found"]), int(remembered["kinds"])
+        report.contradictions = [str(line) for line in remembered["contradictions"]]
+    except (KeyError, TypeError, ValueError):  # not what this version remembers: check again
+        report.found = report.kinds = 0
+        report.contradictions = []
         check()
     return report
 
