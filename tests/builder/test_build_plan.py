@@ -3,6 +3,7 @@ hold alone: exact tier sizes, estimates close to a solved variant's counts, and 
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -19,6 +20,8 @@ from ttt_solver.game.variant import Variant
 from ttt_solver.solver.tiers import Tiers
 from ttt_solver.store import build_cost
 from ttt_solver.system import cost_model
+from ttt_solver.system.cost_model import duration
+from ttt_solver.system.memory import size_text
 
 GIB = 1 << 30
 
@@ -55,6 +58,28 @@ def test_plan_prints_every_tier_and_the_totals_of_5x5k4():
     assert sum(int(line.split()[1].replace(",", "")) for line in table[:3]) == 478_427_600  # the last three
     assert lines[28].startswith("total: 161,995,031,226 boards")
     assert [line.split(":")[0] for line in lines[29:]] == ["CPU", "memory", "shuffle", "disk", "this machine"]
+
+
+def test_the_plan_in_json_holds_what_its_text_says(monkeypatch):
+    monkeypatch.setattr(cost_model, "machine_memory", lambda: 16 * GIB)
+    monkeypatch.setattr(plans, "machine_memory", lambda: 16 * GIB)
+    monkeypatch.setattr(plans, "free_disk", lambda _folder: 2048 * GIB)  # the same in both runs
+    text = invoke("build", "--variant", "5x5k4", "--plan").stdout.splitlines()
+    result = invoke("build", "--variant", "5x5k4", "--plan", "--json")
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.stdout)
+    assert [tier["ply"] for tier in found["tiers"]] == list(range(25, -1, -1))
+    assert found["tiers"][8]["boards"] == found["tiers"][9]["boards"] == 26_293_088_250
+    assert text[28] == (
+        f"total: {found['boards']:,} boards, about {found['legal']:,} legal positions in {found['rows']:,} canonical rows"
+    )
+    assert f"about {duration(found['cpu_seconds'])}," in text[29]
+    assert f"about {size_text(found['disk_bytes'])} (" in text[32]
+    assert found["machine"] == {
+        "memory_bytes": 16 * GIB, "free_disk_bytes": 2048 * GIB, "problem": "a build of 5x5k4 keeps at least 51.6GB of memory"
+    }  # fmt: skip
+    refused = invoke("build", "--variant", "5x5k4", "--json", "--db", "/nonexistent/5x5k4.sqlite")
+    assert refused.exit_code == 2 and json.loads(refused.stdout) == found  # a refusal's plan in JSON too
 
 
 def test_a_build_this_machine_cannot_hold_is_refused_writing_nothing(tmp_path, monkeypatch):

@@ -122,6 +122,34 @@ class Plan:
         """Why this machine cannot build the variant alone (None: it can)."""
         return machine_problem(self.variant, self.one_machine_memory, self.disk_bytes, self.memory, self.free_disk)
 
+    def report(self) -> dict[str, object]:
+        """The plan as JSON's fields (``build --plan --json``): what :meth:`lines` says, in
+        numbers (bytes, CPU seconds)."""
+        return {
+            "variant": self.variant.name,
+            "cells": self.variant.cells,
+            "symmetries": len(self.variant.symmetries),
+            "sampled_boards_a_tier": SAMPLES,
+            "tiers": [
+                {
+                    "ply": t.ply, "boards": t.boards, "legal": t.legal, "canonical": t.canonical,
+                    "result_bytes": t.result_bytes, "scratch_bytes": t.scratch_bytes, "file_bytes": t.file_bytes,
+                }
+                for t in self.tiers
+            ],
+            "boards": sum(t.boards for t in self.tiers),
+            "legal": self.legal,
+            "rows": self.rows,
+            "cpu_seconds": round(self.cpu_seconds, 1),
+            "passes": "compiled" if compiled_loops.installed() else "numpy",
+            "worker_memory_bytes": self.worker_memory,
+            "build_memory_bytes": self.build_memory,
+            "least_memory_bytes": self.one_machine_memory,
+            "shuffle_bytes": self.shuffle_bytes,
+            "disk_bytes": self.disk_bytes,
+            "machine": {"memory_bytes": self.memory, "free_disk_bytes": self.free_disk, "problem": self.problem()},
+        }  # fmt: skip
+
     def lines(self) -> list[str]:
         """The plan as text: a table of the tiers, then the totals."""
         v = self.variant

@@ -28,6 +28,7 @@ from .progress import bars, quiet_option
 from .stopping import Terminated
 
 if TYPE_CHECKING:
+    from ..builder.plan import Plan
     from ..engine import Engine
 
 ENGINES = ("dask",)
@@ -130,7 +131,7 @@ def build(
 
     check_engine_options(engine, workers, address, storage, shards)
     if plan_only:
-        click.echo("\n".join(make_plan(variant, target_folder(db, variant)).lines()))
+        _show_plan(make_plan(variant, target_folder(db, variant)), fmt)
         return
     chosen = _engine(engine, workers, address, storage)
     try:
@@ -147,12 +148,20 @@ def build(
                 shards=shards,
             )  # fmt: skip
     except MachineTooSmallError as error:
-        click.echo("\n".join(error.plan.lines()))
+        _show_plan(error.plan, fmt)
         raise
     if fmt == "json":
         echo_json(dataclasses.asdict(report))
     else:
         click.echo(report.summary())
+
+
+def _show_plan(plan: Plan, fmt: str) -> None:
+    """The plan on stdout: its table and totals, or its JSON."""
+    if fmt == "json":
+        echo_json(plan.report())
+    else:
+        click.echo("\n".join(plan.lines()))
 
 
 def _say_upfront(say: Callable[[str], None], variant: Variant, db: str | None, memory: int | None, force: bool,
