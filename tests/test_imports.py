@@ -90,6 +90,16 @@ def test_the_passes_leave_numba_unloaded_until_a_pass_runs():
     assert loaded_after(code, ("numba",)) == set()
 
 
+def command_line(args: list[str]) -> str:
+    """Code that runs the command line ``args`` in its process and checks that it succeeds."""
+    return f"from ttt_solver.cli import main\ntry:\n    main({args!r})\nexcept SystemExit as done:\n    assert done.code == 0, done.code\n"
+
+
+def analyze(db_path: Path) -> str:
+    """Code that runs ``ttt-lookup analyze X...O.... --json --db DB_PATH`` (a 3x3 lookup)."""
+    return command_line(["analyze", "X...O....", "--json", "--db", str(db_path)])
+
+
 @pytest.mark.parametrize("big", [False, True], ids=["small", "big"])
 def test_a_command_line_lookup_loads_neither_numpy_sqlalchemy_nor_pathlib(db_path, tmp_path, big):
     # What a lookup imports beyond click is most of its time: pathlib alone (with urllib and
@@ -102,9 +112,7 @@ def test_a_command_line_lookup_loads_neither_numpy_sqlalchemy_nor_pathlib(db_pat
         code = (
             f"import sys, sysconfig\nsys.path[:0] = [{root!r}]\nsys.path.append(sysconfig.get_paths()['purelib'])\n"
             f"import ttt_solver.store.paths\nttt_solver.store.paths.data_folder = lambda: {str(tmp_path)!r}\n"
-            f"{EVERY_DATABASE_BIG * big}from ttt_solver.cli import main\n"
-            f"try:\n    main(['analyze', 'X...O....', '--json', *{db!r}])\nexcept SystemExit as done:\n"
-            "    assert done.code == 0, done.code\n"
+            f"{EVERY_DATABASE_BIG * big}{command_line(['analyze', 'X...O....', '--json', *db])}"
             "import ttt_solver\nassert ttt_solver.__file__.startswith(sys.path[0]), ttt_solver.__file__"
         )
         assert loaded_after(code, ("numpy", "sqlalchemy", "pathlib"), ["-S"]) == set()
@@ -125,9 +133,7 @@ re.compile = compile
 @pytest.mark.parametrize("big", [False, True], ids=["small", "big"])
 def test_a_command_line_lookup_compiles_only_the_variant_name_pattern(db_path, big):
     code = (
-        f"{RECORD_COMPILES}{EVERY_DATABASE_BIG * big}from ttt_solver.cli import main\n"
-        f"try:\n    main(['analyze', 'X...O....', '--json', '--db', {str(db_path)!r}])\n"
-        "except SystemExit as done:\n    assert done.code == 0, done.code\n"
+        f"{RECORD_COMPILES}{EVERY_DATABASE_BIG * big}{analyze(db_path)}"
         "print(' '.join(name for name in compiled if name.startswith('ttt_solver')))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -138,8 +144,7 @@ def test_a_command_line_lookup_leaves_the_array_form_of_the_value_rule_unloaded(
     # The scalar rule proves each row; the array form (numpy's tables and their classes, two
     # NamedTuples: 0.6% of importing click) lives in game/value_bytes.py, off the lookup.
     code = (
-        f"from ttt_solver.cli import main\ntry:\n    main(['analyze', 'X...O....', '--json', '--db', {str(db_path)!r}])\n"
-        "except SystemExit as done:\n    assert done.code == 0, done.code\nimport sys\n"
+        f"{analyze(db_path)}import sys\n"
         "print(sorted(n for n in ('back_up', 'byte_tables', 'result_bytes') if hasattr(sys.modules['ttt_solver.game.values'], n)))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -178,11 +183,7 @@ def test_the_command_line_leaves_locale_unloaded(db_path, lookup):
     # click's help_option and version_option look their default text up in gettext's
     # translations, which searches the file system and imports locale: 2.5% of importing click.
     # (Help itself is translated: its headings are gettext's.)
-    args = ["analyze", "X...O....", "--json", "--db", str(db_path)] if lookup else ["--version"]
-    code = (
-        f"from ttt_solver.cli import main\ntry:\n    main({args!r})\n"
-        "except SystemExit as done:\n    assert done.code == 0, done.code\n"
-    )
+    code = analyze(db_path) if lookup else command_line(["--version"])
     assert loaded_after(code, ("locale",)) == set()
 
 
@@ -195,20 +196,14 @@ OFF_THE_LOOKUP = ("ttt_solver.system.engine_places", "ttt_solver.cli.bounded_par
 
 @pytest.mark.parametrize("big", [False, True], ids=["small", "big"])
 def test_a_command_line_lookup_leaves_what_it_does_not_use_unloaded(db_path, big):
-    code = (
-        f"{EVERY_DATABASE_BIG * big}from ttt_solver.cli import main\n"
-        f"try:\n    main(['analyze', 'X...O....', '--json', '--db', {str(db_path)!r}])\n"
-        "except SystemExit as done:\n    assert done.code == 0, done.code\n"
-    )
-    assert loaded_after(code, OFF_THE_LOOKUP) == set()
+    assert loaded_after(EVERY_DATABASE_BIG * big + analyze(db_path), OFF_THE_LOOKUP) == set()
 
 
 def test_a_command_line_lookup_makes_only_the_public_named_tuples(db_path):
     # Each NamedTuple class costs importing some 0.4% of importing click: the lookup's internal
     # values (proof.Node, proof.Answer, values.Outcome, variant.LineRead, shards.Shard) are plain classes or tuples.
     code = (
-        f"from ttt_solver.cli import main\ntry:\n    main(['analyze', 'X...O....', '--json', '--db', {str(db_path)!r}])\n"
-        "except SystemExit as done:\n    assert done.code == 0, done.code\nimport sys\n"
+        f"{analyze(db_path)}import sys\n"
         "print(' '.join(sorted(f'{name}.{key}' for name, module in list(sys.modules.items()) if name.startswith('ttt_solver')"
         " for key, value in vars(module).items() if isinstance(value, type) and issubclass(value, tuple)"
         " and hasattr(value, '_fields') and value.__module__ == name)))"
