@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from importlib import import_module
 from typing import Any, NoReturn
@@ -59,38 +59,23 @@ HELP_OPTIONS = ["-h", "--help"]
 # -h/--help and --version as click's help_option and version_option make them, but with their
 # text given: those decorators look their default text up in gettext's translations, which
 # searches the file system and imports locale, 2.5% of importing click, on every command line.
+def _eager_flag(opts: list[str], help_text: str, shown: Callable[[click.Context], str]) -> click.Option:
+    """A flag that, given, prints ``shown(ctx)`` and ends the command before any other parameter."""
+
+    def show(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+        if value and not ctx.resilient_parsing:
+            click.echo(shown(ctx), color=ctx.color)
+            ctx.exit()
+
+    return click.Option(opts, is_flag=True, expose_value=False, is_eager=True, help=help_text, callback=show)
+
+
 def _help_option() -> click.Option:
-    return click.Option(
-        HELP_OPTIONS,
-        is_flag=True,
-        expose_value=False,
-        is_eager=True,
-        help="Show this message and exit.",
-        callback=_help,
-    )
-
-
-def _help(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    if value and not ctx.resilient_parsing:
-        click.echo(ctx.get_help(), color=ctx.color)
-        ctx.exit()
+    return _eager_flag(HELP_OPTIONS, "Show this message and exit.", click.Context.get_help)
 
 
 def _version_option() -> click.Option:
-    return click.Option(
-        ["--version"],
-        is_flag=True,
-        expose_value=False,
-        is_eager=True,
-        help="Show the version and exit.",
-        callback=_version,
-    )
-
-
-def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    if value and not ctx.resilient_parsing:
-        click.echo(f"ttt-lookup {__version__}", color=ctx.color)
-        ctx.exit()
+    return _eager_flag(["--version"], "Show the version and exit.", lambda _ctx: f"ttt-lookup {__version__}")
 
 
 class TTTGroup(click.Group):
