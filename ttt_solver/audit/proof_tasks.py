@@ -135,8 +135,9 @@ def prove_chunk_task(
 ) -> tuple[Findings, Groups]:
     """A task: prove ranks ``start`` to ``stop`` of tier ``ply`` of variant ``name`` against
     the tier's stored ``rows`` (first and last, those of the chunk's code range) and the
-    result bytes ``below`` (:func:`ttt_solver.engine.shuffle.below_bytes`); write the images of the rows found sound into ``chunk_file``,
-    grouped by the ranges of ranks starting at ``bounds`` (:func:`ttt_solver.engine.shuffle.write_images`);
+    result bytes ``below`` (:func:`ttt_solver.engine.shuffle.below_bytes`); write the images of
+    the rows found sound into ``chunk_file``, grouped by the ranges of ranks starting at
+    ``bounds`` (:func:`ttt_solver.engine.shuffle.write_images`);
     what it found, and its groups (where each starts, and its CRC-32). Every file is in ``storage``."""
     found = tiers(Variant.parse(name))
     first, last = rows

@@ -126,10 +126,11 @@ def solve_chunk_task(
     stop: int,
 ) -> tuple[tuple[int, int], Groups]:
     """A task: solve ranks ``start`` to ``stop`` of tier ``ply`` of variant ``name`` from the
-    result bytes ``below`` of the tier below (:func:`.shuffle.below_bytes`), and write into ``chunk_file`` (whole once it is
-    written) its rows, column after column, then the positions' images grouped by the ranges
-    of ranks starting at ``bounds`` (:func:`.shuffle.write_images`), all in ``storage``; the
-    rows' count and CRC-32, and the groups."""
+    result bytes ``below`` of the tier below (:func:`.shuffle.below_bytes`), and write into
+    ``chunk_file`` (whole once it is written) its rows, column after column, then the
+    positions' images grouped by the ranges of ranks starting at ``bounds``
+    (:func:`.shuffle.write_images`), all in ``storage``; the rows' count and CRC-32, and the
+    groups."""
     found = tiers(Variant.parse(name))
     solved = solve_chunk(found, ply, start, stop, below_bytes(storage, below))
     with storage.create(chunk_file) as file:
