@@ -6,7 +6,9 @@ Python ignores an exception raised inside a weakref callback or a ``__del__`` (i
 and a signal's handler runs wherever the program is, inside those too. So a stop signal is also
 remembered, the hook leaves a ``Terminated`` unprinted, and the places a long command passes
 through again and again (its progress, a server before it serves) call :func:`raise_if_stopped`:
-a stop signal never goes unheeded, and never prints a traceback.
+a stop signal never goes unheeded, and never prints a traceback. A block that writes a database
+holds stops off until it ends (:func:`ttt_solver.system.stops.stops_held`): Ctrl-C's handler
+here is this module's too, raising KeyboardInterrupt as Python's own does.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+
+from ..system.stops import noted_while_held, stops_held
 
 
 class Terminated(BaseException):
@@ -31,7 +35,11 @@ class Terminated(BaseException):
 _received: list[int] = []  # the stop signals received while a command runs
 
 
-def _raise_terminated(signum: int, _frame: object) -> None:
+def _raise_stop(signum: int, _frame: object) -> None:
+    if noted_while_held(signum):
+        return
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
     _received.append(signum)
     raise Terminated(signum)
 
@@ -43,8 +51,8 @@ def raise_if_stopped() -> None:
         raise Terminated(_received[-1])
 
 
-# The signals that stop a command as Ctrl-C does (SIGHUP: its terminal closed; not on Windows).
-_STOPPING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+# Ctrl-C, and the signals that stop a command as it does (SIGHUP: its terminal closed; not on Windows).
+_STOPPING = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 @contextmanager
@@ -53,7 +61,7 @@ def terminate_as_interrupt() -> Iterator[None]:
     set only on the main thread; elsewhere they keep their defaults)."""
     _received.clear()
     try:
-        previous = {signum: signal.signal(signum, _raise_terminated) for signum in _STOPPING}
+        previous = {signum: signal.signal(signum, _raise_stop) for signum in _STOPPING}
     except ValueError:  # not the main thread
         yield
         return
@@ -68,5 +76,20 @@ def terminate_as_interrupt() -> Iterator[None]:
         yield
     finally:
         sys.unraisablehook = hook
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        _restore(previous)
+
+
+def _restore(previous: dict[int, Any]) -> None:
+    """Put the handlers back, all of them: a stop that comes meanwhile is held (Python's
+    ``signal.signal`` runs a pending handler first) and sent again to the handler put back. The
+    system holds the signals too where it can: one that came between Python's check for
+    pending signals and the new handler would otherwise be dropped ("Signal 15 ignored due to
+    race condition")."""
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, previous) if hasattr(signal, "pthread_sigmask") else None
+    with stops_held():
+        try:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+        finally:
+            if mask is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)

@@ -35,6 +35,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from ..errors import BuildError
 from ..system.files import sync
 from ..system.os_errors import described
+from ..system.stops import stops_held
 from . import GENERATOR, MOVE_COLUMNS, TABLE_NAMES, schema
 from .database_server import live_tables, missing_driver, server_error
 from .schema import add_generated
@@ -217,18 +218,25 @@ class FileWriter:
             # search from the root (sqlite3BtreeTableMoveto), as in its own INSERT ... SELECT.
             dbapi_connection.execute("PRAGMA synchronous = FULL")
 
-        with self.engine.begin() as conn:
+        with self._transaction() as conn:
             self.tables.positions.metadata.create_all(conn, tables=made)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Connection]:
+        """A transaction, committed (or rolled back) and its connection back in the pool before
+        a stop signal takes effect: SQLAlchemy's bookkeeping is never left half done."""
+        with stops_held(), self.engine.begin() as conn:
+            yield conn
 
     def written(self) -> int | None:
         """The largest code written so far (None: no row yet)."""
-        with self.engine.connect() as conn:
+        with self._transaction() as conn:
             found = conn.exec_driver_sql("SELECT max(code) FROM positions").scalar()
         return None if found is None else int(found)
 
     def positions(self, blocks: Blocks, written: Written | None = None) -> None:
         for rows in blocks:
-            with self.engine.begin() as conn:
+            with self._transaction() as conn:
                 _insert_rows(conn, self.tables.positions, POSITION_STORED, [rows])
             if written:
                 written(len(rows))
@@ -240,7 +248,7 @@ class FileWriter:
         packed from the arrays, whose digest :func:`.content.packed_parts` took on the way."""
 
         made: dict[tuple[str, int], bytes] = {}
-        with self.engine.begin() as conn:
+        with self._transaction() as conn:
             if "positions" in self.made:
                 add_generated(conn, self.cells)
             for table in (self.tables.meta, self.tables.packed, self.tables.moves):
@@ -256,7 +264,7 @@ class FileWriter:
     def packed_hashes(self) -> dict[tuple[str, int], bytes]:
         """The SHA-256 of each part of the packed arrays as the file holds it, by (name, part)
         (one blob in memory at a time)."""
-        with self.engine.connect() as conn:
+        with self._transaction() as conn:
             keys = conn.exec_driver_sql("SELECT name, part FROM packed ORDER BY name, part").all()
             query = "SELECT data FROM packed WHERE name = ? AND part = ?"
             return {(name, part): sha256(conn.exec_driver_sql(query, (name, part)).scalar() or b"").digest()
@@ -265,7 +273,7 @@ class FileWriter:
     def meta(self, meta: Mapping[str, str], shards: Sequence[Shard] = ()) -> None:
         """The meta table, last: a file without it is no finished database (nor shard); with
         the ``shards`` table of a main file in the same transaction."""
-        with self.engine.begin() as conn:
+        with self._transaction() as conn:
             if self.shards is not None:
                 conn.execute(self.shards.delete())
                 conn.execute(
@@ -285,7 +293,8 @@ class FileWriter:
             conn.execute(self.tables.meta.insert(), [{"key": k, "value": v} for k, v in sorted(meta.items())])
 
     def close(self) -> None:
-        self.engine.dispose()
+        with stops_held():
+            self.engine.dispose()
 
 
 def _hashed(parts: Packed, made: dict[tuple[str, int], bytes]) -> Packed:
