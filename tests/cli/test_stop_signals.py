@@ -41,7 +41,7 @@ main(["stopper"])
 """
 
 
-@pytest.mark.parametrize("name, code", [("TERM", 143), ("HUP", 129)])
+@pytest.mark.parametrize("name, code", [("TERM", 143), ("HUP", 129), ("INT", 130)])
 def test_a_stop_signal_raised_inside_a_weakref_callback_still_stops_the_command(name, code):
     done = subprocess.run(
         [sys.executable, "-c", SELF_STOPPING.replace("{name}", name)],

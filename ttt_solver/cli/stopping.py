@@ -1,14 +1,14 @@
-"""Stop signals: SIGTERM and SIGHUP stop a command as Ctrl-C does (``Aborted!``, exit code
-128 + the signal), by an exception raised where the program stands.
+"""Stop signals: Ctrl-C, SIGTERM and SIGHUP stop a command (``Aborted!``, exit code 128 + the
+signal), by an exception raised where the program stands: KeyboardInterrupt for Ctrl-C, as
+Python's own handler raises, :class:`Terminated` for the others.
 
 Python ignores an exception raised inside a weakref callback or a ``__del__`` (it hands it to
 ``sys.unraisablehook``, which prints "Exception ignored in ..." and a traceback, and goes on),
 and a signal's handler runs wherever the program is, inside those too. So a stop signal is also
-remembered, the hook leaves a ``Terminated`` unprinted, and the places a long command passes
+remembered, the hook leaves its exception unprinted, and the places a long command passes
 through again and again (its progress, a server before it serves) call :func:`raise_if_stopped`:
 a stop signal never goes unheeded, and never prints a traceback. A block that writes a database
-holds stops off until it ends (:func:`ttt_solver.system.stops.stops_held`): Ctrl-C's handler
-here is this module's too, raising KeyboardInterrupt as Python's own does.
+holds stops off until it ends (:func:`ttt_solver.system.stops.stops_held`).
 """
 
 from __future__ import annotations
@@ -35,20 +35,22 @@ class Terminated(BaseException):
 _received: list[int] = []  # the stop signals received while a command runs
 
 
+def _stop(signum: int) -> KeyboardInterrupt | Terminated:
+    return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
+
+
 def _raise_stop(signum: int, _frame: object) -> None:
     if noted_while_held(signum):
         return
-    if signum == signal.SIGINT:
-        raise KeyboardInterrupt
     _received.append(signum)
-    raise Terminated(signum)
+    raise _stop(signum)
 
 
 def raise_if_stopped() -> None:
-    """Terminated if a stop signal came while the command ran (its own Terminated may have been
-    raised where Python ignores exceptions)."""
+    """KeyboardInterrupt or Terminated if a stop signal came while the command ran (its
+    exception may have been raised where Python ignores exceptions)."""
     if _received:
-        raise Terminated(_received[-1])
+        raise _stop(_received[-1])
 
 
 # Ctrl-C, and the signals that stop a command as it does (SIGHUP: its terminal closed; not on Windows).
@@ -57,8 +59,8 @@ _STOPPING = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHU
 
 @contextmanager
 def terminate_as_interrupt() -> Iterator[None]:
-    """SIGTERM and SIGHUP raise :class:`Terminated` while a command runs (signal handlers can be
-    set only on the main thread; elsewhere they keep their defaults)."""
+    """Ctrl-C raises KeyboardInterrupt, SIGTERM and SIGHUP :class:`Terminated`, while a command
+    runs (signal handlers can be set only on the main thread; elsewhere they keep their defaults)."""
     _received.clear()
     try:
         previous = {signum: signal.signal(signum, _raise_stop) for signum in _STOPPING}
@@ -68,7 +70,7 @@ def terminate_as_interrupt() -> Iterator[None]:
     hook = sys.unraisablehook
 
     def unprinted_when_stopping(unraisable: Any) -> None:
-        if not isinstance(unraisable.exc_value, Terminated):  # that one is raised again
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt | Terminated):  # raised again
             hook(unraisable)
 
     sys.unraisablehook = unprinted_when_stopping
