@@ -213,3 +213,13 @@ def test_a_command_line_lookup_makes_only_the_public_named_tuples(db_path):
         "ttt_solver.lookup.position.Move", "ttt_solver.lookup.position.Position", "ttt_solver.store.row_data.Row",
         "ttt_solver.store.target.Target", "ttt_solver.system.cost_model.Cost",
     ]  # fmt: skip
+
+
+# Modules only an error or a stop needs, that the modules every lookup needs imported: signal (the
+# stop handlers, which a lookup does not install: cli/stopping.py; 2% of importing click).
+ERROR_PATHS_ONLY = ("signal",)
+
+
+@pytest.mark.parametrize("big", [False, True], ids=["small", "big"])
+def test_a_command_line_lookup_leaves_what_only_errors_and_stops_need_unloaded(db_path, big):
+    assert loaded_after(EVERY_DATABASE_BIG * big + analyze(db_path), ERROR_PATHS_ONLY) == set()
