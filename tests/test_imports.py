@@ -211,5 +211,22 @@ def test_a_command_line_lookup_makes_only_the_public_named_tuples(db_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines()[-1].split() == [
         "ttt_solver.lookup.position.Move", "ttt_solver.lookup.position.Position", "ttt_solver.store.row_data.Row",
-        "ttt_solver.store.target.Target", "ttt_solver.system.cost_model.Cost",
+        "ttt_solver.store.target.Target",
     ]  # fmt: skip
+
+
+# Modules only an error or a stop needs, that the modules every lookup needs imported, each 0.6-2% of
+# importing click: signal (the stop handlers, which a lookup does not install: cli/stopping.py),
+# difflib (did you mean ...?: game/suggest.py), shlex (the quoted build command of a hint:
+# store/hints.py) and the cost model (what building a missing default database takes:
+# store/build_cost.py), with importlib.util (whether numba is installed: system/compiled_loops.py;
+# importlib.util itself is not watched: a site's .pth file may import it at start-up).
+ERROR_PATHS_ONLY = (
+    "signal", "difflib", "shlex", "ttt_solver.store.build_cost", "ttt_solver.system.cost_model",
+    "ttt_solver.system.compiled_loops",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("big", [False, True], ids=["small", "big"])
+def test_a_command_line_lookup_leaves_what_only_errors_and_stops_need_unloaded(db_path, big):
+    assert loaded_after(EVERY_DATABASE_BIG * big + analyze(db_path), ERROR_PATHS_ONLY) == set()

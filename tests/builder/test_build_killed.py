@@ -132,7 +132,7 @@ def test_killing_a_build_at_random_moments_keeps_the_old_database_and_the_next_r
 def test_an_interrupt_keeps_the_old_database_and_the_scratch_folder(db_path, tmp_path, monkeypatch, signum):
     """SIGTERM and SIGHUP (the terminal closed) stop a build as Ctrl-C does: ``Aborted!``, exit
     128 + the signal, the old database as it was, the finished tiers kept for the next run."""
-    from ttt_solver.cli.stopping import Terminated
+    from ttt_solver.cli.terminated import Terminated
     from ttt_solver.store import writer
 
     def interrupted(*_args: object, **_kwargs: object) -> None:

@@ -107,10 +107,10 @@ def test_the_plan_says_when_the_disk_is_too_small(monkeypatch):
 def test_a_missing_database_names_the_engine_where_this_machine_cannot_build_it(monkeypatch):
     monkeypatch.setattr(cost_model, "machine_memory", lambda: 16 * GIB)
     assert "build it with: ttt-lookup build --variant 5x5k4 --engine dask (" in str(
-        build_cost.missing_default(Variant.parse("5x5k4"))
+        build_cost.missing_default(Variant.parse("5x5k4"), "5x5k4.sqlite")
     )
     assert "build it with: ttt-lookup build --variant 3x7k4 (" in str(
-        build_cost.missing_default(Variant.parse("3x7k4"))
+        build_cost.missing_default(Variant.parse("3x7k4"), "3x7k4.sqlite")
     )
     with pytest.raises(MachineTooSmallError) as raised:
         build(None, Variant.parse("5x5k4"))  # the default target, refused writing nothing

@@ -119,7 +119,7 @@ def test_a_stop_that_c_code_turned_into_a_system_error_is_still_a_stop(db_path, 
     from click.testing import CliRunner
 
     from ttt_solver.cli import cli
-    from ttt_solver.cli.stopping import Terminated
+    from ttt_solver.cli.terminated import Terminated
 
     cause = Terminated(15) if stop == "terminated" else stop
 

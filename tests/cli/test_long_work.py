@@ -145,7 +145,7 @@ def test_a_build_on_first_use_draws_builds_bar_on_a_terminal(tmp_path):
 
 @pytest.mark.parametrize("quiet", [[], ["--quiet"]])
 def test_a_stopped_build_says_what_it_kept_and_the_ways_on(tmp_path, monkeypatch, quiet):
-    from ttt_solver.cli.stopping import Terminated
+    from ttt_solver.cli.terminated import Terminated
     from ttt_solver.store import writer
 
     def stopped(*_args: object, **_kwargs: object) -> None:
@@ -166,7 +166,7 @@ def test_a_stopped_build_says_what_it_kept_and_the_ways_on(tmp_path, monkeypatch
 
 
 def test_a_stopped_build_in_the_data_folder_names_the_cache_command(tmp_path, monkeypatch):
-    from ttt_solver.cli.stopping import Terminated
+    from ttt_solver.cli.terminated import Terminated
     from ttt_solver.store import writer
 
     def stopped(*_args: object, **_kwargs: object) -> None:
@@ -183,7 +183,7 @@ def test_a_stopped_build_in_the_data_folder_names_the_cache_command(tmp_path, mo
 
 
 def test_a_build_that_will_resume_says_what_proving_the_resumed_database_takes(tmp_path, monkeypatch):
-    from ttt_solver.cli.stopping import Terminated
+    from ttt_solver.cli.terminated import Terminated
     from ttt_solver.store import writer
 
     def stopped(*_args: object, **_kwargs: object) -> None:

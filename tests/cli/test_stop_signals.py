@@ -15,6 +15,7 @@ import os, signal, sys, weakref
 import click
 from ttt_solver.cli import cli, main
 from ttt_solver.cli.progress import progress_lines
+from ttt_solver.cli.stopping import StoppingCommand
 
 class Thing:
     pass
@@ -27,7 +28,7 @@ def in_a_callback(_ref):
         pass
     completed.append(True)
 
-@cli.command("stopper")
+@cli.command("stopper", cls=StoppingCommand)
 def stopper():
     thing = Thing()
     ref = weakref.ref(thing, in_a_callback)
@@ -80,7 +81,8 @@ def test_serve_stops_when_the_signal_came_while_it_checked_its_databases(db_path
 STOPPED_MID_TRANSACTION = """
 import os, signal, sqlite3, sys
 import numpy as np
-from ttt_solver.cli.stopping import Terminated, terminate_as_interrupt
+from ttt_solver.cli.stopping import terminate_as_interrupt
+from ttt_solver.cli.terminated import Terminated
 from ttt_solver.game.variant import Variant
 from ttt_solver.store import writer
 
@@ -124,3 +126,50 @@ def test_a_stop_signal_inside_a_write_waits_for_its_transaction(tmp_path, name, 
     )
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout == f"stopped: {stop}\nrows: 1\n"  # the block committed; its progress not said
+
+
+# The lookups read a few rows and write nothing: a stop signal's default action (the process ends)
+# loses nothing, so they install no handlers and never import signal (tests/test_imports.py).
+READS_ONLY = {"analyze", "best", "help"}
+
+
+def test_every_command_that_runs_long_or_writes_stops_cleanly():
+    import click
+
+    from ttt_solver.cli import cli
+    from ttt_solver.cli.stopping import StoppingCommand
+
+    ctx = click.Context(cli)
+    kinds = {name: isinstance(cli.get_command(ctx, name), StoppingCommand) for name in cli.list_commands(ctx)}
+    assert {name for name, stopping in kinds.items() if not stopping} == READS_ONLY
+
+
+FIRST_USE_STOPPED = """
+import os, signal, sys
+import ttt_solver.store.paths as paths
+paths.data_folder = lambda: sys.argv[1]
+import ttt_solver.cli.first_build as first_build
+from ttt_solver.cli import main
+
+def stopped(variant, announce, steps):
+    os.kill(os.getpid(), signal.SIGTERM)
+    for _ in range(100_000):  # the handler raises here
+        pass
+    print("the build went on")
+
+first_build.default_database = stopped
+main(["best", "......", "--variant", "2x3"])
+"""
+
+
+def test_a_lookups_first_use_build_stops_as_build_does(tmp_path):
+    """A lookup installs no stop handlers, but the build it starts on first use does: SIGTERM
+    stops it with ``Aborted!`` and 143 (its scratch folder kept), not by ending the process."""
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_USE_STOPPED, str(tmp_path)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (143, "", "Aborted!\n")

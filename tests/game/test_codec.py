@@ -80,6 +80,21 @@ def test_children_are_the_canonical_results_of_every_move():
     assert list(zip(rows.tolist(), cells.tolist(), children.tolist())) == expected
 
 
+@pytest.mark.parametrize("name", ["3x3", "3x4k3", "4x4"])
+def test_the_proofs_children_are_the_canonical_results_of_every_move(name):
+    # The pure-Python form a lookup's proof uses, against playing each move and canonicalising.
+    variant = Variant.parse(name)
+    boards = [b for b in random_boards(variant, 300, seed=4) if rules.legality_error(b, variant) is None]
+    for board in boards:
+        mover = rules.to_move(board)
+        expected = tuple(
+            (cell, codec.canonical_code(f"{board[:cell]}{mover}{board[cell + 1 :]}", variant))
+            for cell, mark in enumerate(board)
+            if mark == rules.EMPTY
+        )
+        assert codec.canonical_children(board, mover, variant) == expected, board
+
+
 def test_orbits_count_distinct_images():
     variant = Variant.parse("4x4")
     boards = random_boards(variant, 300, seed=3)

@@ -29,8 +29,8 @@ def test_every_build_counts_its_scratch_folder_however_small():
         found = estimate(variant)
         assert found.disk >= rough_rows(variant) * cost_model.SCRATCH_ROW_BYTES + found.file > found.file > 0
         assert disk.estimate(variant) == found.disk
-    assert f"{estimate(Variant.parse('4x4'))}" in str(missing_default(Variant.parse("4x4")))
-    assert "of disk at the peak" in str(missing_default(Variant.parse("4x4")))
+    assert f"{estimate(Variant.parse('4x4'))}" in str(missing_default(Variant.parse("4x4"), "4x4.sqlite"))
+    assert "of disk at the peak" in str(missing_default(Variant.parse("4x4"), "4x4.sqlite"))
 
 
 # The plan samples each tier's canonical rows; the disk check and the error of a missing database
@@ -54,7 +54,7 @@ def test_the_plan_the_disk_check_and_the_missing_database_agree(name, rows_off):
     )
     assert cost.disk == disk.estimate(variant) == pytest.approx(plan.disk_bytes, rel=rows_off + 0.01)
     assert cost.seconds == pytest.approx(plan.cpu_seconds, rel=rows_off + 0.02)  # every board counted legal
-    assert f"({cost})" in str(missing_default(variant))
+    assert f"({cost})" in str(missing_default(variant, f"{name}.sqlite"))
 
 
 def test_the_plan_prints_the_model_s_numbers():

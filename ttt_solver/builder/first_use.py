@@ -47,7 +47,7 @@ def default_database(
     if os.path.exists(path):
         return path
     if variant.cells > FIRST_USE_CELLS:
-        raise missing_default(variant)
+        raise missing_default(variant, path)
     plan = make_plan(variant, os.path.dirname(path))
     cost = (
         f"first use: {takes(plan.cpu_seconds, plan.disk_bytes, default_memory())}"

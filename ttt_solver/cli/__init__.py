@@ -9,7 +9,8 @@ module-level imports light (numpy and SQLAlchemy stay inside the commands that n
 Errors: any TTTError raised while a command runs becomes one ``Error: ...`` line on stderr,
 with exit code 2 for bad input and 1 for a database that cannot be read, built or proved; so
 does running out of memory. Ctrl-C and SIGTERM stop a command the same way (``Aborted!``, exit
-code 130 or 143, as a shell reports the signal), after the code they interrupt has cleaned up. A
+code 130 or 143, as a shell reports the signal), after the code they interrupt has cleaned up
+(the handlers: :mod:`.stopping`, installed by the commands that run long or write). A
 closed pipe (``| head``) stops any command quietly, with exit code 141 (a shell's for SIGPIPE).
 ``python build_db.py`` runs the ``build`` command through the same path.
 """
@@ -33,7 +34,7 @@ from ..version import __version__
 from .options import translate_errors
 from .output import colour_option
 from .params import TEXT, BadValue, option_name
-from .stopping import Terminated, terminate_as_interrupt
+from .terminated import Terminated
 
 # module in ttt_solver.cli -> the commands it defines (and lists in its COMMANDS)
 COMMAND_MODULES = {
@@ -144,8 +145,7 @@ class TTTGroup(click.Group):
         if not standalone_mode:
             return super().main(*args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
         try:
-            with terminate_as_interrupt():
-                result = super().main(*args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
+            result = super().main(*args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
         except NoArgsIsHelpError as error:  # a bare ttt-lookup: the help, as --help gives it
             click.echo(error.ctx.get_help() if error.ctx is not None else self.get_help(click.Context(self)))
             sys.exit(0)

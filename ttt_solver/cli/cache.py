@@ -16,6 +16,7 @@ from ..builder.kept import StoppedBuild, remove_stopped_builds, stopped_builds
 from ..store.cache_folder import CacheEntry, cache_entries, cache_folder, clear_cache
 from ..system.memory import size_text
 from .output import echo_json, output_options
+from .stopping import StoppingCommand
 
 
 def _megabytes(size: int) -> str:
@@ -27,7 +28,7 @@ def _summary(entries: list[CacheEntry]) -> str:
     return f"{count:,} {'entry' if count == 1 else 'entries'}, {_megabytes(sum(e.size for e in entries))}"
 
 
-@click.command()
+@click.command(cls=StoppingCommand)
 @click.option("--clear", is_flag=True, help="Remove the cache folder and everything in it.")
 @click.option(
     "--remove-stopped",

@@ -25,6 +25,7 @@ from .bounded_params import SEED, Whole
 from .options import CLIError, chart_option, database_options, load_oracle, require_plot
 from .output import echo_json, output_options, table
 from .progress import bars, draw_seed, seed_text
+from .stopping import StoppingCommand
 
 if TYPE_CHECKING:
     from ..players.arena import Comparison
@@ -50,7 +51,7 @@ def _sampling_options(f: Any) -> Any:
     )(f)
 
 
-@click.command()
+@click.command(cls=StoppingCommand)
 @click.argument("a", metavar="A", shell_complete=complete.agent)
 @click.argument("b", metavar="B", shell_complete=complete.agent)
 @_sampling_options
@@ -87,7 +88,7 @@ def compare(
         click.echo(_describe_comparison(result, seed_text(seed, drawn)))
 
 
-@click.command()
+@click.command(cls=StoppingCommand)
 @click.option(
     "--agents",
     "specs",

@@ -16,9 +16,10 @@ from ..store import Target
 from ..store.reader import Reader
 from .options import chart_option, database_options, require_plot, resolve_database
 from .output import echo_json, output_options
+from .stopping import StoppingCommand
 
 
-@click.command()
+@click.command(cls=StoppingCommand)
 @database_options
 @output_options("json")
 @chart_option("the positions per ply, by value and remoteness,")

@@ -25,7 +25,8 @@ from .engine_params import Address, StorageRoot
 from .options import CLIError, CLIFailure, F, database_options, existing_database, target_options
 from .output import echo_json, output_options
 from .progress import bars, quiet_option
-from .stopping import Terminated
+from .stopping import StoppingCommand
+from .terminated import Terminated
 
 if TYPE_CHECKING:
     from ..builder.plan import Plan
@@ -81,7 +82,7 @@ memory_option = click.option(
 )
 
 
-@click.command()
+@click.command(cls=StoppingCommand)
 @target_options
 @click.option(
     "--force",
@@ -256,7 +257,7 @@ def target_folder(db: str | None, variant: Variant) -> str:
     return os.path.dirname(os.path.abspath(target.file)) if target.file is not None else data_folder()
 
 
-@click.command()
+@click.command(cls=StoppingCommand)
 @database_options
 @quiet_option
 @memory_option

@@ -29,8 +29,7 @@ from ..game import rules
 from ..game.variant import STANDARD, Variant
 from ..lookup.oracle import Oracle
 from ..store import Target
-from ..store.build_cost import existing_default
-from ..store.paths import database_file
+from ..store.paths import database_file, existing_default
 from ..store.reader import Reader
 from ..system.memory import out_of_memory
 from .params import PATH, BadValue, FileName

@@ -18,6 +18,7 @@ from .bounded_params import SEED, Number, OneOf
 from .lookup import move_sets
 from .options import database_options, load_oracle
 from .output import grid
+from .stopping import StoppingCommand
 
 if TYPE_CHECKING:
     from ..lookup.oracle import Oracle
@@ -64,7 +65,7 @@ def _help() -> str:
     )
 
 
-@click.command(help=_help())
+@click.command(cls=StoppingCommand, help=_help())
 @database_options
 @click.option(
     "--as",

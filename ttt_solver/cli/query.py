@@ -15,6 +15,7 @@ from ..game.variant import Variant
 from . import complete
 from .options import CLIError, database_options, resolve_database
 from .output import echo_json, echo_long, output_options, table
+from .stopping import StoppingCommand
 
 
 def _parse_params(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -43,7 +44,7 @@ def echo_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = 
         echo_long(table(columns, rows))
 
 
-@click.command()
+@click.command(cls=StoppingCommand)
 @click.argument("name", required=False, metavar="[NAME|SQL]", shell_complete=complete.queries)
 @click.option("--param", "-p", "params", multiple=True, metavar="KEY=VALUE", help="Bind :KEY in the SQL to VALUE.")
 @click.option("--list", "list_", is_flag=True, help="List the named queries with their descriptions.")

@@ -20,7 +20,7 @@ from ..system.memory import out_of_memory, reserve_threads
 from .bounded_params import Number, Size, Whole
 from .options import CLIError, CLIFailure
 from .params import PATH
-from .stopping import raise_if_stopped
+from .stopping import StoppingCommand, raise_if_stopped
 
 WEB_PACKAGES = "fastapi uvicorn uvloop httptools fastapi-offline"
 
@@ -38,7 +38,7 @@ def _tell(line: str) -> None:
     click.echo(f"ttt-lookup serve: {line}", err=True)
 
 
-@click.command()
+@click.command(cls=StoppingCommand)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (127.0.0.1: this machine only).")
 @click.option(
     "--port", default=8000, show_default=True, type=Whole(0, 65535), help="Port to listen on (0: any free one)."

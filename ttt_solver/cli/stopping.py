@@ -2,6 +2,12 @@
 signal), by an exception raised where the program stands: KeyboardInterrupt for Ctrl-C, as
 Python's own handler raises, :class:`Terminated` for the others.
 
+The handlers are installed by the commands that run long or write (:class:`StoppingCommand`:
+build, verify, serve, play, compare, stats, ...) and by a lookup's first-use build, not by the
+lookups (``analyze``, ``best``): they read a few rows and write nothing, so the default action of
+SIGTERM, ending the process, loses nothing, and they never import :mod:`signal` (3% of
+importing click).
+
 Python ignores an exception raised inside a weakref callback or a ``__del__`` (it hands it to
 ``sys.unraisablehook``, which prints "Exception ignored in ..." and a traceback, and goes on),
 and a signal's handler runs wherever the program is, inside those too. So a stop signal is also
@@ -19,18 +25,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import click
+
 from ..system.stops import noted_while_held, stops_held
-
-
-class Terminated(BaseException):
-    """SIGTERM or SIGHUP, raised where the program stands: it unwinds as Ctrl-C's
-    KeyboardInterrupt does, so a build removes its temporary file instead of vanishing mid-write.
-    Not a KeyboardInterrupt: click would answer that with the blank line that ends a terminal's ^C."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
+from .terminated import Terminated
 
 _received: list[int] = []  # the stop signals received while a command runs
 
@@ -57,10 +55,23 @@ def raise_if_stopped() -> None:
 _STOPPING = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
+class StoppingCommand(click.Command):
+    """A command that runs long or writes: it runs inside :func:`terminate_as_interrupt`."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with terminate_as_interrupt():
+            return super().invoke(ctx)
+
+
 @contextmanager
 def terminate_as_interrupt() -> Iterator[None]:
     """Ctrl-C raises KeyboardInterrupt, SIGTERM and SIGHUP :class:`Terminated`, while a command
-    runs (signal handlers can be set only on the main thread; elsewhere they keep their defaults)."""
+    runs (signal handlers can be set only on the main thread; elsewhere they keep their defaults).
+    Inside another such block (a first-use build inside ``play``) it leaves that block's handlers
+    as they are."""
+    if signal.getsignal(_STOPPING[0]) is _raise_stop:
+        yield
+        return
     _received.clear()
     try:
         previous = {signum: signal.signal(signum, _raise_stop) for signum in _STOPPING}

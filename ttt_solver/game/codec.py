@@ -85,10 +85,10 @@ def canonical_children(text: str, mark: str, variant: Variant) -> tuple[tuple[in
     join = "".join
     images = [int(join(get(digits)), 3) for get in getters]  # type: ignore[operator]
     step = 1 if mark == "X" else -1  # the empty digit 1 becomes X's 2 or O's 0
-    # Each symmetry's images of every cell's child, then the least image of each cell's child.
-    children = [[image + step * weight for weight in weights] for image, weights in zip(images, _landing(variant))]
-    least = map(min, *children)
-    return tuple((cell, code) for cell, code in enumerate(least) if digits[cell] == "1")
+    empty = [cell for cell, digit in enumerate(digits) if digit == "1"]
+    # Each symmetry's images of every empty cell's child, then the least image of each child.
+    children = [[image + step * weights[cell] for cell in empty] for image, weights in zip(images, _landing(variant))]
+    return tuple(zip(empty, map(min, *children)))
 
 
 @cache

@@ -2,14 +2,14 @@
 
 ``anlyze`` and ``analyse`` are close to ``analyze``, ``trap`` to ``traps``, ``--varient`` to
 ``--variant`` (not to ``--quiet``); case and an option's leading dashes do not count.
-The command line imports this as it starts (and difflib with it: about 4M instructions, 2.4% of
-importing click), for its error paths; difflib's matching is not worth copying to save that.
+The command line and the variant names import this as they load, for their error paths; difflib
+(with heapq: 3M instructions, 2% of importing click) is imported only when a name is mistyped,
+as click imports it for its own suggestions: difflib's matching is not worth copying.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from difflib import SequenceMatcher
 
 
 def close_names(name: str, names: Iterable[str], count: int = 3) -> list[str]:
@@ -32,6 +32,9 @@ MARGIN = 0.1  # and at most this much below the likest name's: 'verfy' is 'verif
 
 def _similar(typed: str, keys: list[str]) -> list[str]:
     """The keys most like ``typed``, likest first."""
+    # Here, not at the top: only a mistyped name gets here, and every lookup imports this module
+    # (its variant names' errors), so difflib would weigh on every command line for nothing.
+    from difflib import SequenceMatcher
 
     matcher = SequenceMatcher(b=typed)
     scored = []

@@ -23,7 +23,7 @@ from ..errors import GameOverError, InvalidArgumentError, InvalidBoardError, Inv
 from ..game import codec, rules
 from ..game.variant import STANDARD, Variant, as_variant
 from ..store import SMALL_ROWS, Target
-from ..store.build_cost import existing_default
+from ..store.paths import existing_default
 from ..store.reader import Reader
 from ..system.memory import AUDIT_ROOM, memory_is_an_error, reserve
 from .position import Move, Position

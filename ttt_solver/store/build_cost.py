@@ -2,16 +2,14 @@
 it, and what that takes (:func:`ttt_solver.system.cost_model.estimate`, the one cost model).
 
 Reading never builds (:mod:`ttt_solver.builder.first_use` decides what is built on first use).
+A read imports this only when the database is missing (:func:`.paths.existing_default`).
 """
 
 from __future__ import annotations
 
-import os
-
 from ..errors import DatabaseMissingError
 from ..game.variant import STANDARD, Variant
 from ..system.cost_model import estimate, fits_one_machine
-from .paths import database_file
 
 
 def build_command(variant: Variant) -> str:
@@ -21,17 +19,8 @@ def build_command(variant: Variant) -> str:
     return command if fits_one_machine(variant) else f"{command} --engine dask"
 
 
-def missing_default(variant: Variant) -> DatabaseMissingError:
-    """The error for a variant whose default database is not built yet."""
+def missing_default(variant: Variant, path: str) -> DatabaseMissingError:
+    """The error for a variant whose default database (at ``path``) is not built yet."""
     return DatabaseMissingError(
-        f"no {variant.name} database at {database_file(variant)!r}; build it with: {build_command(variant)}"
-        f" ({estimate(variant)})"
+        f"no {variant.name} database at {path!r}; build it with: {build_command(variant)} ({estimate(variant)})"
     )
-
-
-def existing_default(variant: Variant) -> str:
-    """The variant's default database, or a DatabaseMissingError if it is not built."""
-    path = database_file(variant)
-    if not os.path.exists(path):
-        raise missing_default(variant)
-    return path

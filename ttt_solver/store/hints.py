@@ -7,11 +7,13 @@ not a ttt-solver database is never overwritten on our advice.
 
 from __future__ import annotations
 
-import shlex
-
 
 def build_command(target: str, variant_name: str, force: bool = False) -> str:
     """``ttt-lookup build --variant V --db D [--force]``."""
+    # Here, not at the top: only an error message gets here, and every lookup imports this module
+    # (the store's connection and rows name their hints), so shlex (0.6% of importing click)
+    # would weigh on every command line for nothing.
+    import shlex
 
     return f"ttt-lookup build --variant {variant_name} --db {shlex.quote(target)}{' --force' if force else ''}"
 

@@ -70,3 +70,15 @@ def user_folders() -> PlatformDirs:
 def database_file(variant: Variant = STANDARD) -> str:
     """The variant's default database."""
     return os.path.join(data_folder(), f"{'ttt' if variant == STANDARD else variant.name}.sqlite")
+
+
+def existing_default(variant: Variant) -> str:
+    """The variant's default database, or a DatabaseMissingError if it is not built."""
+    path = database_file(variant)
+    if not os.path.exists(path):
+        # Imported here: the error says what a build takes, from the cost model (2% of importing
+        # click), which a read that finds its database never needs.
+        from .build_cost import missing_default
+
+        raise missing_default(variant, path)
+    return path
