@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from support import extra_markers as extras
 from support.terminal import drawn_bars
 
 from ttt_solver.builder.build import build
@@ -428,7 +429,7 @@ def test_the_build_command_shows_a_writing_bar_on_stderr(tmp_path, monkeypatch):
 def test_a_build_packed_by_zlib_or_by_isal_holds_the_same_arrays_and_digest(tmp_path, monkeypatch):
     """The packed parts are ISA-L's where the [fast] extra is installed (``store.deflate``): other
     blobs than zlib's, the same arrays in them, and so the same digest."""
-    isal_zlib = pytest.importorskip("isal.isal_zlib")
+    isal_zlib = pytest.importorskip("isal.isal_zlib", reason=extras.reason("fast"))
     variant, found = Variant.parse("3x4k3"), {}
     for module in (zlib, isal_zlib):
         monkeypatch.setattr(deflate, "LIBRARY", module)

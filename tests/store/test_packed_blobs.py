@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import extra_markers as extras
 
 from ttt_solver.store import deflate
 from ttt_solver.store.content import PACKED, pack_pieces, unpack_pieces
@@ -58,7 +59,7 @@ def test_a_blob_cut_short_is_an_error_not_a_shorter_array(array, cut):
 def test_either_compressor_packs_blobs_that_zlib_unpacks(library, monkeypatch):
     """The parts are packed by ISA-L's deflate where it is installed (the [fast] extra), else by
     zlib's: the same zlib format, which the reader unpacks with zlib either way."""
-    module = pytest.importorskip(library)
+    module = pytest.importorskip(library, reason=extras.reason("fast"))
     monkeypatch.setattr(deflate, "LIBRARY", module)
     rng = np.random.default_rng(7)
     for name, dtype in PACKED:
@@ -74,5 +75,5 @@ def test_either_compressor_packs_blobs_that_zlib_unpacks(library, monkeypatch):
 
 @pytest.mark.fast
 def test_isal_packs_where_it_is_installed():
-    isal_zlib = pytest.importorskip("isal.isal_zlib")
+    isal_zlib = pytest.importorskip("isal.isal_zlib", reason=extras.reason("fast"))
     assert deflate.LIBRARY is isal_zlib
