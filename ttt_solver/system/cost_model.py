@@ -43,10 +43,11 @@ if TYPE_CHECKING:
 # Measured with benchmarks/measure_build_costs.py (docs/engine.md, "The cost model").
 SOLVE_SECONDS = 170e-9  # CPU per legal position solved, every process of the tier pipeline (numpy's passes)
 # The same with the compiled passes (numba), whose gain shrinks as the tiers outgrow the caches:
-# 57 ns on 3x6k4 in one process (measure_build_costs.py, twice), 148 ns on 5x5k4's plies 25 to 22
-# on 2 Dask workers (numpy's: 182 and 158; measured before the passes' back-up read only empty
-# cells, not measured since: 25 cells). Kept at the larger regime's side, as the plans that
-# matter (5x5k4, 4x6k4 in the cloud) are there.
+# 57 ns on 3x6k4 in one process (measure_build_costs.py, twice; 50 to 52 ns in three runs since
+# the scratch folder's records are CRC-32), 148 ns on 5x5k4's plies 25 to 22 on 2 Dask workers
+# (numpy's: 182 and 158; measured before the passes' back-up read only empty cells, not
+# measured since: 25 cells). Kept at the larger regime's side, as the plans that matter (5x5k4,
+# 4x6k4 in the cloud) are there: a plan of 3x6k4 says about 1.5x its CPU.
 SOLVE_SECONDS_COMPILED = 120e-9
 # CPU per canonical row: merge, SQLite file, digest (3x6k4 with the [fast] extra, its rows
 # merged in memory: 397 ns; merged through files under --memory 256MB: 385 ns; about 45 ns more
