@@ -25,7 +25,7 @@ EXTRA_MODULES = {
     "docs": ("mkdocs", "mkdocstrings", "mkdocs_click"),
     "dask": ("dask", "distributed"),
     "s3": ("s3fs", "moto"),
-    "fast": ("numba", "llvmlite"),
+    "fast": ("numba", "llvmlite", "isal"),
 }
 # Put first on PYTHONPATH, it makes them unimportable in every process of a run, as in an
 # environment where only `pip install '.[test]'` ran; and it removes the import hooks of an

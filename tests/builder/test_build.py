@@ -6,12 +6,14 @@ import re
 import sqlite3
 import subprocess
 import sys
+import zlib
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from support import extra_markers as extras
 from support.terminal import drawn_bars
 
 from ttt_solver.builder.build import build
@@ -22,17 +24,17 @@ from ttt_solver.game.variant import STANDARD, Variant
 from ttt_solver.lookup.rows import DatabaseRows
 from ttt_solver.solver.reference import solve
 from ttt_solver.solver.solve import solve_tables
-from ttt_solver.store import Target, writer
+from ttt_solver.store import Target, deflate, writer
 from ttt_solver.store.content import (
     PACKED,
     array_hash,
     digest,
     digest_of,
     move_rows,
-    pack_blob,
     packed_arrays,
     packed_parts,
     position_blocks,
+    unpack_blob,
 )
 from ttt_solver.store.reader import Reader
 from ttt_solver.store.row_data import pack_data
@@ -161,9 +163,10 @@ def test_the_packed_arrays_are_compressed_and_digested_raw(built):
     meta = dict(rows(built, "SELECT key, value FROM meta"))
     assert digest("3x3", raw) == meta["digest"]
     stored = rows(built, "SELECT name, part, dtype, data FROM packed ORDER BY name")
-    assert stored == sorted(
-        (name, 0, dtype, pack_blob(name, raw[name].astype(dtype).tobytes())) for name, dtype in PACKED
-    )
+    assert [row[:3] for row in stored] == sorted((name, 0, dtype) for name, dtype in PACKED)
+    for name, _part, dtype, blob in stored:  # zlib's blobs or ISA-L's (store.deflate): the same arrays
+        plain = raw[name].astype(dtype).tobytes()
+        assert unpack_blob(name, blob) == plain and len(blob) < len(plain), name
 
 
 def test_the_digest_is_the_hash_of_each_arrays_hash_however_its_bytes_come():
@@ -420,3 +423,20 @@ def test_the_build_command_shows_a_writing_bar_on_stderr(tmp_path, monkeypatch):
     monkeypatch.setattr(database, "bars", drawn_bars)  # as on a terminal
     result = CliRunner().invoke(cli, ["build", "--db", str(tmp_path / "t.sqlite")])
     assert result.exit_code == 0 and re.search(r"\r3x3: writing rows +\d+%\|", result.stderr)
+
+
+@pytest.mark.fast
+def test_a_build_packed_by_zlib_or_by_isal_holds_the_same_arrays_and_digest(tmp_path, monkeypatch):
+    """The packed parts are ISA-L's where the [fast] extra is installed (``store.deflate``): other
+    blobs than zlib's, the same arrays in them, and so the same digest."""
+    isal_zlib = pytest.importorskip("isal.isal_zlib", reason=extras.reason("fast"))
+    variant, found = Variant.parse("3x4k3"), {}
+    for module in (zlib, isal_zlib):
+        monkeypatch.setattr(deflate, "LIBRARY", module)
+        path = tmp_path / f"{module.__name__}.sqlite"
+        found[module] = build(path, variant).digest, rows(path, "SELECT name, part, data FROM packed ORDER BY 1, 2")
+    (zlib_digest, zlib_blobs), (isal_digest, isal_blobs) = found[zlib], found[isal_zlib]
+    assert zlib_digest == isal_digest
+    assert [row[:2] for row in zlib_blobs] == [row[:2] for row in isal_blobs] and zlib_blobs != isal_blobs
+    for (name, _part, ours), (_name, _part2, theirs) in zip(zlib_blobs, isal_blobs):
+        assert zlib.decompress(ours) == zlib.decompress(theirs), name

@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import extra_markers as extras
 
+from ttt_solver.store import deflate
 from ttt_solver.store.content import PACKED, pack_pieces, unpack_pieces
 
 DTYPES = dict(PACKED)
@@ -51,3 +53,27 @@ def test_a_blob_cut_short_is_an_error_not_a_shorter_array(array, cut):
     blob = pack_pieces(name, DTYPES[name], [values])
     with pytest.raises((zlib.error, ValueError)):
         b"".join(unpack_pieces(name, blob[: max(0, len(blob) - cut)]))
+
+
+@pytest.mark.parametrize("library", ["zlib", pytest.param("isal.isal_zlib", marks=pytest.mark.fast)])
+def test_either_compressor_packs_blobs_that_zlib_unpacks(library, monkeypatch):
+    """The parts are packed by ISA-L's deflate where it is installed (the [fast] extra), else by
+    zlib's: the same zlib format, which the reader unpacks with zlib either way."""
+    module = pytest.importorskip(library, reason=extras.reason("fast"))
+    monkeypatch.setattr(deflate, "LIBRARY", module)
+    rng = np.random.default_rng(7)
+    for name, dtype in PACKED:
+        if name == "code":
+            values = np.cumsum(rng.integers(1, 3**6, 50_000)).astype(dtype)
+        else:
+            values = rng.integers(0, 16, 50_000).astype(dtype)
+        blob = pack_pieces(name, dtype, [values[:20_000], values[20_000:]])
+        raw = np.diff(values, prepend=values.dtype.type(0)).astype(dtype) if name == "code" else values
+        assert blob == module.compress(raw.tobytes(), deflate.LEVEL), name  # the library's own blob
+        assert b"".join(unpack_pieces(name, blob)) == values.tobytes(), name
+
+
+@pytest.mark.fast
+def test_isal_packs_where_it_is_installed():
+    isal_zlib = pytest.importorskip("isal.isal_zlib", reason=extras.reason("fast"))
+    assert deflate.LIBRARY is isal_zlib

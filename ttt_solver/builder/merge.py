@@ -86,7 +86,7 @@ def _merged_so_far(scratch: Scratch, folder: str, total: int) -> tuple[int, list
         entry = record["files"].get(f"{name}.bin")
         size = written * np.dtype(dtype).itemsize
         found = checksums.read_prefix(os.path.join(folder, f"{name}.bin"), size)
-        if found is None or [size, found.hash.hexdigest()] != entry:
+        if found is None or [size, found.checksum()] != entry:
             why = "is shorter than recorded" if found is None else "does not match its record"
             scratch.say(f"merged/{name}.bin in {scratch.path} {why}: merging again")
             return 0, fresh

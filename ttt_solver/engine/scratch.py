@@ -35,9 +35,9 @@ from ..game.variant import Variant
 from ..solver import COLUMNS, Note, Solved, checksums
 from ..system.files import read_record, remove_file, sync, write_json
 
-FORMAT = (
-    3  # 2: each finished tier and merge records its files' lengths and checksums; 3: a tier its variant, ply and build
-)
+# 2: each finished tier and merge records its files' lengths and checksums; 3: a tier its variant,
+# ply and build; 4: the checksums are CRC-32, not BLAKE2b (a folder of an older format starts over)
+FORMAT = 4
 
 
 class Scratch:

@@ -18,9 +18,9 @@ it (:meth:`.storage.Storage.create`):
 Each writer returns the CRC-32 of what it wrote (of each group, of the range, of the joined
 result bytes), and each reader checks it (the next tier's tasks, their tier below's result bytes
 once a process: :func:`below_bytes`): a file cut or changed in passing (a full disk, a damaged
-shared folder or object store) is an EngineError, and the tier is not recorded. CRC-32 (zlib's, about 4 GB/s here) and
-not the scratch folder's BLAKE2b (under 1 GB/s): it catches the flipped bytes and cut files of
-a fault, and these files are never kept.
+shared folder or object store) is an EngineError, and the tier is not recorded. CRC-32 (zlib's, about 4 GB/s here), as the
+scratch folder's records (:mod:`ttt_solver.solver.checksums`): it catches the flipped bytes and
+cut files of a fault; the joined result bytes' is the one their tier records.
 
 The files sit in a :class:`.storage.Storage`: a folder every process reaches, or a URL.
 """

@@ -1,6 +1,11 @@
 """Checksums of the scratch folder's files: what a finished tier or merge of a build records of each of
-its files (its length and a BLAKE2b checksum), and the check a rerun makes before it reuses
-them.
+its files (its length and a CRC-32), and the check a rerun makes before it reuses them.
+
+CRC-32 (zlib's, about 4 GB/s here, against 0.9 GB/s for the BLAKE2b it replaced, which cost
+3x6k4's build about 0.5 s of CPU): what it guards against is a file damaged or cut by a
+fault (a crash, a full disk, a flipped byte), never someone forging one, and it catches
+every burst of up to 32 flipped bits and all but one in four billion other changes; the
+length, recorded beside it, catches a file cut short or grown.
 
 A file's entry is ``[bytes, checksum]``. A file that grows a block at a time (the merged
 columns) keeps a :class:`Running` checksum of everything written so far, so that recording it
@@ -10,8 +15,8 @@ bytes against it and goes on from there with the same running checksum.
 
 from __future__ import annotations
 
-import hashlib
 import os
+import zlib
 from typing import Any
 
 Entry = list[Any]  # [bytes, hex checksum]
@@ -22,15 +27,28 @@ class Running:
     """The length and checksum of a file's bytes so far."""
 
     def __init__(self) -> None:
-        self.hash = hashlib.blake2b(digest_size=16)
+        self.crc = 0
         self.size = 0
 
     def update(self, data: Any) -> None:
-        self.hash.update(data)
+        self.crc = zlib.crc32(data, self.crc)
         self.size += memoryview(data).nbytes
 
+    def checksum(self) -> str:
+        return _hex(self.crc)
+
     def entry(self) -> Entry:
-        return [self.size, self.hash.hexdigest()]
+        return of_crc(self.size, self.crc)
+
+
+def of_crc(size: int, crc: int) -> Entry:
+    """The entry of a file of ``size`` bytes whose writer took their CRC-32 ``crc`` as it wrote
+    them (the file is not read again)."""
+    return [size, _hex(crc)]
+
+
+def _hex(crc: int) -> str:
+    return f"{crc:08x}"
 
 
 def of_bytes(data: Any) -> Entry:
@@ -76,6 +94,6 @@ def problem(path: str, entry: Any) -> str | None:
     if actual != size:
         return f"it holds {actual:,} bytes, not the {size:,} recorded"
     found = read_prefix(path, size)
-    if found is None or found.hash.hexdigest() != checksum:
+    if found is None or found.checksum() != checksum:
         return "its checksum differs from the one recorded"
     return None

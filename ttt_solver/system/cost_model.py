@@ -43,15 +43,17 @@ if TYPE_CHECKING:
 # Measured with benchmarks/measure_build_costs.py (docs/engine.md, "The cost model").
 SOLVE_SECONDS = 170e-9  # CPU per legal position solved, every process of the tier pipeline (numpy's passes)
 # The same with the compiled passes (numba), whose gain shrinks as the tiers outgrow the caches:
-# 57 ns on 3x6k4 in one process (measure_build_costs.py, twice), 148 ns on 5x5k4's plies 25 to 22
-# on 2 Dask workers (numpy's: 182 and 158; measured before the passes' back-up read only empty
-# cells, not measured since: 25 cells). Kept at the larger regime's side, as the plans that
-# matter (5x5k4, 4x6k4 in the cloud) are there.
+# 57 ns on 3x6k4 in one process (measure_build_costs.py, twice; 50 to 52 ns in three runs since
+# the scratch folder's records are CRC-32), 148 ns on 5x5k4's plies 25 to 22 on 2 Dask workers
+# (numpy's: 182 and 158; measured before the passes' back-up read only empty cells, not
+# measured since: 25 cells). Kept at the larger regime's side, as the plans that matter (5x5k4,
+# 4x6k4 in the cloud) are there: a plan of 3x6k4 says about 1.5x its CPU.
 SOLVE_SECONDS_COMPILED = 120e-9
-# CPU per canonical row: merge, SQLite file, digest (3x6k4, its rows merged in memory: 454 and
-# 523 ns in two runs; merged through files under --memory 256MB: 499 ns, 572 before the merge
-# and the write reused their memory).
-WRITE_SECONDS = 500e-9
+# CPU per canonical row: merge, SQLite file, digest (3x6k4 with the [fast] extra, its rows
+# merged in memory: 397 ns; merged through files under --memory 256MB: 385 ns; about 45 ns more
+# where zlib, not ISA-L, compresses the packed arrays: ttt_solver.store.deflate). SQLite's own
+# inserts are about 260 ns of it (docs/performance.md, "The rest of the build").
+WRITE_SECONDS = 400e-9
 START_SECONDS = 0.5  # CPU of a process's start: the interpreter and the imports
 TABLE_SECONDS = 150e-9  # CPU per entry of a process's tier tables (5x5k4: 6.2 s for 41 million)
 VERIFY_SECONDS = 1350e-9  # CPU per row of ``ttt-lookup verify`` (and of a resumed build's proof)
