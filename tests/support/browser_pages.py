@@ -1,5 +1,5 @@
 """Helpers of the explorer's browser tests: Debian's headless Chromium driven by Playwright, the
-test server's variants, the fixtures tests/web/conftest.py takes from here (one server and one
+test server's variants, the fixtures tests/conftest.py takes from here (one server and one
 browser per test process, shared by the browser modules; one page per module, navigated afresh
 for each test), and reading the page (the board as text, the focused cell, a ply). Screenshots
 go to benchmarks/output/ (git-ignored)."""
@@ -86,7 +86,7 @@ def open_page(browser: Any, **options: Any) -> Iterator[Any]:
     context.close()
 
 
-# The fixtures, named so that tests/web/conftest.py imports them without the tests' arguments
+# The fixtures, named so that tests/conftest.py imports them without the tests' arguments
 # shadowing them. The server and the browser are the session's: started once per test process
 # for the four browser modules (each start cost 1-2 s of CPU: Chromium's launch, the server's
 # four databases opened), where each module started its own.
