@@ -16,6 +16,8 @@ written once for every test process of the same code (3x3, 4x4, and any other th
 - ``pg_cluster``, ``pg_url``: a throwaway PostgreSQL server per process, a new database on it.
 - ``dask_client``: a client of a local Dask cluster of 2 worker processes, one per test module
   (starting one takes seconds); the test is skipped, naming the extra, without it.
+- ``base_url``, ``browser``, ``page``, ``own_page`` (support/browser_pages.py): the explorer's
+  server and Chromium, started once per process for the browser test modules; a page per module.
 
 Temporary files (``tmp_path``, the builds' scratch folders, the PostgreSQL server's) go to
 ``/dev/shm`` where it is a writable memory filesystem with room, unless ``TMPDIR`` is set: a test
@@ -41,6 +43,14 @@ import pytest
 from hypothesis import HealthCheck, settings
 from support import extra_markers as extras
 from support import ordering, sharing
+from support.browser_pages import (  # noqa: F401 - the *_fixture names are the browser tests' fixtures
+    base_url_fixture,
+    browser_fixture,
+    db_4x4_fixture,
+    own_page_fixture,
+    page_fixture,
+    shared_page_fixture,
+)
 from support.pg_cluster import Cluster, unavailable
 
 from ttt_solver import Oracle

@@ -1,7 +1,8 @@
 """Helpers of the explorer's browser tests: Debian's headless Chromium driven by Playwright, the
-test server's variants, the fixtures each browser test module imports (one server, one browser
-and one page per module, navigated afresh for each test), and reading the page (the board as
-text, the focused cell, a ply). Screenshots go to benchmarks/output/ (git-ignored)."""
+test server's variants, the fixtures tests/conftest.py takes from here (one server and one
+browser per test process, shared by the browser modules; one page per module, navigated afresh
+for each test), and reading the page (the board as text, the focused cell, a ply). Screenshots
+go to benchmarks/output/ (git-ignored)."""
 
 from __future__ import annotations
 
@@ -85,20 +86,22 @@ def open_page(browser: Any, **options: Any) -> Iterator[Any]:
     context.close()
 
 
-# The fixtures, named so that a module imports them without its tests' arguments shadowing them:
-# ``from support.browser_pages import base_url_fixture, browser_fixture, page_fixture``.
-@pytest.fixture(scope="module", name="db_4x4_or_none")
+# The fixtures, named so that tests/conftest.py imports them without the tests' arguments
+# shadowing them. The server and the browser are the session's: started once per test process
+# for the four browser modules (each start cost 1-2 s of CPU: Chromium's launch, the server's
+# four databases opened), where each module started its own.
+@pytest.fixture(scope="session", name="db_4x4_or_none")
 def db_4x4_fixture(request: Any) -> Path | None:
     return built_4x4(request)
 
 
-@pytest.fixture(scope="module", name="base_url")
+@pytest.fixture(scope="session", name="base_url")
 def base_url_fixture(db_path: Path, db_4x4_or_none: Path | None, variant_db: Callable[[str], Path]) -> Iterator[str]:
     with explorer_server(db_path, db_4x4_or_none, variant_db) as url:
         yield url
 
 
-@pytest.fixture(scope="module", name="browser")
+@pytest.fixture(scope="session", name="browser")
 def browser_fixture() -> Iterator[Any]:
     with chromium() as browser:
         yield browser

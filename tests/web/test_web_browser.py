@@ -8,18 +8,12 @@ from __future__ import annotations
 import re
 
 import pytest
-from support.browser_pages import (  # noqa: F401 - the *_fixture names are fixtures
+from support.browser_pages import (
     SHOTS,
-    base_url_fixture,
     board_text,
-    browser_fixture,
     browser_module_marks,
     cell,
-    db_4x4_fixture,
     focused_cell,
-    own_page_fixture,
-    page_fixture,
-    shared_page_fixture,
     wait_for_ply,
 )
 

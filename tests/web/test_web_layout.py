@@ -6,21 +6,14 @@ the board, and the value history names its last point. Screenshots go to benchma
 from __future__ import annotations
 
 import pytest
-from support.browser_pages import (  # noqa: F401 - the *_fixture names are fixtures
+from support.browser_pages import (
     DESKTOP,
     PHONE,
     SHOTS,
-    base_url_fixture,
     board_text,
-    browser_fixture,
     browser_module_marks,
-    cell,
-    db_4x4_fixture,
     focused_cell,
     open_page,
-    own_page_fixture,
-    page_fixture,
-    shared_page_fixture,
     wait_for_ply,
 )
 

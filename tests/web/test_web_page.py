@@ -10,18 +10,12 @@ import json
 from urllib.request import urlopen
 
 import pytest
-from support.browser_pages import (  # noqa: F401 - the *_fixture names are fixtures
+from support.browser_pages import (
     SHOTS,
-    base_url_fixture,
     board_text,
-    browser_fixture,
     browser_module_marks,
     cell,
-    db_4x4_fixture,
     open_page,
-    own_page_fixture,
-    page_fixture,
-    shared_page_fixture,
     wait_for_ply,
 )
 

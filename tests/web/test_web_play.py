@@ -12,21 +12,15 @@ from urllib.error import HTTPError
 from urllib.request import urlopen
 
 import pytest
-from support.browser_pages import (  # noqa: F401 - the *_fixture names are fixtures
+from support.browser_pages import (
     DESKTOP,
     PHONE,
     SHOTS,
-    base_url_fixture,
     board_text,
-    browser_fixture,
     browser_module_marks,
     cell,
-    db_4x4_fixture,
     focused_cell,
     open_page,
-    own_page_fixture,
-    page_fixture,
-    shared_page_fixture,
     wait_for_ply,
 )
 
