@@ -18,7 +18,7 @@ it (:meth:`.storage.Storage.create`):
 Each writer returns the CRC-32 of what it wrote (of each group, of the range, of the joined
 result bytes), and each reader checks it (the next tier's tasks, their tier below's result bytes
 once a process: :func:`below_bytes`): a file cut or changed in passing (a full disk, a damaged
-shared folder or object store) is an EngineError, and the tier is not recorded. CRC-32 (zlib's, about 4 GB/s here), as the
+shared folder or object store) is an EngineError, and the tier is not recorded. CRC-32 (:func:`ttt_solver.solver.checksums.crc32`), as the
 scratch folder's records (:mod:`ttt_solver.solver.checksums`): it catches the flipped bytes and
 cut files of a fault; the joined result bytes' is the one their tier records.
 
@@ -28,7 +28,6 @@ The files sit in a :class:`.storage.Storage`: a folder every process reaches, or
 from __future__ import annotations
 
 import threading
-import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -107,7 +106,7 @@ def write_pieces(file: BinaryIO, pieces: Iterable[np.ndarray]) -> int:
     for piece in pieces:
         # Not tofile: its short write (a full disk, a file-size limit) is an OSError without errno.
         file.write(piece.data)
-        crc = zlib.crc32(piece.data, crc)
+        crc = checksums.crc32(piece.data, crc)
     return crc
 
 
@@ -133,7 +132,7 @@ def gather_range(storage: Storage, groups: Sequence[Group], boards: int, name: s
     for chunk_file, start, stop, crc in groups:
         if stop > start:
             group = storage.read(chunk_file, np.uint8, start, stop - start)
-            check_crc(storage, chunk_file, f" (bytes {start:,} to {stop:,})", zlib.crc32(group.data), crc)
+            check_crc(storage, chunk_file, f" (bytes {start:,} to {stop:,})", checksums.crc32(group.data), crc)
             split = (stop - start) // IMAGE_BYTES * RANK.itemsize
             scatter(out, group[:split].view(RANK), group[split:])
     with storage.create(name) as file:
@@ -151,7 +150,7 @@ def below_bytes(storage: Storage, below: Below | None) -> np.ndarray | None:
     key = f"{storage.path(name)} {storage.version(name)} {crc}"
     with _checked_lock:
         if key not in _checked:
-            check_crc(storage, name, "", zlib.crc32(mapped.data), crc, "the join")
+            check_crc(storage, name, "", checksums.crc32(mapped.data), crc, "the join")
             _checked.add(key)
     return mapped
 
@@ -161,7 +160,7 @@ def file_crc(path: str) -> int:
     crc = 0
     with open(path, "rb") as file:
         while data := file.read(checksums.READ):
-            crc = zlib.crc32(data, crc)
+            crc = checksums.crc32(data, crc)
     return crc
 
 
@@ -197,12 +196,12 @@ def join_ranges(
                 while data := file.read(block):
                     out.write(data)
                     copied += len(data)
-                    crc = zlib.crc32(data, crc)
-                    joined = zlib.crc32(data, joined)
+                    crc = checksums.crc32(data, crc)
+                    joined = checksums.crc32(data, joined)
             if copied != last - first:
                 raise EngineError(
                     f"{storage.path(name)} holds {copied:,} bytes, not the {last - first:,} its task wrote"
                 )
             check_crc(storage, name, "", crc, written)
         out.write(bytes([NO_POSITION]))
-    return zlib.crc32(bytes([NO_POSITION]), joined)
+    return checksums.crc32(bytes([NO_POSITION]), joined)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import glob
 import os
-import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -144,7 +143,7 @@ def _read_rows(storage: Storage, name: str, rows: int, crc: int) -> Solved:
     """The rows of a chunk file, its columns read in one piece (one request at a URL) and
     checked against the CRC-32 its task returned."""
     raw = storage.read(name, np.uint8, 0, rows * ROW_BYTES)
-    check_crc(storage, name, f" (its {rows:,} rows)", zlib.crc32(raw.data), crc)
+    check_crc(storage, name, f" (its {rows:,} rows)", checksums.crc32(raw.data), crc)
     columns, offset = [], 0
     for _name, dtype in COLUMNS:
         columns.append(raw[offset : offset + rows * np.dtype(dtype).itemsize].view(dtype))

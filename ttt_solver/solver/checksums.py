@@ -2,7 +2,8 @@
 its files (its length and a CRC-32), and the check a rerun makes before it reuses them.
 
 CRC-32 (zlib's, about 4 GB/s here, against 0.9 GB/s for the BLAKE2b it replaced, which cost
-3x6k4's build about 0.5 s of CPU): what it guards against is a file damaged or cut by a
+3x6k4's build about 0.5 s of CPU; ISA-L's, the ``[fast]`` extra's ``isal``, where it is
+installed: the same CRC-32 at about 23 GB/s here): what it guards against is a file damaged or cut by a
 fault (a crash, a full disk, a flipped byte), never someone forging one, and it catches
 every burst of up to 32 flipped bits and all but one in four billion other changes; the
 length, recorded beside it, catches a file cut short or grown.
@@ -17,10 +18,26 @@ from __future__ import annotations
 
 import os
 import zlib
+from collections.abc import Callable
+from importlib import import_module
 from typing import Any
 
 Entry = list[Any]  # [bytes, hex checksum]
 READ = 1 << 22  # bytes read at a time while checking
+
+
+def _crc32() -> Callable[..., int]:
+    try:
+        library = import_module("isal.isal_zlib")
+    except ImportError:  # without the [fast] extra
+        library = zlib
+    found: Callable[..., int] = library.crc32
+    return found
+
+
+# ``crc32(data, crc=0)``: zlib's CRC-32 of ``data`` continuing ``crc``, by ISA-L where it is installed
+# (the same values, about 5x faster: 3x6k4's solve checks and records about 3 GB of files).
+crc32 = _crc32()
 
 
 class Running:
@@ -31,7 +48,7 @@ class Running:
         self.size = 0
 
     def update(self, data: Any) -> None:
-        self.crc = zlib.crc32(data, self.crc)
+        self.crc = crc32(data, self.crc)
         self.size += memoryview(data).nbytes
 
     def checksum(self) -> str:
