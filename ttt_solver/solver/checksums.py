@@ -17,27 +17,18 @@ bytes against it and goes on from there with the same running checksum.
 from __future__ import annotations
 
 import os
-import zlib
 from collections.abc import Callable
-from importlib import import_module
 from typing import Any
+
+from ..system.fast_zlib import ZLIB
 
 Entry = list[Any]  # [bytes, hex checksum]
 READ = 1 << 22  # bytes read at a time while checking
 
 
-def _crc32() -> Callable[..., int]:
-    try:
-        library = import_module("isal.isal_zlib")
-    except ImportError:  # without the [fast] extra
-        library = zlib
-    found: Callable[..., int] = library.crc32
-    return found
-
-
 # ``crc32(data, crc=0)``: zlib's CRC-32 of ``data`` continuing ``crc``, by ISA-L where it is installed
 # (the same values, about 5x faster: 3x6k4's solve checks and records about 3 GB of files).
-crc32 = _crc32()
+crc32: Callable[..., int] = ZLIB.crc32
 
 
 class Running:

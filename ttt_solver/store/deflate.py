@@ -10,22 +10,12 @@ third of what a build adds to SQLite's inserts (``docs/performance.md``).
 
 from __future__ import annotations
 
-import zlib
-from importlib import import_module
-from types import ModuleType
 from typing import Any
 
+from ..system.fast_zlib import ZLIB
+
 LEVEL = 1  # the fastest level that compresses: ISA-L's 0 packs larger, zlib's 0 stores
-
-
-def _library() -> ModuleType:
-    try:
-        return import_module("isal.isal_zlib")
-    except ImportError:  # without the [fast] extra
-        return zlib
-
-
-LIBRARY = _library()  # the module whose compressobj packs: isal.isal_zlib or zlib
+LIBRARY = ZLIB  # the module whose compressobj packs: isal.isal_zlib or zlib
 
 
 def compressor() -> Any:
