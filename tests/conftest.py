@@ -221,12 +221,10 @@ def pg_url(pg_cluster: Cluster, request: pytest.FixtureRequest) -> str:
     return pg_cluster.database(f"test_{pg_url.count}")  # type: ignore[attr-defined]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def dask_client() -> Iterator[object]:
-    """A local cluster of 2 workers, shared by the tests of a module of the distributed build
-    and verify. Once per module, not per test process: an idle cluster costs about 0.1 s of CPU
-    a second (its event loops' and monitors' checks), where a start and a stop cost about 1.2 s;
-    kept for the whole run in each test process, it spent some 50 s of the suite's CPU idle."""
+    """A local cluster of 2 workers, started once per test process (each start is seconds of
+    CPU) and shared by the tests of the distributed build and verify."""
     distributed = extras.need("dask", "dask.distributed")
     from ttt_solver.engine.engine_dask import local_cluster  # the cluster `--engine dask` starts
 
