@@ -155,15 +155,6 @@ def below_bytes(storage: Storage, below: Below | None) -> np.ndarray | None:
     return mapped
 
 
-def file_crc(path: str) -> int:
-    """The CRC-32 of the local file at ``path``, read a block at a time."""
-    crc = 0
-    with open(path, "rb") as file:
-        while data := file.read(checksums.READ):
-            crc = checksums.crc32(data, crc)
-    return crc
-
-
 def check_crc(storage: Storage, name: str, where: str, found: int, written: int, writer: str = "its task") -> None:
     """EngineError if the CRC-32 ``found`` of file ``name``'s bytes ``where`` is not the one its
     writer returned (``written``): the file changed since it was written."""

@@ -46,7 +46,7 @@ from ..system.files import sync, write_array
 from .engines import Engine
 from .pipeline import JOINED, Tier, run_tiers
 from .scratch import Scratch, TierSink, read_range
-from .shuffle import Below, Groups, below_bytes, check_crc, file_crc, write_images, write_pieces
+from .shuffle import Below, Groups, below_bytes, check_crc, write_images, write_pieces
 from .storage import Storage
 
 
@@ -94,7 +94,7 @@ class _Solve:
             return None
         below = os.path.relpath(results_file(self.scratch, tiers(self.variant), ply + 1, self.chunk), self.folder)
         self.storage.put(self.scratch.file(below), below)
-        return below, file_crc(self.scratch.file(below))
+        return below, checksums.file_crc(self.scratch.file(below))
 
     def record(self, tier: Tier) -> None:
         """The chunks' rows appended into the tier's column files, the joined result bytes

@@ -59,20 +59,13 @@ def _hex(crc: int) -> str:
     return f"{crc:08x}"
 
 
-def of_bytes(data: Any) -> Entry:
-    """The entry of a file holding ``data``."""
-    found = Running()
-    found.update(data)
-    return found.entry()
-
-
-def of_file(path: str) -> Entry:
-    """The entry of the file at ``path``, read a block at a time."""
+def file_crc(path: str) -> int:
+    """The CRC-32 of the file at ``path``, read a block at a time."""
     found = Running()
     with open(path, "rb") as file:
         while piece := file.read(READ):
             found.update(piece)
-    return found.entry()
+    return found.crc
 
 
 def read_prefix(path: str, size: int) -> Running | None:
