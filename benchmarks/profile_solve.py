@@ -7,8 +7,8 @@ this process) and each part by ``time.thread_time`` of the thread that runs it (
 records a tier in a thread of its own while the next tier's tasks run): a chunk's solve (the
 passes: canonical forms, legality, the back-up; numba's loading in the first one), its rows and
 images written to its chunk file, a range's gather of its images, the join of the ranges, and
-the record of a tier (its rows read back from the chunk files and appended, hashed, to its column
-files). No profiler: its cost per call would swamp numba's loading and hide the recording thread.
+the record of a tier (its rows appended from the chunk files to its column files, hashed and
+checked). No profiler: its cost per call would swamp numba's loading and hide the recording thread.
 
     python benchmarks/profile_solve.py 3x6k4
 """
@@ -36,8 +36,7 @@ PARTS: tuple[tuple[str, Any, str], ...] = (
     ("a range's images gathered", pipeline, "gather_range"),
     ("the ranges joined", pipeline, "join_ranges"),
     ("a tier recorded", solving._Solve, "record"),
-    ("  its rows read back", solving, "_read_rows"),
-    ("  its rows appended, hashed", scratch.TierSink, "append"),
+    ("  its rows appended, checked", scratch.TierSink, "append"),
 )
 
 

@@ -129,6 +129,19 @@ def test_a_storage_read_past_its_end_is_an_error(storage):
         storage.read("short.bin", np.uint8, 0, 8)
     with pytest.raises(EngineError, match="ends before byte 8"):
         storage.mapped("short.bin", np.uint8, 0, 8, str(storage.root).removeprefix("file://"))
+    with pytest.raises(EngineError, match="ends before byte 8"):
+        list(storage.pieces("short.bin", 0, 8, memoryview(bytearray(3))))
+
+
+def test_a_storage_reads_bytes_in_pieces_through_the_callers_buffer_in_a_folder(storage):
+    data = bytes(range(256)) * 40
+    with storage.create("f.bin") as file:
+        file.write(data)
+    buffer = memoryview(bytearray(1000))
+    pieces = [bytes(piece) for piece in storage.pieces("f.bin", 100, 9000, buffer)]
+    assert b"".join(pieces) == data[100:9100]
+    assert [len(piece) for piece in pieces] == ([9000] if storage.is_url else [1000] * 9)  # a URL: one request
+    assert list(storage.pieces("f.bin", 5, 0, buffer)) == []
 
 
 @pytest.mark.parametrize("command", ["build", "verify"])

@@ -26,6 +26,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Iterable
+from itertools import accumulate
 from typing import Any, BinaryIO
 
 import numpy as np
@@ -163,10 +165,24 @@ class TierSink:
         self._files = [open(os.path.join(folder, f"{name}.bin"), "wb") for name, _dtype in COLUMNS]  # noqa: SIM115
         self._sums = [checksums.Running() for _ in COLUMNS]
 
-    def append(self, solved: Solved) -> None:
-        for file, running, column, (_name, dtype) in zip(self._files, self._sums, solved, COLUMNS):
-            append_column(file, running, column, dtype)
-        self.rows += len(solved)
+    def append(self, rows: int, pieces: Iterable[memoryview]) -> int:
+        """Append ``rows`` rows whose bytes ``pieces`` give column after column (as a chunk
+        file holds them), each piece written as it comes; the CRC-32 of all their bytes."""
+        ends = list(accumulate(rows * np.dtype(dtype).itemsize for _name, dtype in COLUMNS))
+        crc = at = column = 0
+        for piece in pieces:
+            crc = checksums.crc32(piece, crc)
+            while piece:
+                part = piece[: ends[column] - at]
+                self._files[column].write(part)
+                self._sums[column].update(part)
+                at, piece = at + len(part), piece[len(part) :]
+                if at == ends[column]:
+                    column += 1
+        if at != ends[-1]:
+            raise ValueError(f"{at:,} bytes of rows, not the {ends[-1]:,} of {rows:,} rows")
+        self.rows += rows
+        return crc
 
     def entries(self) -> dict[str, checksums.Entry]:
         """Each column file's entry (its length and checksum)."""

@@ -8,7 +8,7 @@ each has one writer, which makes it whole before anyone reads it:
 
 - In a folder, a file is written and read where it lies (closed, not synced: see
   :meth:`Storage.create`): :meth:`Storage.working` gives its path, :meth:`Storage.mapped`
-  memory-maps it.
+  memory-maps it, :meth:`Storage.pieces` reads it through a buffer the caller reuses.
 - At a URL, a file is written into a local temporary file and uploaded whole when its writer
   is done with it. A reader downloads the bytes it needs: a byte range into memory
   (:meth:`Storage.read`), or into a local file it memory-maps (:meth:`Storage.mapped`). A file
@@ -197,6 +197,25 @@ class Storage:
         if len(raw) != size:
             raise self._short(name, offset + size)
         return np.frombuffer(raw, dtype=dtype)
+
+    def pieces(self, name: str, offset: int, length: int, buffer: memoryview) -> Iterator[memoryview]:
+        """Bytes ``offset`` to ``offset + length`` of the file ``name``, in pieces: in a folder
+        read into ``buffer`` (each piece valid until the next is asked for), so that no fresh
+        memory holds them (on this machine, first touching fresh memory costs more than the
+        copy); at a URL in one request, as :meth:`read`. EngineError if the file ends before."""
+        if self.is_url:
+            if length:
+                yield self.read(name, np.uint8, offset, length).data
+            return
+        with open(self.path(name), "rb", buffering=0) as file:
+            file.seek(offset)
+            left = length
+            while left:
+                got = file.readinto(buffer[: min(left, len(buffer))])
+                if not got:
+                    raise self._short(name, offset + length)
+                left -= got
+                yield buffer[:got]
 
     def mapped(
         self, name: str, dtype: Any, offset: int = 0, count: int | None = None, folder: str | None = None
