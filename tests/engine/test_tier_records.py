@@ -103,9 +103,9 @@ def test_a_tier_records_each_file_with_its_length_and_crc32(tmp_path):
     assert checked.count("results.bin") == 1 and checked.count("code.bin") == 4  # tier 12's results kept
 
 
-def chunk_file(tmp_path: Path) -> tuple[Storage, Solved, tuple[int, int]]:
+def chunk_file(tmp_path: Path) -> tuple[Storage, Solved, tuple[int, list[int]]]:
     """A chunk file of tier 15 of 4x4 written by its task (its rows, then its images), the rows
-    its task solved, and what it returned of them (their count and CRC-32)."""
+    its task solved, and what it returned of them (their count and each column's CRC-32)."""
     storage, found = Storage(str(tmp_path)), tiers(Variant.parse("4x4"))
     below = new_tier(found, 16)
     spread(found, 16, solve_chunk(found, 16, 0, found.size(16), None), below)
@@ -121,12 +121,12 @@ def chunk_file(tmp_path: Path) -> tuple[Storage, Solved, tuple[int, int]]:
 def test_a_chunks_rows_are_copied_to_the_tiers_column_files_through_one_small_buffer(tmp_path):
     """Read back whole into fresh memory, then appended, 3x6k4's rows cost its solve 0.49 s of
     CPU; copied through one buffer, 0.16 s (benchmarks/profile_solve.py, medians of 3 runs)."""
-    storage, solved, (rows, crc) = chunk_file(tmp_path)
+    storage, solved, (rows, crcs) = chunk_file(tmp_path)
     (tmp_path / "tier").mkdir()
     sink, buffer = TierSink(str(tmp_path / "tier")), memoryview(bytearray(1 << 10))
     tracemalloc.start()
-    append_rows(storage, "chunk.bin", rows, crc, sink, buffer)
-    append_rows(storage, "chunk.bin", rows, crc, sink, buffer)  # a second chunk follows the first
+    append_rows(storage, "chunk.bin", rows, crcs, sink, buffer)
+    append_rows(storage, "chunk.bin", rows, crcs, sink, buffer)  # a second chunk follows the first
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert rows == len(solved) > 10_000 and peak < rows * ROW_BYTES // 32
@@ -144,7 +144,7 @@ def test_a_chunks_rows_are_copied_to_the_tiers_column_files_through_one_small_bu
 def test_a_chunk_file_damaged_before_its_record_is_refused_naming_it(tmp_path, column, kind):
     """A byte flipped in any column, or the file cut there: one line, and the tier is not
     recorded (the error stops the record before its rows.json)."""
-    storage, solved, (rows, crc) = chunk_file(tmp_path)
+    storage, solved, (rows, crcs) = chunk_file(tmp_path)
     at = sum(len(solved) * np.dtype(dtype).itemsize for _name, dtype in COLUMNS[:column]) + rows // 2
     with open(tmp_path / "chunk.bin", "r+b") as file:
         if kind == "cut":
@@ -158,7 +158,8 @@ def test_a_chunk_file_damaged_before_its_record_is_refused_naming_it(tmp_path, c
     said = (
         f"{tmp_path / 'chunk.bin'} ends before byte {rows * ROW_BYTES:,}"
         if kind == "cut"
-        else f"{tmp_path / 'chunk.bin'} (its {rows:,} rows) holds other bytes than its task wrote (CRC-32 "
+        else f"{tmp_path / 'chunk.bin'} (its {rows:,} rows' {COLUMNS[column][0]} column) holds other bytes than its"
+        " task wrote (CRC-32 "
     )
     with pytest.raises(EngineError, match=f"^{re.escape(said)}"):
-        append_rows(storage, "chunk.bin", rows, crc, TierSink(str(tmp_path / "tier")), memoryview(bytearray(4096)))
+        append_rows(storage, "chunk.bin", rows, crcs, TierSink(str(tmp_path / "tier")), memoryview(bytearray(4096)))

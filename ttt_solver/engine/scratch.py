@@ -27,7 +27,6 @@ import json
 import os
 import shutil
 from collections.abc import Iterable
-from itertools import accumulate
 from typing import Any, BinaryIO
 
 import numpy as np
@@ -165,24 +164,26 @@ class TierSink:
         self._files = [open(os.path.join(folder, f"{name}.bin"), "wb") for name, _dtype in COLUMNS]  # noqa: SIM115
         self._sums = [checksums.Running() for _ in COLUMNS]
 
-    def append(self, rows: int, pieces: Iterable[memoryview]) -> int:
+    def append(self, rows: int, pieces: Iterable[memoryview]) -> list[int]:
         """Append ``rows`` rows whose bytes ``pieces`` give column after column (as a chunk
-        file holds them), each piece written as it comes; the CRC-32 of all their bytes."""
-        ends = list(accumulate(rows * np.dtype(dtype).itemsize for _name, dtype in COLUMNS))
-        crc = at = column = 0
-        for piece in pieces:
-            crc = checksums.crc32(piece, crc)
-            while piece:
-                part = piece[: ends[column] - at]
-                self._files[column].write(part)
-                self._sums[column].update(part)
-                at, piece = at + len(part), piece[len(part) :]
-                if at == ends[column]:
-                    column += 1
-        if at != ends[-1]:
-            raise ValueError(f"{at:,} bytes of rows, not the {ends[-1]:,} of {rows:,} rows")
+        file holds them), each piece written as it comes; each column's CRC-32, taken once (the
+        column file's running one follows from it: :meth:`.checksums.Running.extend`)."""
+        source, rest, crcs = iter(pieces), memoryview(b""), []
+        for file, running, (_name, dtype) in zip(self._files, self._sums, COLUMNS):
+            crc, left = 0, rows * np.dtype(dtype).itemsize
+            while left:
+                if not rest:
+                    rest = next(source)
+                part, rest = rest[:left], rest[left:]
+                file.write(part)
+                crc = checksums.crc32(part, crc)
+                left -= len(part)
+            running.extend(crc, rows * np.dtype(dtype).itemsize)
+            crcs.append(crc)
+        if rest or next(source, None) is not None:
+            raise ValueError(f"more bytes than {rows:,} rows")
         self.rows += rows
-        return crc
+        return crcs
 
     def entries(self) -> dict[str, checksums.Entry]:
         """Each column file's entry (its length and checksum)."""

@@ -78,7 +78,7 @@ class _Solve:
         self.chunk = task_boards(memory)
         self.unfinished: dict[int, str] = {}
 
-    def task(self) -> Callable[..., tuple[tuple[int, int], Groups]]:
+    def task(self) -> Callable[..., tuple[tuple[int, list[int]], Groups]]:
         return solve_chunk_task
 
     def chunks(self, ply: int) -> list[tuple[int, int]]:
@@ -129,27 +129,29 @@ def solve_chunk_task(
     ply: int,
     start: int,
     stop: int,
-) -> tuple[tuple[int, int], Groups]:
+) -> tuple[tuple[int, list[int]], Groups]:
     """A task: solve ranks ``start`` to ``stop`` of tier ``ply`` of variant ``name`` from the
     result bytes ``below`` of the tier below (:func:`.shuffle.below_bytes`), and write into
     ``chunk_file`` (whole once it is written) its rows, column after column, then the
     positions' images grouped by the ranges of ranks starting at ``bounds``
-    (:func:`.shuffle.write_images`), all in ``storage``; the rows' count and CRC-32, and the
-    groups."""
+    (:func:`.shuffle.write_images`), all in ``storage``; the rows' count and each column's
+    CRC-32, and the groups."""
     found = tiers(Variant.parse(name))
     solved = solve_chunk(found, ply, start, stop, below_bytes(storage, below))
     with storage.create(chunk_file) as file:
         columns = (np.ascontiguousarray(column, dtype=dtype) for column, (_name, dtype) in zip(solved, COLUMNS))
-        crc = write_pieces(file, columns)
-        return (len(solved), crc), write_images(found, ply, solved, bounds, file)
+        crcs = [write_pieces(file, [column]) for column in columns]
+        return (len(solved), crcs), write_images(found, ply, solved, bounds, file)
 
 
-def append_rows(storage: Storage, name: str, rows: int, crc: int, sink: TierSink, buffer: memoryview) -> None:
+def append_rows(storage: Storage, name: str, rows: int, crcs: list[int], sink: TierSink, buffer: memoryview) -> None:
     """Append the rows of chunk file ``name`` to the tier's column files through ``sink``, read
     through ``buffer`` (:meth:`.storage.Storage.pieces`), never whole in memory; EngineError
-    (the tier is not recorded) if they are not the bytes whose CRC-32 ``crc`` its task returned."""
+    (the tier is not recorded) if a column is not the bytes whose CRC-32 its task returned
+    (``crcs``, one a column)."""
     found = sink.append(rows, storage.pieces(name, 0, rows * ROW_BYTES, buffer))
-    check_crc(storage, name, f" (its {rows:,} rows)", found, crc)
+    for (column, _dtype), crc, written in zip(COLUMNS, found, crcs, strict=True):
+        check_crc(storage, name, f" (its {rows:,} rows' {column} column)", crc, written)
 
 
 def unsolved(scratch: Scratch, found: Tiers, note: Note | None, steps: Steps | None, lowest: int = 0) -> list[int]:
