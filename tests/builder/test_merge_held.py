@@ -53,3 +53,19 @@ def runs_of(codes: np.ndarray) -> Solved:
     return Solved(
         *(codes.astype(dtype) if name == "code" else (codes * 7 % 101).astype(dtype) for name, dtype in COLUMNS)
     )
+
+
+def test_the_cuts_sample_a_tier_file_a_code_at_a_time_where_samples_are_far_apart(tmp_path, monkeypatch):
+    """Samples far apart are read one by one from the file (no piece of the column read
+    whole), samples close together a piece at a time: the same codes either way."""
+    codes = np.cumsum(np.random.default_rng(40).integers(1, 9, size=100_003)).astype(np.int64)
+    codes.tofile(tmp_path / "code.bin")
+    column = np.memmap(tmp_path / "code.bin", dtype=np.int64, mode="r", shape=(len(codes),))
+    assert np.array_equal(merge._samples(column, 1000), codes[::1000])  # pieces
+    monkeypatch.setattr(merge, "read_slice", refused)
+    for step in (merge.SAMPLE_GAP, 3 * merge.SAMPLE_GAP + 1, len(codes), 2 * len(codes)):
+        assert np.array_equal(merge._samples(column, step), codes[::step])
+
+
+def refused(*args: object) -> np.ndarray:
+    raise AssertionError("a piece of the column read whole")
