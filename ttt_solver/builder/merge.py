@@ -49,7 +49,7 @@ def merge_scratch(scratch: Scratch, memory: int, steps: Steps | None = None) -> 
 def merge_held(rows_by_tier: list[Solved], total: int, steps: Steps | None = None) -> Solved:
     """The ``total`` rows of the tiers ``rows_by_tier`` in code order, in memory, merged
     :data:`HELD_BLOCK` rows at a time into their columns. Nothing to resume: a stopped build
-    merges them again, in seconds (3x6k4's 20.8 million rows: about 1 s of CPU, against 1.4 s
+    merges them again, in seconds (3x6k4's 20.8 million rows: about 0.7 s of CPU, against 1.4 s
     through files written, hashed, synced and read again by the write)."""
     merged = _populated_columns(total)
     spans = _spans(rows_by_tier, [None, *merge_cuts(rows_by_tier, HELD_BLOCK), None])
@@ -180,8 +180,8 @@ def _populated_columns(rows: int) -> Solved:
     """Columns of ``rows`` rows in one anonymous mapping whose pages the system gives at once
     (``MAP_POPULATE``; numpy's own where there is none). numpy's arrays of more than a few MB
     ask for huge pages, and in a build (memory fragmented, its page cache full of the tiers)
-    the system compacts memory for each as it is first written: 3x6k4's 458 MB of merged
-    columns cost 0.5-1.4 s of system CPU so, 0.3 s populated at once in small pages."""
+    the system compacts memory for each as it is first written: 3x6k4's merge cost 1.04-1.30 s
+    of CPU so, 0.72-0.78 s with its 458 MB of columns populated at once in small pages."""
     populate = getattr(mmap, "MAP_POPULATE", None)
     if not rows or populate is None:
         return _columns(rows)
