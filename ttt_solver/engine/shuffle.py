@@ -134,9 +134,11 @@ def gather_range(storage: Storage, groups: Sequence[Group], boards: int, name: s
     each chunk file (``groups``, each checked against its CRC-32), written to a new file
     ``name``, all in ``storage``; the CRC-32 of what it wrote."""
     out = np.full(boards, NO_POSITION, dtype=np.uint8)  # no legal board yet
+    room = np.empty(max((stop - start for _file, start, stop, _crc in groups), default=0), dtype=np.uint8)
     for chunk_file, start, stop, crc in groups:
         if stop > start:
-            group = storage.read(chunk_file, np.uint8, start, stop - start)
+            group = room[: stop - start]  # each group read into the same memory
+            storage.read_into(chunk_file, start, group)
             check_crc(storage, chunk_file, f" (bytes {start:,} to {stop:,})", checksums.crc32(group.data), crc)
             split = (stop - start) // IMAGE_BYTES * RANK.itemsize
             scatter(out, group[:split].view(RANK), group[split:])

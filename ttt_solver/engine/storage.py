@@ -198,6 +198,24 @@ class Storage:
             raise self._short(name, offset + size)
         return np.frombuffer(raw, dtype=dtype)
 
+    def read_into(self, name: str, offset: int, out: np.ndarray) -> None:
+        """The bytes of the file ``name`` from byte ``offset`` on copied into ``out`` (contiguous,
+        filled): :meth:`read` into memory the caller reuses, where each :meth:`read` takes new
+        memory (fresh pages to fault in)."""
+        raw = out.data.cast("B")
+        if not raw:
+            return
+        if self.is_url:
+            found = self._fs.cat_file(self.path(name), start=offset, end=offset + len(raw))
+            copied = len(found)
+            raw[:copied] = found
+        else:
+            with open(self.path(name), "rb") as file:
+                file.seek(offset)
+                copied = file.readinto(raw)
+        if copied != len(raw):
+            raise self._short(name, offset + len(raw))
+
     def mapped(
         self, name: str, dtype: Any, offset: int = 0, count: int | None = None, folder: str | None = None
     ) -> np.ndarray:
