@@ -22,16 +22,16 @@ from typing import BinaryIO
 
 import numpy as np
 
-from ttt_solver.engine.shuffle import IMAGE_BYTES, RANK, write_images
+from ttt_solver.engine.shuffle import IMAGE_BYTES, RANK, Groups, write_images
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver import MAX_CHUNK
 from ttt_solver.solver.passes import images, new_tier, solve_chunk, spread
 from ttt_solver.solver.tiers import Tiers, tiers
 
-Writer = Callable[[Tiers, int, object, Sequence[int], BinaryIO], list[int]]
+Writer = Callable[[Tiers, int, object, Sequence[int], BinaryIO], Groups]
 
 
-def sorted_images(found: Tiers, ply: int, solved: object, bounds: Sequence[int], file: BinaryIO) -> list[int]:
+def sorted_images(found: Tiers, ply: int, solved: object, bounds: Sequence[int], file: BinaryIO) -> Groups:
     """The baseline: every image of the chunk in one array, sorted by its range (stable)."""
     ranks, results = [], []
     for rank, result in images(found, ply, solved):  # type: ignore[arg-type]
@@ -48,7 +48,7 @@ def sorted_images(found: Tiers, ply: int, solved: object, bounds: Sequence[int],
         start, stop = first[index], first[index + 1]
         (rank[start:stop] - bounds[index]).astype(RANK).tofile(file)
         result[start:stop].tofile(file)
-    return [base + index * IMAGE_BYTES for index in first]
+    return Groups([base + index * IMAGE_BYTES for index in first], [])  # (no CRC-32s: not read back)
 
 
 def solved_chunk(found: Tiers, ply: int) -> object:
@@ -67,9 +67,9 @@ def cpu_per_million(writer: Writer, found: Tiers, ply: int, solved: object, boun
     for _ in range(repeat):
         with tempfile.TemporaryFile() as file:
             began = time.process_time()
-            ends = writer(found, ply, solved, bounds, file)
+            starts = writer(found, ply, solved, bounds, file).starts
             times.append(time.process_time() - began)
-        count = (ends[-1] - ends[0]) // IMAGE_BYTES
+        count = (starts[-1] - starts[0]) // IMAGE_BYTES
     return statistics.median(times) / count * 1e6
 
 

@@ -4,11 +4,13 @@ whatever the chunks and ranges."""
 
 from __future__ import annotations
 
+import io
 import os
 import sqlite3
 import zlib
 from pathlib import Path
 from typing import ClassVar
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -21,9 +23,11 @@ from ttt_solver.engine.storage import Storage
 from ttt_solver.errors import EngineError
 from ttt_solver.game.value_bytes import NO_POSITION
 from ttt_solver.game.variant import Variant
-from ttt_solver.solver import checksums
+from ttt_solver.solver import checksums, every_image_rank
 from ttt_solver.solver.passes import new_tier, solve_chunk, spread
 from ttt_solver.solver.tiers import tiers
+from ttt_solver.system.compiled_loops import COMPILED, NUMPY
+from ttt_solver.system.compiled_loops import VARIABLE as PASSES
 
 
 # file://: a storage URL, through fsspec (which the [dask] extra brings)
@@ -115,6 +119,31 @@ def test_a_byte_flipped_in_a_range_file_since_its_task_wrote_it_is_refused_in_on
     assert str(raised.value) == (
         f"{tmp_path / 'b.bin'} holds other bytes than its task wrote (CRC-32 {zlib.crc32(flipped):08x}, not {crcs[1]:08x})"
     )
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("name, chunk, memory", [("3x4k3", 9_000, 1_400), ("4x3k3-misere", 20_000, 3_000)])
+def test_a_chunks_images_are_written_alike_by_the_compiled_pass_and_numpys(name, chunk, memory):
+    found = tiers(Variant.parse(name))
+    below, counts = None, set()
+    for ply in range(found.variant.cells, -1, -1):
+        size = found.size(ply)
+        bounds = range_bounds(size, memory, 1)
+        counts.add(len(bounds) - 1)
+        results = new_tier(found, ply)
+        for start in range(0, size, chunk):
+            solved = solve_chunk(found, ply, start, min(size, start + chunk), below)
+            spread(found, ply, solved, results)
+            written = []
+            for passes in (COMPILED, NUMPY):
+                with mock.patch.dict(os.environ, {PASSES: passes}):
+                    assert (every_image_rank(found, ply, solved) is None) is (passes == NUMPY)
+                    file = io.BytesIO(b"rows first")  # a chunk's file holds its rows before its images
+                    file.seek(0, io.SEEK_END)
+                    written.append((write_images(found, ply, solved, bounds, file), file.getvalue()))
+            assert written[0] == written[1], (name, ply, start)
+        below = results
+    assert 1 in counts and any(1 < count <= FEW_RANGES for count in counts) and max(counts) > FEW_RANGES
 
 
 def test_a_byte_flipped_in_a_chunk_files_group_of_images_is_refused_by_the_range_task(tmp_path):

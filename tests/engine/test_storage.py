@@ -53,6 +53,10 @@ def test_a_storage_writes_reads_maps_copies_and_removes_files(storage, tmp_path)
         data.tofile(file)
     assert np.array_equal(storage.read("a/b/data.bin", "<i8", 80, 10), data[10:20])
     assert storage.read("a/b/data.bin", "<i8", 0, 0).size == 0
+    into = np.zeros(12, dtype="<i8")
+    storage.read_into("a/b/data.bin", 40, into[1:11])  # into memory the caller keeps
+    assert np.array_equal(into, np.concatenate(([0], data[5:15], [0])))
+    storage.read_into("a/b/data.bin", 0, into[:0])
     local = tmp_path / "local"
     local.mkdir()
     assert np.array_equal(storage.mapped("a/b/data.bin", "<i8", 800, 100, str(local)), data[100:200])
@@ -127,6 +131,8 @@ def test_a_storage_read_past_its_end_is_an_error(storage):
         file.write(b"1234")
     with pytest.raises(EngineError, match="ends before byte 8"):
         storage.read("short.bin", np.uint8, 0, 8)
+    with pytest.raises(EngineError, match="ends before byte 8"):
+        storage.read_into("short.bin", 2, np.zeros(6, dtype=np.uint8))
     with pytest.raises(EngineError, match="ends before byte 8"):
         storage.mapped("short.bin", np.uint8, 0, 8, str(storage.root).removeprefix("file://"))
     with pytest.raises(EngineError, match="ends before byte 8"):

@@ -35,8 +35,8 @@ from typing import BinaryIO
 import numpy as np
 
 from ..errors import EngineError
-from ..game.value_bytes import NO_POSITION
-from ..solver import Solved, Tiers, checksums, images, scatter
+from ..game.value_bytes import NO_POSITION, result_bytes
+from ..solver import Solved, Tiers, checksums, every_image_rank, images, scatter
 from .storage import Storage
 
 RANGE_LIMIT = 1 << 32  # boards of a range at most: an image's rank in its range is a uint32
@@ -85,13 +85,18 @@ def write_images(tiers: Tiers, ply: int, solved: Solved, bounds: Sequence[int], 
     count = len(bounds) - 1
     ranks: list[list[np.ndarray]] = [[] for _ in range(count)]
     results: list[list[np.ndarray]] = [[] for _ in range(count)]
-    for rank, result in images(tiers, ply, solved):
-        for index, picked in enumerate(_groups(rank, bounds)):
-            local = rank if picked is None else rank.take(picked)
-            if bounds[index]:
-                local = local - bounds[index]
-            ranks[index].append(local.astype(RANK))
-            results[index].append(result if picked is None else result.take(picked))
+    every = every_image_rank(tiers, ply, solved) if count == 1 else None
+    if every is not None:  # one range (an in-process build's): its ranks as uint32 at once, no int64 copy
+        ranks[0].append(every.reshape(-1).astype(RANK, copy=False))
+        results[0] = [result_bytes(solved.value, solved.remoteness)] * len(every)
+    else:
+        for rank, result in images(tiers, ply, solved):
+            for index, picked in enumerate(_groups(rank, bounds)):
+                local = rank if picked is None else rank.take(picked)
+                if bounds[index]:
+                    local = local - bounds[index]
+                ranks[index].append(local.astype(RANK))
+                results[index].append(result if picked is None else result.take(picked))
     groups = Groups([file.tell()], [])
     for index in range(count):
         groups.crcs.append(write_pieces(file, ranks[index] + results[index]))
@@ -129,9 +134,11 @@ def gather_range(storage: Storage, groups: Sequence[Group], boards: int, name: s
     each chunk file (``groups``, each checked against its CRC-32), written to a new file
     ``name``, all in ``storage``; the CRC-32 of what it wrote."""
     out = np.full(boards, NO_POSITION, dtype=np.uint8)  # no legal board yet
+    room = np.empty(max((stop - start for _file, start, stop, _crc in groups), default=0), dtype=np.uint8)
     for chunk_file, start, stop, crc in groups:
         if stop > start:
-            group = storage.read(chunk_file, np.uint8, start, stop - start)
+            group = room[: stop - start]  # each group read into the same memory
+            storage.read_into(chunk_file, start, group)
             check_crc(storage, chunk_file, f" (bytes {start:,} to {stop:,})", checksums.crc32(group.data), crc)
             split = (stop - start) // IMAGE_BYTES * RANK.itemsize
             scatter(out, group[:split].view(RANK), group[split:])

@@ -198,24 +198,40 @@ class Storage:
             raise self._short(name, offset + size)
         return np.frombuffer(raw, dtype=dtype)
 
+    def read_into(self, name: str, offset: int, out: np.ndarray) -> None:
+        """The bytes of the file ``name`` from byte ``offset`` on copied into ``out`` (contiguous,
+        filled): :meth:`read` into memory the caller reuses, where each :meth:`read` takes new
+        memory (fresh pages to fault in: on this machine that costs more than the copy)."""
+        raw = out.data.cast("B")
+        if not raw:
+            return
+        if self.is_url:
+            found = self._fs.cat_file(self.path(name), start=offset, end=offset + len(raw))
+            copied = len(found)
+            raw[:copied] = found
+        else:
+            with open(self.path(name), "rb", buffering=0) as file:  # straight into ``out``
+                file.seek(offset)
+                copied = file.readinto(raw)
+        if copied != len(raw):
+            raise self._short(name, offset + len(raw))
+
     def pieces(self, name: str, offset: int, length: int, buffer: memoryview) -> Iterator[memoryview]:
         """Bytes ``offset`` to ``offset + length`` of the file ``name``, in pieces: in a folder
-        read into ``buffer`` (each piece valid until the next is asked for), so that no fresh
-        memory holds them (on this machine, first touching fresh memory costs more than the
-        copy); at a URL in one request, as :meth:`read`. EngineError if the file ends before."""
+        read into ``buffer`` (:meth:`read_into`; each piece valid until the next is asked for); at
+        a URL in one request, as :meth:`read`. EngineError if the file ends before."""
         if self.is_url:
             if length:
                 yield self.read(name, np.uint8, offset, length).data
             return
-        with open(self.path(name), "rb", buffering=0) as file:
-            file.seek(offset)
-            left = length
-            while left:
-                got = file.readinto(buffer[: min(left, len(buffer))])
-                if not got:
-                    raise self._short(name, offset + length)
-                left -= got
-                yield buffer[:got]
+        end = offset + length
+        for at in range(offset, end, len(buffer)):
+            piece = buffer[: min(end - at, len(buffer))]
+            try:
+                self.read_into(name, at, np.frombuffer(piece, dtype=np.uint8))
+            except EngineError:  # said of the whole span asked for, not of this piece
+                raise self._short(name, end) from None
+            yield piece
 
     def mapped(
         self, name: str, dtype: Any, offset: int = 0, count: int | None = None, folder: str | None = None

@@ -7,7 +7,19 @@ What other packages use is exported here; they import these names from ``ttt_sol
 """
 
 from ..system.cost_model import BYTES_PER_BOARD, MAX_CHUNK, MIN_CHUNK
-from .passes import COLUMNS, ROW_BYTES, Positions, Solved, images, new_tier, positions, scatter, solve_chunk, spread
+from .passes import (
+    COLUMNS,
+    ROW_BYTES,
+    Positions,
+    Solved,
+    every_image_rank,
+    images,
+    new_tier,
+    positions,
+    scatter,
+    solve_chunk,
+    spread,
+)
 from .solve import (
     SOLVER_VERSION,
     Note,
@@ -26,7 +38,7 @@ from .tiers import Tiers, tiers
 
 __all__ = [
     "BYTES_PER_BOARD", "COLUMNS", "MAX_CHUNK", "MIN_CHUNK", "ROW_BYTES", "SOLVER_VERSION", "Note", "Positions",
-    "Solved", "Steps", "Tables", "Tiers", "chunk_boards", "default_memory", "images", "new_tier", "positions", "scatter",
+    "Solved", "Steps", "Tables", "Tiers", "chunk_boards", "default_memory", "every_image_rank", "images", "new_tier", "positions", "scatter",
     "smallest_memory", "smallest_task_memory", "solve_chunk", "solve_tables", "spread", "task_boards",
     "task_chunks", "tier_solved", "tiers",
 ]  # fmt: skip

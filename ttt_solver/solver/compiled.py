@@ -226,6 +226,23 @@ def _spread(code: np.ndarray, result: np.ndarray, base: int, halves: tuple[Any, 
             out[rank] = result[i]
 
 
+@_compiled
+def _every_image_rank(code: np.ndarray, base: int, halves: tuple[Any, ...], offsets: np.ndarray,
+                      rank_low: np.ndarray, out: np.ndarray) -> None:  # fmt: skip
+    """``out[s, i]``: the rank in its tier of board ``i``'s image under symmetry ``s``, as
+    :func:`_image_ranks` but board after board: the high half's shares looked up once a run of
+    boards with that high half."""
+    high_high, high_low, low_high, low_low = halves
+    high_shares, low_shares = np.empty(len(high_high), dtype=np.int64), np.empty(len(high_high), dtype=np.int64)
+    high, shared = 0, -1  # the high half of the board, and the one whose shares are looked up
+    for i in range(len(code)):
+        high, low = _halves_of(code[i], high, base)
+        if high != shared:
+            high_shares[:], low_shares[:], shared = high_high[:, high], high_low[:, high], high
+        for s in range(len(high_high)):
+            out[s, i] = offsets[high_shares[s] + low_high[s, low]] + rank_low[low_shares[s] + low_low[s, low]]
+
+
 @_inlined
 def _halves_of(code: int, high: int, base: int) -> tuple[int, int]:
     """The halves of ``code``, the high one tried first as the last board's (boards come in
@@ -279,6 +296,14 @@ def image_ranks(tiers: Tiers, ply: int, code: np.ndarray, symmetry: int) -> np.n
 def spread(tiers: Tiers, ply: int, code: np.ndarray, result: np.ndarray, out: np.ndarray) -> None:
     """``out[rank of each image of each board] = its result``, boards of tier ``ply``."""
     _spread(code, result, tiers.geometry.base, _halves(tiers), tiers.offsets[ply], tiers.rank_low, out)
+
+
+def every_image_rank(tiers: Tiers, ply: int, code: np.ndarray) -> np.ndarray:
+    """(symmetries, boards) uint32: the rank in tier ``ply`` of each board's image under each
+    symmetry, for a tier of fewer than 2**32 boards."""
+    out = np.empty((len(tiers.geometry.images[0]), len(code)), dtype=np.uint32)
+    _every_image_rank(code, tiers.geometry.base, _halves(tiers), tiers.offsets[ply], tiers.rank_low, out)
+    return out
 
 
 def scatter(out: np.ndarray, ranks: np.ndarray, results: np.ndarray) -> None:
