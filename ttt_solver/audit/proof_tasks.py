@@ -11,7 +11,7 @@ folder on a shared file system); with ``--storage``, another such folder or an f
 where the driver copies each tier's files before its tasks run. A task reads the chunk's
 stored rows (at a URL, a byte range of each file) and the tier below's result bytes (the
 stored rows found sound there, spread to their images), and writes the images of its chunk's
-sound rows.
+sound rows (for a tier of one range, their rows: :mod:`ttt_solver.engine.shuffle`).
 
 A task returns its :class:`.retrograde.Findings`; the driver tells them to the report in
 chunk order, the chunks being the ones of a proof in memory (:func:`.retrograde.chunks`), so
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..engine import Below, Groups, Storage, Tier, below_bytes, run_tiers, write_images
+from ..engine import Below, Exchange, Storage, Tier, below_bytes, run_tiers, write_exchange
 from ..game.variant import Variant
 from ..solver import COLUMNS, Solved, Steps, default_memory, tiers
 from .report import Report
@@ -89,7 +89,7 @@ class _Prove:
         self.tally: dict[str, int] = {}
         self.codes: dict[int, np.ndarray] = {}
 
-    def task(self) -> Callable[..., tuple[Findings, Groups]]:
+    def task(self) -> Callable[..., tuple[Findings, Exchange]]:
         return prove_chunk_task
 
     def chunks(self, ply: int) -> list[tuple[int, int]]:
@@ -132,13 +132,14 @@ def prove_chunk_task(
     start: int,
     stop: int,
     rows: tuple[int, int],
-) -> tuple[Findings, Groups]:
+) -> tuple[Findings, Exchange]:
     """A task: prove ranks ``start`` to ``stop`` of tier ``ply`` of variant ``name`` against
     the tier's stored ``rows`` (first and last, those of the chunk's code range) and the
-    result bytes ``below`` (:func:`ttt_solver.engine.shuffle.below_bytes`); write the images of
-    the rows found sound into ``chunk_file``, grouped by the ranges of ranks starting at
-    ``bounds`` (:func:`ttt_solver.engine.shuffle.write_images`);
-    what it found, and its groups (where each starts, and its CRC-32). Every file is in ``storage``."""
+    result bytes ``below`` (:func:`ttt_solver.engine.shuffle.below_bytes`); write into
+    ``chunk_file`` what the tasks of the ranges of ranks starting at ``bounds`` read of the rows
+    found sound (:func:`ttt_solver.engine.shuffle.write_exchange`: their images grouped by
+    range, or their code, value and remoteness for one range); what it found, and where what
+    they read is (and its CRC-32s). Every file is in ``storage``."""
     found = tiers(Variant.parse(name))
     first, last = rows
     stored = Solved.empty()
@@ -149,7 +150,7 @@ def prove_chunk_task(
         )  # fmt: skip
     proof = prove_chunk(found, ply, start, stop, below_bytes(storage, below), stored)
     with storage.create(chunk_file) as file:
-        return proof.findings, write_images(found, ply, proof.sound, bounds, file)
+        return proof.findings, write_exchange(found, ply, proof.sound, bounds, file)
 
 
 def _column_name(ply: int, name: str) -> str:

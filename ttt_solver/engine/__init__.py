@@ -5,7 +5,8 @@
   by name only where asked for).
 - :mod:`.pipeline`: the one tier loop (:func:`run_tiers`) that the build's solve
   (:mod:`.solving`) and verify's proof (:mod:`ttt_solver.audit.proof_tasks`) drive.
-- :mod:`.shuffle`: the exchange of images between a tier's chunks and its ranges.
+- :mod:`.shuffle`: the exchange of images (or of rows, a tier of one range) between a tier's
+  chunks and its ranges.
 - :mod:`.scratch`: the scratch folder a build keeps its finished tiers in, and resumes from;
   :mod:`.storage`: where the tasks exchange their files.
 
@@ -24,13 +25,13 @@ from .scratch import (
     read_slice,
     scratch_path,
 )
-from .shuffle import IMAGE_BYTES, Below, Groups, below_bytes, write_images
+from .shuffle import IMAGE_BYTES, Below, Exchange, Groups, below_bytes, write_exchange, write_images
 from .solving import solve_tiers
 from .storage import Storage
 
 __all__ = [
-    "IMAGE_BYTES", "Below", "Engine", "Groups", "InProcess", "Scratch", "Storage", "Tier", "TierWork", "append_column",
+    "IMAGE_BYTES", "Below", "Engine", "Exchange", "Groups", "InProcess", "Scratch", "Storage", "Tier", "TierWork", "append_column",
     "below_bytes", "first_at_least", "open_scratch", "read_into", "read_range", "read_slice", "run_tiers",
     "scratch_path", "solve_tiers",
-    "write_images",
+    "write_exchange", "write_images",
 ]  # fmt: skip

@@ -5,8 +5,8 @@ From the last ply down, for each tier the pipeline asks the work (:class:`TierWo
 build's solve, :mod:`.solving`; verify's proof, :mod:`ttt_solver.audit.proof_tasks`) for
 its chunks and runs a task per chunk, which values the chunk from the tier below's result
 bytes and writes its images into a file of its own, grouped by range
-(:mod:`.shuffle`). Then a task per range gathers that range's images into the range's result
-bytes, the driver joins the ranges into the tier's result bytes (the next tier's ``below``),
+(:mod:`.shuffle`; for a tier of one range, its rows instead). Then a task per range gathers
+that range's images into the range's result bytes (or spreads the rows), the driver joins the ranges into the tier's result bytes (the next tier's ``below``),
 and the work records the tier (on a cluster in a thread of the driver, while the next tier's
 tasks run).
 Once the tier above has used them, a tier's result bytes are released.
@@ -31,7 +31,7 @@ from ..game.variant import Variant
 from ..solver import Steps, tiers
 from ..solver.checksums import READ
 from .engines import Engine
-from .shuffle import Below, Groups, gather_range, join_ranges, range_bounds
+from .shuffle import Below, Exchange, join_ranges, range_bounds, range_tasks
 from .storage import Storage
 
 JOINED = "results-"  # the start of a joined file's name in the work's local folder
@@ -41,7 +41,7 @@ MIN_JOIN_BLOCK = 1 << 16  # bytes the join copies at a time at least (at most a 
 @dataclass(frozen=True)
 class Tier:
     """A tier the pipeline ran: its ply, its run folder in the storage, each chunk's file
-    (its images, and what else the task wrote before them) and what each chunk's task
+    (its images or its rows, and what else the task wrote) and what each chunk's task
     returned, in chunk order, and its joined result bytes (their name in the work's local
     folder and in the storage, and their CRC-32)."""
 
@@ -60,13 +60,13 @@ class TierWork(Protocol):
     name: str  # what its tasks are named by
     phase: str  # the steps' phase
 
-    def task(self) -> Callable[..., tuple[Any, Groups]]:
+    def task(self) -> Callable[..., tuple[Any, Exchange]]:
         """A chunk's task, called ``(storage, chunk_file, below, bounds, *arguments)``: it
-        writes the chunk's images into ``chunk_file`` grouped by the ranges of ranks starting
-        at ``bounds`` (:func:`.shuffle.write_images`), from the tier below's result bytes
-        ``below`` (their name in the storage and CRC-32, None for the last tier:
-        :func:`.shuffle.below_bytes`); what it found, and its groups (where each starts, and
-        its CRC-32)."""
+        writes into ``chunk_file`` what the tasks of the ranges of ranks starting at ``bounds``
+        read (:func:`.shuffle.write_exchange`: its images grouped by range, or its rows), from
+        the tier below's result bytes ``below`` (their name in the storage and CRC-32, None for
+        the last tier: :func:`.shuffle.below_bytes`); what it found, and where what they read
+        is (and its CRC-32s)."""
         ...  # fmt: skip
 
     def chunks(self, ply: int) -> Sequence[tuple[int, int]]:
@@ -161,17 +161,14 @@ def _run_tier(
 
     results = engine.run(work.task(), calls, f"{work.name}-{ply}", done)
     ranges = [f"{run}/range-{first:015d}.bin" for first in bounds[:-1]]
-    gathers = [
-        (storage, [groups.group(file, r) for file, (_found, groups) in zip(files, results)],
-         bounds[r + 1] - bounds[r], ranges[r])
-        for r in range(len(ranges))
-    ]  # fmt: skip
-    crcs = engine.run(gather_range, gathers, f"{work.name}-{ply}-ranges")
+    exchanged = [exchange for _found, exchange in results]
+    function, gathers = range_tasks(storage, files, exchanged, bounds, ranges, work.variant.name, ply)
+    crcs = engine.run(function, gathers, f"{work.name}-{ply}-ranges")
     joined = f"{JOINED}{ply:02d}-{os.path.basename(run)}.bin"
     block = max(MIN_JOIN_BLOCK, min(READ, memory // 8))
     crc = join_ranges(storage, ranges, bounds, crcs, os.path.join(work.folder, joined), block)
     storage.put(os.path.join(work.folder, joined), joined)
-    return Tier(ply, run, files, [found for found, _groups in results], (joined, crc))
+    return Tier(ply, run, files, [found for found, _exchange in results], (joined, crc))
 
 
 def release(storage: Storage, folder: str, name: str) -> None:

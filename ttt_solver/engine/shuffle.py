@@ -9,14 +9,18 @@ it (:meth:`.storage.Storage.create`):
 1. The task that solves a chunk writes its positions' images (:func:`ttt_solver.solver.passes.images`) into a
    file of its own (after its rows, in the build), grouped by the range of ranks each lands in (:func:`write_images`; the
    tier is cut into ranges by :func:`range_bounds`), and returns where each group starts.
+   A tier of one range (an in-process build's) exchanges no images: the chunk file's rows
+   (their code, value and remoteness columns: :func:`write_rows`) are what the range task
+   reads (:func:`write_exchange` decides).
 2. Once every chunk is solved, a task per range reads its group from each chunk file and
-   writes the range's result bytes into a file of its own (:func:`gather_range`).
+   writes the range's result bytes into a file of its own (:func:`gather_range`); a tier's one
+   range task spreads every chunk's rows to their images instead (:func:`spread_range`).
 3. The driver appends the range files into the tier's result bytes (:func:`join_ranges`): a
    copy, nothing more, as the next tier's tasks wait for it. What the build keeps of it (its
    checksum, its sync to the disk) is made while they run.
 
 Each writer returns the CRC-32 of what it wrote (of each group, of the range, of the joined
-result bytes), and each reader checks it (the next tier's tasks, their tier below's result bytes
+result bytes; of each column of a chunk's rows), and each reader checks it (the next tier's tasks, their tier below's result bytes
 once a process: :func:`below_bytes`): a file cut or changed in passing (a full disk, a damaged
 shared folder or object store) is an EngineError, and the tier is not recorded. CRC-32 (:func:`ttt_solver.solver.checksums.crc32`), as the
 scratch folder's records (:mod:`ttt_solver.solver.checksums`): it catches the flipped bytes and
@@ -28,15 +32,16 @@ The files sit in a :class:`.storage.Storage`: a folder every process reaches, or
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Any, BinaryIO, cast
 
 import numpy as np
 
 from ..errors import EngineError
 from ..game.value_bytes import NO_POSITION, result_bytes
-from ..solver import Solved, Tiers, checksums, every_image_rank, images, scatter
+from ..game.variant import Variant
+from ..solver import COLUMNS, Solved, Tiers, checksums, every_image_rank, images, scatter, spread_results, tiers
 from .storage import Storage
 
 RANGE_LIMIT = 1 << 32  # boards of a range at most: an image's rank in its range is a uint32
@@ -46,6 +51,7 @@ IMAGE_BYTES = RANK.itemsize + BYTE.itemsize
 # beyond by a sort. Against the one sort of all of them that this replaced, computing them
 # included: 0.55x of the CPU time at 2 to 8 ranges, 0.67x at 16 and 32 (benchmarks/bench_images.py).
 FEW_RANGES = 16
+ROW_COLUMNS = 3  # the columns of a chunk's rows a range task spreads: code, value, remoteness (COLUMNS' first)
 
 Group = tuple[str, int, int, int]  # a chunk file, where one range's group of images starts and ends in it, its CRC-32
 Below = tuple[str, int]  # the tier below's result bytes: their name in the storage, and their CRC-32
@@ -67,6 +73,20 @@ class Groups:
         return chunk_file, self.starts[index], self.starts[index + 1], self.crcs[index]
 
 
+@dataclass(frozen=True)
+class Rows:
+    """What :func:`write_rows` wrote into a chunk file: the rows' count, where each of their
+    columns (the first of :data:`ttt_solver.solver.COLUMNS`, in order) starts, and each
+    one's CRC-32."""
+
+    count: int
+    starts: list[int]
+    crcs: list[int]
+
+
+Exchange = Groups | Rows  # what a chunk's task returns of what the range tasks read of its file
+
+
 def range_bounds(size: int, memory: int, least: int) -> list[int]:
     """The first rank of each range a tier of ``size`` boards is cut into, and ``size``: ranges
     of one width (the last one shorter), each at most half a task's budget of ``memory`` bytes
@@ -76,6 +96,34 @@ def range_bounds(size: int, memory: int, least: int) -> list[int]:
     count = max(1, -(-size // most), min(least, size))
     width = max(1, -(-size // count))
     return [min(size, index * width) for index in range(-(-size // width) + 1)]
+
+
+def one_range(bounds: Sequence[int]) -> bool:
+    """Whether a tier cut at ``bounds`` (:func:`range_bounds`) is one range: then its chunks
+    exchange their rows, not their images (an image a symmetry: about twice the bytes)."""
+    return len(bounds) == 2
+
+
+def write_exchange(
+    tiers: Tiers, ply: int, solved: Solved, bounds: Sequence[int], file: BinaryIO, rows: Rows | None = None
+) -> Exchange:
+    """What the range tasks of a tier cut at ``bounds`` read of a chunk file, written into
+    ``file``: for one range, the rows' code, value and remoteness columns (``rows``, where the
+    task wrote its rows already; else written now: :func:`write_rows`); for several, the images
+    of ``solved`` (positions of tier ``ply``) grouped by range (:func:`write_images`)."""
+    if not one_range(bounds):
+        return write_images(tiers, ply, solved, bounds, file)
+    return rows if rows is not None else write_rows(file, solved, ROW_COLUMNS)
+
+
+def write_rows(file: BinaryIO, solved: Solved, columns: int = len(COLUMNS)) -> Rows:
+    """Write the first ``columns`` columns of ``solved`` to ``file``, column after column;
+    where each starts, and each one's CRC-32."""
+    starts, crcs = [], []
+    for column, (_name, dtype) in zip(solved[:columns], COLUMNS):
+        starts.append(file.tell())
+        crcs.append(write_pieces(file, [np.ascontiguousarray(column, dtype=dtype)]))
+    return Rows(len(solved), starts, crcs)
 
 
 def write_images(tiers: Tiers, ply: int, solved: Solved, bounds: Sequence[int], file: BinaryIO) -> Groups:
@@ -144,6 +192,49 @@ def gather_range(storage: Storage, groups: Sequence[Group], boards: int, name: s
             scatter(out, group[:split].view(RANK), group[split:])
     with storage.create(name) as file:
         return write_pieces(file, [out])
+
+
+def spread_range(storage: Storage, chunks: Sequence[tuple[str, Rows]], variant: str, ply: int, name: str) -> int:
+    """A task: the result bytes of tier ``ply`` of variant ``variant``, a tier of one range,
+    from the rows of each chunk file (``chunks``, each column checked against its CRC-32 before
+    it is used: a damaged code has no image), read into memory reused chunk after chunk and
+    spread to their images; written to a new file ``name``, all in ``storage``; the CRC-32 of
+    what it wrote."""
+    found = tiers(Variant.parse(variant))
+    out = np.full(found.size(ply), NO_POSITION, dtype=np.uint8)  # no legal board yet
+    most = max((rows.count for _file, rows in chunks), default=0)
+    room = [np.empty(most, dtype=dtype) for _name, dtype in COLUMNS[:ROW_COLUMNS]]
+    for chunk_file, rows in chunks:
+        columns = [column[: rows.count] for column in room]
+        for (column, _dtype), read, start, crc in zip(COLUMNS, columns, rows.starts, rows.crcs, strict=False):
+            storage.read_into(chunk_file, start, read)
+            where = f" (its {rows.count:,} rows' {column} column)"
+            check_crc(storage, chunk_file, where, checksums.crc32(read.data), crc)
+        code, value, remoteness = columns
+        spread_results(found, ply, code, result_bytes(value, remoteness), out)
+    with storage.create(name) as file:
+        return write_pieces(file, [out])
+
+
+def range_tasks(
+    storage: Storage,
+    files: Sequence[str],
+    exchanged: Sequence[Exchange],
+    bounds: Sequence[int],
+    ranges: Sequence[str],
+    variant: str,
+    ply: int,
+) -> tuple[Callable[..., int], list[tuple[Any, ...]]]:
+    """The range tasks of tier ``ply`` of ``variant`` cut at ``bounds``, whose chunk files
+    ``files`` hold what their tasks returned as ``exchanged`` (:func:`write_exchange`): the
+    function and its calls, each writing the range file of ``ranges``."""
+    if one_range(bounds):  # the tasks wrote what write_exchange chose for these bounds
+        return spread_range, [(storage, list(zip(files, cast(Sequence[Rows], exchanged))), variant, ply, ranges[0])]
+    groups = cast(Sequence[Groups], exchanged)
+    return gather_range, [
+        (storage, [group.group(file, r) for file, group in zip(files, groups)], bounds[r + 1] - bounds[r], ranges[r])
+        for r in range(len(ranges))
+    ]
 
 
 def below_bytes(storage: Storage, below: Below | None) -> np.ndarray | None:

@@ -7,7 +7,8 @@ names of files in the build's storage (:mod:`.storage`: the scratch folder, whic
 reaches by the same path, by default; or ``--storage``, another shared folder or an fsspec
 URL). A chunk's task values its canonical positions from the tier below's result bytes
 (memory-mapped read-only: :func:`ttt_solver.solver.passes.solve_chunk`) and writes into its
-chunk file its rows, column after column, then its images.
+chunk file its rows, column after column, then its images (none for a tier of one range,
+whose range task reads the rows: :func:`.shuffle.write_exchange`).
 
 The driver appends the chunks' rows in rank order into the tier's column files, makes the
 joined result bytes the tier's ``results.bin`` (a hard link) and records the tier
@@ -22,8 +23,6 @@ import glob
 import os
 from collections.abc import Callable
 from typing import Any
-
-import numpy as np
 
 from ..game.variant import Variant
 from ..solver import (
@@ -45,7 +44,7 @@ from ..system.files import sync, write_array
 from .engines import Engine
 from .pipeline import JOINED, Tier, run_tiers
 from .scratch import Scratch, TierSink, read_range
-from .shuffle import Below, Groups, below_bytes, check_crc, write_images, write_pieces
+from .shuffle import Below, Exchange, below_bytes, check_crc, write_exchange, write_rows
 from .storage import Storage
 
 # Bytes of a chunk's rows the record copies at a time, through one buffer: 458 MB (3x6k4's rows)
@@ -78,7 +77,7 @@ class _Solve:
         self.chunk = task_boards(memory)
         self.unfinished: dict[int, str] = {}
 
-    def task(self) -> Callable[..., tuple[tuple[int, list[int]], Groups]]:
+    def task(self) -> Callable[..., tuple[tuple[int, list[int]], Exchange]]:
         return solve_chunk_task
 
     def chunks(self, ply: int) -> list[tuple[int, int]]:
@@ -129,19 +128,18 @@ def solve_chunk_task(
     ply: int,
     start: int,
     stop: int,
-) -> tuple[tuple[int, list[int]], Groups]:
+) -> tuple[tuple[int, list[int]], Exchange]:
     """A task: solve ranks ``start`` to ``stop`` of tier ``ply`` of variant ``name`` from the
     result bytes ``below`` of the tier below (:func:`.shuffle.below_bytes`), and write into
-    ``chunk_file`` (whole once it is written) its rows, column after column, then the
-    positions' images grouped by the ranges of ranks starting at ``bounds``
-    (:func:`.shuffle.write_images`), all in ``storage``; the rows' count and each column's
-    CRC-32, and the groups."""
+    ``chunk_file`` (whole once it is written) its rows, column after column, then what the
+    tasks of the ranges of ranks starting at ``bounds`` read (:func:`.shuffle.write_exchange`:
+    the positions' images grouped by range, or nothing more for one range), all in
+    ``storage``; the rows' count and each column's CRC-32, and what the range tasks read."""
     found = tiers(Variant.parse(name))
     solved = solve_chunk(found, ply, start, stop, below_bytes(storage, below))
     with storage.create(chunk_file) as file:
-        columns = (np.ascontiguousarray(column, dtype=dtype) for column, (_name, dtype) in zip(solved, COLUMNS))
-        crcs = [write_pieces(file, [column]) for column in columns]
-        return (len(solved), crcs), write_images(found, ply, solved, bounds, file)
+        rows = write_rows(file, solved)
+        return (rows.count, rows.crcs), write_exchange(found, ply, solved, bounds, file, rows)
 
 
 def append_rows(storage: Storage, name: str, rows: int, crcs: list[int], sink: TierSink, buffer: memoryview) -> None:

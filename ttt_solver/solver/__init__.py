@@ -19,6 +19,7 @@ from .passes import (
     scatter,
     solve_chunk,
     spread,
+    spread_results,
 )
 from .solve import (
     SOLVER_VERSION,
@@ -39,6 +40,6 @@ from .tiers import Tiers, tiers
 __all__ = [
     "BYTES_PER_BOARD", "COLUMNS", "MAX_CHUNK", "MIN_CHUNK", "ROW_BYTES", "SOLVER_VERSION", "Note", "Positions",
     "Solved", "Steps", "Tables", "Tiers", "chunk_boards", "default_memory", "every_image_rank", "images", "new_tier", "positions", "scatter",
-    "smallest_memory", "smallest_task_memory", "solve_chunk", "solve_tables", "spread", "task_boards",
+    "smallest_memory", "smallest_task_memory", "solve_chunk", "solve_tables", "spread", "spread_results", "task_boards",
     "task_chunks", "tier_solved", "tiers",
 ]  # fmt: skip

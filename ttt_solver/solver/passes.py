@@ -165,21 +165,27 @@ def new_tier(tiers: Tiers, ply: int) -> np.ndarray:
 def images(tiers: Tiers, ply: int, solved: Solved) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """For each symmetry in turn: the rank in tier ``ply`` of each position's image under it,
     and the result bytes the images get (one per position, the same array each time)."""
-    g = tiers.geometry
     result = result_bytes(solved.value, solved.remoteness)
+    for ranks in _image_ranks(tiers, ply, solved.code):
+        yield ranks, result
+
+
+def _image_ranks(tiers: Tiers, ply: int, code: np.ndarray) -> Iterator[np.ndarray]:
+    """For each symmetry in turn: the rank in tier ``ply`` of the image of each board ``code``."""
+    g = tiers.geometry
     kernels = compiled_passes(tiers, ply)
     if kernels is not None:
         for s in range(len(g.images[0])):
-            yield kernels.image_ranks(tiers, ply, solved.code, s), result
+            yield kernels.image_ranks(tiers, ply, code, s)
         return
-    high, low = np.divmod(solved.code, np.int64(g.base))
+    high, low = np.divmod(code, np.int64(g.base))
     (high_high, high_low), (low_high, low_low) = g.image_halves
     for s in range(len(high_high)):
         image_high = np.take(high_high[s], high)
         image_high += np.take(low_high[s], low)
         image_low = np.take(high_low[s], high)
         image_low += np.take(low_low[s], low)
-        yield tiers.ranks(ply, image_high, image_low), result
+        yield tiers.ranks(ply, image_high, image_low)
 
 
 def every_image_rank(tiers: Tiers, ply: int, solved: Solved) -> np.ndarray | None:
@@ -196,11 +202,17 @@ def every_image_rank(tiers: Tiers, ply: int, solved: Solved) -> np.ndarray | Non
 def spread(tiers: Tiers, ply: int, solved: Solved, out: np.ndarray) -> None:
     """Write each position's result byte to the rank of each of its images in ``out``, the
     tier's result bytes by rank."""
+    spread_results(tiers, ply, solved.code, result_bytes(solved.value, solved.remoteness), out)
+
+
+def spread_results(tiers: Tiers, ply: int, code: np.ndarray, result: np.ndarray, out: np.ndarray) -> None:
+    """:func:`spread` of the positions ``code`` whose result bytes are ``result``: what a range
+    task reads of a chunk's rows (:func:`ttt_solver.engine.shuffle.spread_range`)."""
     kernels = compiled_passes(tiers, ply)
     if kernels is not None:
-        kernels.spread(tiers, ply, solved.code, result_bytes(solved.value, solved.remoteness), out)
+        kernels.spread(tiers, ply, code, result, out)
         return
-    for ranks, result in images(tiers, ply, solved):
+    for ranks in _image_ranks(tiers, ply, code):
         out[ranks] = result
 
 
