@@ -6,7 +6,8 @@ engine, the build's default budget), the whole timed by ``time.process_time`` (e
 this process) and each part by ``time.thread_time`` of the thread that runs it (the driver
 records a tier in a thread of its own while the next tier's tasks run): a chunk's solve (the
 passes: canonical forms, legality, the back-up; numba's loading in the first one), its rows and
-images written to its chunk file, a range's gather of its images, the join of the ranges, and
+images written to its chunk file, a range's gather of its images (or, a tier of one range,
+its spread of the chunks' rows), the join of the ranges, and
 the record of a tier (its rows appended from the chunk files to its column files, hashed and
 checked). No profiler: its cost per call would swamp numba's loading and hide the recording thread.
 
@@ -23,7 +24,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ttt_solver.engine import InProcess, open_scratch, pipeline, scratch, solving
+from ttt_solver.engine import InProcess, open_scratch, pipeline, scratch, shuffle, solving
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver import default_memory
 from ttt_solver.system.cost_model import tier_boards
@@ -31,9 +32,10 @@ from ttt_solver.system.cost_model import tier_boards
 # The parts: (what, the module or class whose attribute is timed, its name).
 PARTS: tuple[tuple[str, Any, str], ...] = (
     ("a chunk's solve (the passes)", solving, "solve_chunk"),
-    ("a chunk's rows written", solving, "write_pieces"),
-    ("a chunk's images written", solving, "write_images"),
-    ("a range's images gathered", pipeline, "gather_range"),
+    ("a chunk's rows written", solving, "write_rows"),
+    ("a chunk's images written", shuffle, "write_images"),
+    ("a range's images gathered", shuffle, "gather_range"),
+    ("a range spread from the rows", shuffle, "spread_range"),
     ("the ranges joined", pipeline, "join_ranges"),
     ("a tier recorded", solving._Solve, "record"),
     ("  its rows appended, checked", scratch.TierSink, "append"),

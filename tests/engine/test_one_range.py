@@ -37,6 +37,8 @@ from ttt_solver.solver.passes import new_tier, solve_chunk, spread
 from ttt_solver.solver.tiers import tiers
 from ttt_solver.store import Target
 from ttt_solver.store.reader import Reader
+from ttt_solver.system.compiled_loops import COMPILED, NUMPY
+from ttt_solver.system.compiled_loops import VARIABLE as PASSES
 
 VARIANTS = ["3x3", "3x3-misere", "3x4k3", "4x3k3-misere"]
 MEMORY = 1 << 20  # every tier of these one range in one process
@@ -164,8 +166,10 @@ def spread_tier(storage: Storage, name: str, ply: int, files: list[str], exchang
     return joined.read_bytes()
 
 
+@pytest.mark.parametrize("passes", [COMPILED, NUMPY])
 @pytest.mark.parametrize("url", [False, pytest.param(True, marks=pytest.mark.dask)], ids=["folder", "url"])
-def test_a_tier_of_one_range_is_spread_from_its_chunks_rows_alone(tmp_path, url):
+def test_a_tier_of_one_range_is_spread_from_its_chunks_rows_alone(tmp_path, monkeypatch, url, passes):
+    monkeypatch.setenv(PASSES, passes)
     storage = Storage(f"file://{tmp_path}" if url else str(tmp_path))
     files, exchanged, expected = one_range_chunks(storage, "3x4k3-misere", 6, 2_000)
     assert len(files) > 2 and all(isinstance(rows, Rows) for rows in exchanged)

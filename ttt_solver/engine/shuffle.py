@@ -206,7 +206,8 @@ def spread_range(storage: Storage, chunks: Sequence[tuple[str, Rows]], variant: 
     room = [np.empty(most, dtype=dtype) for _name, dtype in COLUMNS[:ROW_COLUMNS]]
     for chunk_file, rows in chunks:
         columns = [column[: rows.count] for column in room]
-        for (column, _dtype), read, start, crc in zip(COLUMNS, columns, rows.starts, rows.crcs, strict=False):
+        spans = zip(COLUMNS, columns, rows.starts[:ROW_COLUMNS], rows.crcs[:ROW_COLUMNS], strict=False)  # COLUMNS: all
+        for (column, _dtype), read, start, crc in spans:
             storage.read_into(chunk_file, start, read)
             where = f" (its {rows.count:,} rows' {column} column)"
             check_crc(storage, chunk_file, where, checksums.crc32(read.data), crc)
