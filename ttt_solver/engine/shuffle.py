@@ -41,7 +41,7 @@ import numpy as np
 from ..errors import EngineError
 from ..game.value_bytes import NO_POSITION, result_bytes
 from ..game.variant import Variant
-from ..solver import COLUMNS, Solved, Tiers, checksums, every_image_rank, images, scatter, spread_results, tiers
+from ..solver import COLUMNS, Solved, Tiers, checksums, images, scatter, spread_results, tiers
 from .storage import Storage
 
 RANGE_LIMIT = 1 << 32  # boards of a range at most: an image's rank in its range is a uint32
@@ -133,18 +133,13 @@ def write_images(tiers: Tiers, ply: int, solved: Solved, bounds: Sequence[int], 
     count = len(bounds) - 1
     ranks: list[list[np.ndarray]] = [[] for _ in range(count)]
     results: list[list[np.ndarray]] = [[] for _ in range(count)]
-    every = every_image_rank(tiers, ply, solved) if count == 1 else None
-    if every is not None:  # one range (an in-process build's): its ranks as uint32 at once, no int64 copy
-        ranks[0].append(every.reshape(-1).astype(RANK, copy=False))
-        results[0] = [result_bytes(solved.value, solved.remoteness)] * len(every)
-    else:
-        for rank, result in images(tiers, ply, solved):
-            for index, picked in enumerate(_groups(rank, bounds)):
-                local = rank if picked is None else rank.take(picked)
-                if bounds[index]:
-                    local = local - bounds[index]
-                ranks[index].append(local.astype(RANK))
-                results[index].append(result if picked is None else result.take(picked))
+    for rank, result in images(tiers, ply, solved):
+        for index, picked in enumerate(_groups(rank, bounds)):
+            local = rank if picked is None else rank.take(picked)
+            if bounds[index]:
+                local = local - bounds[index]
+            ranks[index].append(local.astype(RANK))
+            results[index].append(result if picked is None else result.take(picked))
     groups = Groups([file.tell()], [])
     for index in range(count):
         groups.crcs.append(write_pieces(file, ranks[index] + results[index]))

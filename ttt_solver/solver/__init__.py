@@ -12,7 +12,6 @@ from .passes import (
     ROW_BYTES,
     Positions,
     Solved,
-    every_image_rank,
     images,
     new_tier,
     positions,
@@ -39,7 +38,7 @@ from .tiers import Tiers, tiers
 
 __all__ = [
     "BYTES_PER_BOARD", "COLUMNS", "MAX_CHUNK", "MIN_CHUNK", "ROW_BYTES", "SOLVER_VERSION", "Note", "Positions",
-    "Solved", "Steps", "Tables", "Tiers", "chunk_boards", "default_memory", "every_image_rank", "images", "new_tier", "positions", "scatter",
+    "Solved", "Steps", "Tables", "Tiers", "chunk_boards", "default_memory", "images", "new_tier", "positions", "scatter",
     "smallest_memory", "smallest_task_memory", "solve_chunk", "solve_tables", "spread", "spread_results", "task_boards",
     "task_chunks", "tier_solved", "tiers",
 ]  # fmt: skip

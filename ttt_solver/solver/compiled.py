@@ -303,14 +303,6 @@ def spread(tiers: Tiers, ply: int, code: np.ndarray, result: np.ndarray, out: np
     _spread(code, result, tiers.geometry.base, _halves(tiers), tiers.offsets[ply], tiers.rank_low, out)
 
 
-def every_image_rank(tiers: Tiers, ply: int, code: np.ndarray) -> np.ndarray:
-    """(symmetries, boards) uint32: the rank in tier ``ply`` of each board's image under each
-    symmetry, for a tier of fewer than 2**32 boards."""
-    out = np.empty((len(tiers.geometry.images[0]), len(code)), dtype=np.uint32)
-    _every_image_rank(code, tiers.geometry.base, _halves(tiers), tiers.offsets[ply], tiers.rank_low, out)
-    return out
-
-
 def scatter(out: np.ndarray, ranks: np.ndarray, results: np.ndarray) -> None:
     """``out[ranks] = results``: numpy's fancy assignment copies the ranks to its own index type first."""
     _scatter(out, ranks, results)

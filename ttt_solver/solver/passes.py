@@ -188,17 +188,6 @@ def _image_ranks(tiers: Tiers, ply: int, code: np.ndarray) -> Iterator[np.ndarra
         yield tiers.ranks(ply, image_high, image_low)
 
 
-def every_image_rank(tiers: Tiers, ply: int, solved: Solved) -> np.ndarray | None:
-    """The ranks of :func:`images` all at once, as (symmetries, positions) uint32, by the
-    compiled passes, for a tier of fewer than 2**32 boards; None where the passes are numpy's
-    (the caller takes :func:`images`, a symmetry at a time)."""
-    kernels = compiled_passes(tiers, ply)
-    if kernels is None or tiers.size(ply) >= 1 << 32:
-        return None
-    ranks: np.ndarray = kernels.every_image_rank(tiers, ply, solved.code)
-    return ranks
-
-
 def spread(tiers: Tiers, ply: int, solved: Solved, out: np.ndarray) -> None:
     """Write each position's result byte to the rank of each of its images in ``out``, the
     tier's result bytes by rank."""
