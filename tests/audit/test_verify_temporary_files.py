@@ -30,9 +30,10 @@ from ttt_solver.store.connection import Connection
 from ttt_solver.store.reader import Reader
 
 NAME = "3x4k3"  # 28,275 rows, 98,847 moves
-# Bytes a file may hold (ulimit -f): less than the images file of a tier proved in one chunk;
-# less than a tier's code column (8 bytes a row, a tier in verify's folder).
-SORT_LIMIT, COLUMN_LIMIT = 100 << 10, 16 << 10
+# Bytes a file may hold (ulimit -f): less than the chunk file of a tier proved in one chunk (a
+# tier of one range: 10 bytes a sound row, 65,880 for the widest tier's 6,588) and more than its
+# code column (8 bytes a row); less than a tier's code column (a tier in verify's folder).
+CHUNK_LIMIT, COLUMN_LIMIT = 60 << 10, 16 << 10
 
 
 def verify_capped(
@@ -62,10 +63,10 @@ def test_verify_folder_that_cannot_be_written_is_one_line_naming_it(variant_db, 
 
 
 def test_a_chunks_file_over_the_limit_is_one_line_naming_the_folder(variant_db, tmp_path):
-    """At the default budget a tier is one chunk, whose images file is the biggest verify
-    writes: its short write (numpy's ``tofile`` said "N requested and M written", an OSError
+    """At the default budget a tier is one chunk, whose chunk file (its sound rows' code, value
+    and remoteness: a tier of one range) is the biggest verify writes: its short write (numpy's ``tofile`` said "N requested and M written", an OSError
     with no errno: "cannot write the output") names the folder as the column files' does."""
-    done, verify_tmp, _sqlite_tmp = verify_capped(variant_db(NAME), tmp_path, SORT_LIMIT)
+    done, verify_tmp, _sqlite_tmp = verify_capped(variant_db(NAME), tmp_path, CHUNK_LIMIT)
     assert (done.returncode, done.stdout, done.stderr.count("\n")) == (1, "", 1), done.stderr
     assert done.stderr.startswith(f"Error: cannot verify: the temporary folder '{verify_tmp}/ttt-verify-"), done.stderr
     assert "cannot be written (File too large)" in done.stderr
