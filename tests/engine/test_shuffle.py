@@ -162,6 +162,18 @@ def test_a_byte_flipped_in_a_chunk_files_group_of_images_is_refused_by_the_range
         gather_range(storage, [groups.group("chunk.bin", 1)], bounds[2] - bounds[1], "range-1.bin")
 
 
+def test_a_chunk_file_cut_before_its_range_task_reads_its_group_is_refused_naming_it(tmp_path):
+    storage = Storage(str(tmp_path))
+    found = tiers(Variant.parse("3x3"))
+    bounds = range_bounds(found.size(9), 1 << 20, 2)
+    with storage.create("chunk.bin") as file:
+        groups = write_images(found, 9, solve_chunk(found, 9, 0, found.size(9), None), bounds, file)
+    (tmp_path / "chunk.bin").write_bytes((tmp_path / "chunk.bin").read_bytes()[: groups.starts[2] - 1])
+    with pytest.raises(EngineError, match=rf"^{tmp_path / 'chunk.bin'} ends before byte {groups.starts[2]:,}$"):
+        gather_range(storage, [groups.group("chunk.bin", 1)], bounds[2] - bounds[1], "range-1.bin")
+    assert not (tmp_path / "range-1.bin").exists()
+
+
 def flipping(base: type, ply: int, where: str) -> type:
     """An engine of class ``base`` that flips a byte of one file, once, as tier ``ply`` runs:
     ``where`` is a range file, a chunk file's rows (its code column's first byte: the one range
