@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from ttt_solver.builder import merge
-from ttt_solver.solver import COLUMNS, Solved
+from ttt_solver.solver import STORED_COLUMNS, STORED_ROW_BYTES, StoredRows
 
-ROWS = 1 << 20  # 22 MB of columns
+ROWS = 1 << 20  # 18 MB of columns
 
 
 def resident_bytes() -> int:
@@ -27,13 +27,15 @@ def resident_bytes() -> int:
 def test_the_held_columns_are_in_memory_before_their_first_write():
     before = resident_bytes()
     columns = merge._populated_columns(ROWS)
-    assert resident_bytes() - before >= ROWS * 22  # every page given; none written yet
-    assert [(len(column), column.dtype) for column in columns] == [(ROWS, np.dtype(dtype)) for _name, dtype in COLUMNS]
+    assert resident_bytes() - before >= ROWS * STORED_ROW_BYTES  # every page given; none written yet
+    assert [(len(column), column.dtype) for column in columns] == [
+        (ROWS, np.dtype(dtype)) for _name, dtype in STORED_COLUMNS
+    ]
     for number, column in enumerate(columns):  # writable, apart from each other, aligned
         column[:] = number
         assert column.flags.writeable and column.ctypes.data % column.itemsize == 0
-    assert [int(column[0]) for column in columns] == list(range(len(COLUMNS)))
-    assert [int(column[-1]) for column in columns] == list(range(len(COLUMNS)))
+    assert [int(column[0]) for column in columns] == list(range(len(STORED_COLUMNS)))
+    assert [int(column[-1]) for column in columns] == list(range(len(STORED_COLUMNS)))
 
 
 def test_merge_held_puts_sorted_runs_of_disjoint_codes_in_code_order(monkeypatch):
@@ -48,10 +50,10 @@ def test_merge_held_puts_sorted_runs_of_disjoint_codes_in_code_order(monkeypatch
     assert all(np.array_equal(found, wanted) for found, wanted in zip(merged, expected))
 
 
-def runs_of(codes: np.ndarray) -> Solved:
+def runs_of(codes: np.ndarray) -> StoredRows:
     """Rows of ``codes`` whose every column is a function of the code."""
-    return Solved(
-        *(codes.astype(dtype) if name == "code" else (codes * 7 % 101).astype(dtype) for name, dtype in COLUMNS)
+    return StoredRows(
+        *(codes.astype(dtype) if name == "code" else (codes * 7 % 101).astype(dtype) for name, dtype in STORED_COLUMNS)
     )
 
 

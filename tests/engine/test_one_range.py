@@ -32,7 +32,7 @@ from ttt_solver.engine.storage import Storage
 from ttt_solver.errors import EngineError
 from ttt_solver.game.variant import Variant
 from ttt_solver.lookup.rows import DatabaseRows
-from ttt_solver.solver import COLUMNS
+from ttt_solver.solver import STORED_COLUMNS
 from ttt_solver.solver.passes import new_tier, solve_chunk, spread
 from ttt_solver.solver.tiers import tiers
 from ttt_solver.store import Target
@@ -174,7 +174,7 @@ def test_a_tier_of_one_range_is_spread_from_its_chunks_rows_alone(tmp_path, monk
     files, exchanged, expected = one_range_chunks(storage, "3x4k3-misere", 6, 2_000)
     assert len(files) > 2 and all(isinstance(rows, Rows) for rows in exchanged)
     for file, rows in zip(files, exchanged):  # nothing after the rows
-        assert (tmp_path / file).stat().st_size == rows.count * sum(np.dtype(d).itemsize for _n, d in COLUMNS)
+        assert (tmp_path / file).stat().st_size == rows.count * sum(np.dtype(d).itemsize for _n, d in STORED_COLUMNS)
     assert spread_tier(storage, "3x4k3-misere", 6, files, exchanged, tmp_path / "joined.bin") == expected.tobytes()
 
 
@@ -193,7 +193,7 @@ def test_the_proofs_chunk_file_of_a_tier_of_one_range_holds_its_rows_code_value_
 def test_a_byte_flipped_in_a_chunk_files_rows_is_refused_by_the_one_range_task(tmp_path, column):
     storage = Storage(str(tmp_path))
     files, exchanged, _expected = one_range_chunks(storage, "3x3-misere", 5, 300)
-    index = [name for name, _dtype in COLUMNS].index(column)
+    index = [name for name, _dtype in STORED_COLUMNS].index(column)
     rows = exchanged[1]
     data = bytearray((tmp_path / files[1]).read_bytes())
     data[rows.starts[index] + 5] ^= 0x01

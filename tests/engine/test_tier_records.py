@@ -7,6 +7,7 @@ IndexError, others made the proof refuse every later run until ``--force``."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import tracemalloc
@@ -22,7 +23,7 @@ from ttt_solver.engine.solving import append_rows, solve_chunk_task
 from ttt_solver.engine.storage import Storage
 from ttt_solver.errors import EngineError
 from ttt_solver.game.variant import Variant
-from ttt_solver.solver import COLUMNS, ROW_BYTES, Solved, new_tier, solve_chunk, spread, tiers
+from ttt_solver.solver import STORED_COLUMNS, STORED_ROW_BYTES, Solved, new_tier, solve_chunk, spread, tiers
 
 NAME = "3x5k4"
 MEMORY = 64 << 20  # 3x5k4 solved tier by tier in its scratch folder, not in memory
@@ -129,23 +130,27 @@ def test_a_chunks_rows_are_copied_to_the_tiers_column_files_through_one_small_bu
     append_rows(storage, "chunk.bin", rows, crcs, sink, buffer)  # a second chunk follows the first
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert rows == len(solved) > 10_000 and peak < rows * ROW_BYTES // 2  # read whole: above rows * ROW_BYTES
+    assert (
+        rows == len(solved) > 10_000 and peak < rows * STORED_ROW_BYTES // 2
+    )  # read whole: above rows * STORED_ROW_BYTES
     sink.close()
     assert sink.rows == 2 * rows
     entries = sink.entries()
-    for (name, dtype), column in zip(COLUMNS, solved):
+    assert sorted(os.listdir(tmp_path / "tier")) == sorted(f"{name}.bin" for name, _dtype in STORED_COLUMNS)
+    assert "preferred.bin" not in os.listdir(tmp_path / "tier") and STORED_ROW_BYTES == 18  # no column nobody reads
+    for (name, dtype), column in zip(STORED_COLUMNS, solved.stored(), strict=True):
         raw = (tmp_path / "tier" / f"{name}.bin").read_bytes()
         assert raw == 2 * column.astype(dtype).tobytes(), name
         assert entries[f"{name}.bin"] == [len(raw), f"{zlib.crc32(raw):08x}"], name
 
 
-@pytest.mark.parametrize("column", range(len(COLUMNS)))
+@pytest.mark.parametrize("column", range(len(STORED_COLUMNS)))
 @pytest.mark.parametrize("kind", ["flip", "cut"])
 def test_a_chunk_file_damaged_before_its_record_is_refused_naming_it(tmp_path, column, kind):
     """A byte flipped in any column, or the file cut there: one line, and the tier is not
     recorded (the error stops the record before its rows.json)."""
     storage, solved, (rows, crcs) = chunk_file(tmp_path)
-    at = sum(len(solved) * np.dtype(dtype).itemsize for _name, dtype in COLUMNS[:column]) + rows // 2
+    at = sum(len(solved) * np.dtype(dtype).itemsize for _name, dtype in STORED_COLUMNS[:column]) + rows // 2
     with open(tmp_path / "chunk.bin", "r+b") as file:
         if kind == "cut":
             file.truncate(at)
@@ -156,9 +161,9 @@ def test_a_chunk_file_damaged_before_its_record_is_refused_naming_it(tmp_path, c
             file.write(bytes([byte ^ 0x04]))
     (tmp_path / "tier").mkdir()
     said = (
-        f"{tmp_path / 'chunk.bin'} ends before byte {rows * ROW_BYTES:,}"
+        f"{tmp_path / 'chunk.bin'} ends before byte {rows * STORED_ROW_BYTES:,}"
         if kind == "cut"
-        else f"{tmp_path / 'chunk.bin'} (its {rows:,} rows' {COLUMNS[column][0]} column) holds other bytes than its"
+        else f"{tmp_path / 'chunk.bin'} (its {rows:,} rows' {STORED_COLUMNS[column][0]} column) holds other bytes than its"
         " task wrote (CRC-32 "
     )
     with pytest.raises(EngineError, match=f"^{re.escape(said)}"):

@@ -32,7 +32,7 @@ from ..engine import Engine, InProcess, open_scratch, read_range, read_slice, sc
 from ..errors import BuildError, EngineError, InvalidBudgetError
 from ..game.variant import STANDARD, Variant
 from ..lookup.rows import DatabaseRows
-from ..solver import SOLVER_VERSION, Note, Solved, Steps, default_memory
+from ..solver import SOLVER_VERSION, Note, Steps, StoredRows, default_memory
 from ..store import GENERATOR, SCHEMA_VERSION, Target
 from ..store.content import Hashes, digest, move_count, move_rows, packed_arrays, packed_parts, position_blocks
 from ..store.paths import data_folder, database_file
@@ -144,7 +144,9 @@ def build(
     memory = memory or default_memory()
     _check_budget(variant, memory, engine.smallest_memory(variant))
     if tables is not None and where.file is None:  # nothing to keep in a folder: one transaction
-        report = _write(where, variant, tables.solved, None, force, store_moves, progress, _rows_step(steps, writing))
+        report = _write(
+            where, variant, tables.solved.stored(), None, force, store_moves, progress, _rows_step(steps, writing)
+        )
         return BuildReport(*report, time.perf_counter() - started, **engine.fields)
     folder = scratch_folder(where, variant)
     with _scratch_errors(where, folder), locked(folder) as waited:
@@ -155,7 +157,7 @@ def build(
         written = _rows_step(steps, writing)
         if tables is not None:
             report = _write(
-                where, variant, tables.solved, scratch, force, store_moves, progress, written, memory, steps
+                where, variant, tables.solved.stored(), scratch, force, store_moves, progress, written, memory, steps
             )
         else:
             _check_room(scratch, where.spec)
@@ -239,7 +241,7 @@ def _rows_step(steps: Steps | None, writing: Writing | None) -> Callable[[int, i
 def _write(
     where: Target,
     variant: Variant,
-    solved: Solved,
+    solved: StoredRows,
     scratch: Scratch | None,
     force: bool,
     store_moves: bool | None,
@@ -324,7 +326,7 @@ def _meta(variant: Variant, total: int, legal: int, moves: int, stored: bool) ->
 def _write_file(
     scratch: Scratch,
     variant: Variant,
-    solved: Solved,
+    solved: StoredRows,
     moves: Any,
     arrays: Any,
     meta: dict[str, str],
@@ -352,7 +354,7 @@ def _write_file(
         writer.close()
 
 
-def _rows_written(scratch: Scratch, file: str, solved: Solved) -> int:
+def _rows_written(scratch: Scratch, file: str, solved: StoredRows) -> int:
     """The position rows an earlier run wrote to ``file``, if they match the solved ones; a
     file that does not (or that SQLite cannot read) is removed, and said."""
 

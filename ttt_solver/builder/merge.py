@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from ..engine import Scratch, append_column, first_at_least, read_into, read_slice
-from ..solver import BYTES_PER_BOARD, COLUMNS, MIN_CHUNK, ROW_BYTES, Solved, Steps, checksums
+from ..solver import BYTES_PER_BOARD, MIN_CHUNK, STORED_COLUMNS, STORED_ROW_BYTES, Steps, StoredRows, checksums
 from ..system.files import read_record, sync, write_json
 
 COUNT_ROWS = 1 << 22  # rows read at a time by count_outcomes
@@ -28,14 +28,14 @@ HELD_BLOCK = 1 << 20
 SAMPLE_GAP = 1 << 13  # rows between the codes merge_cuts samples, from which each is read alone (64 KB apart)
 
 
-def merge_scratch(scratch: Scratch, memory: int, steps: Steps | None = None) -> Solved:
+def merge_scratch(scratch: Scratch, memory: int, steps: Steps | None = None) -> StoredRows:
     """Every solved position in code order, written once into ``scratch/merged/`` a block at
     a time (resumed after a stop, from what matches its record), and returned memory-mapped;
     where the rows fit a quarter of the budget, merged in memory instead (:func:`merge_held`)."""
     variant = scratch.variant
     rows_by_tier = [scratch.rows(ply) for ply in range(variant.cells + 1)]
     total = sum(len(rows) for rows in rows_by_tier)
-    if (total + 3 * min(total, HELD_BLOCK)) * ROW_BYTES <= memory // 4:  # the columns and a block's copies
+    if (total + 3 * min(total, HELD_BLOCK)) * STORED_ROW_BYTES <= memory // 4:  # the columns and a block's copies
         return merge_held(rows_by_tier, total, steps)
     folder = scratch.file("merged")
     os.makedirs(folder, exist_ok=True)
@@ -46,7 +46,7 @@ def merge_scratch(scratch: Scratch, memory: int, steps: Steps | None = None) -> 
     return merged_rows(folder, total)
 
 
-def merge_held(rows_by_tier: list[Solved], total: int, steps: Steps | None = None) -> Solved:
+def merge_held(rows_by_tier: list[StoredRows], total: int, steps: Steps | None = None) -> StoredRows:
     """The ``total`` rows of the tiers ``rows_by_tier`` in code order, in memory, merged
     :data:`HELD_BLOCK` rows at a time into their columns. Nothing to resume: a stopped build
     merges them again, in seconds (3x6k4's 20.8 million rows: about 0.7 s of CPU, against 1.4 s
@@ -64,11 +64,11 @@ def merge_held(rows_by_tier: list[Solved], total: int, steps: Steps | None = Non
     return merged
 
 
-def merged_rows(folder: str, total: int) -> Solved:
+def merged_rows(folder: str, total: int) -> StoredRows:
     """The ``total`` rows :func:`merge_scratch` wrote into ``folder``, memory-mapped read-only."""
-    return Solved(
+    return StoredRows(
         *(np.memmap(os.path.join(folder, f"{name}.bin"), dtype=dtype, mode="r", shape=(total,)) if total else
-          np.zeros(0, dtype=dtype) for name, dtype in COLUMNS)
+          np.zeros(0, dtype=dtype) for name, dtype in STORED_COLUMNS)
     )  # fmt: skip
 
 
@@ -76,7 +76,7 @@ def _merged_so_far(scratch: Scratch, folder: str, total: int) -> tuple[int, list
     """The rows merged by an earlier run whose files match their record, with the files'
     running checksums; (0, new checksums) if none can be trusted (said, unless nothing was
     merged)."""
-    fresh = [checksums.Running() for _ in COLUMNS]
+    fresh = [checksums.Running() for _ in STORED_COLUMNS]
     record = read_record(os.path.join(folder, "rows.json"))
     if record is None or record.get("total") != total or record["rows"] > total:
         if record is not None or any(os.path.getsize(os.path.join(folder, n)) for n in os.listdir(folder)):
@@ -84,7 +84,7 @@ def _merged_so_far(scratch: Scratch, folder: str, total: int) -> tuple[int, list
         return 0, fresh
     written = record["rows"]
     sums = []
-    for name, dtype in COLUMNS:
+    for name, dtype in STORED_COLUMNS:
         entry = record["files"].get(f"{name}.bin")
         size = written * np.dtype(dtype).itemsize
         found = checksums.read_prefix(os.path.join(folder, f"{name}.bin"), size)
@@ -100,7 +100,7 @@ def _merged_so_far(scratch: Scratch, folder: str, total: int) -> tuple[int, list
 
 
 def _merge(
-    rows_by_tier: list[Solved],
+    rows_by_tier: list[StoredRows],
     folder: str,
     written: int,
     sums: list[checksums.Running],
@@ -112,7 +112,7 @@ def _merge(
     recording after each block the rows merged and the files' lengths and checksums."""
     low: int | None = None
     files = []
-    for name, dtype in COLUMNS:
+    for name, dtype in STORED_COLUMNS:
         handle = open(os.path.join(folder, f"{name}.bin"), "ab")  # noqa: SIM115 - closed below
         handle.truncate(written * np.dtype(dtype).itemsize)
         files.append(handle)
@@ -124,13 +124,13 @@ def _merge(
     cuts = [cut for cut in merge_cuts(rows_by_tier, block) if low is None or cut > low]
     try:
         for merged in merged_blocks(rows_by_tier, [low, *cuts, None]):
-            for handle, running, column, (_name, dtype) in zip(files, sums, merged, COLUMNS):
+            for handle, running, column, (_name, dtype) in zip(files, sums, merged, STORED_COLUMNS):
                 append_column(handle, running, column, dtype)
             for handle in files:
                 handle.flush()
                 os.fsync(handle.fileno())
             written += len(merged)
-            entries = {f"{name}.bin": running.entry() for (name, _dtype), running in zip(COLUMNS, sums)}
+            entries = {f"{name}.bin": running.entry() for (name, _dtype), running in zip(STORED_COLUMNS, sums)}
             write_json(os.path.join(folder, "rows.json"), {"rows": written, "total": total, "files": entries})
             if steps:
                 steps("merging", len(merged), total)
@@ -140,7 +140,7 @@ def _merge(
     sync(folder)
 
 
-def merge_cuts(rows_by_tier: list[Solved], block: int) -> list[int]:
+def merge_cuts(rows_by_tier: list[StoredRows], block: int) -> list[int]:
     """Codes that cut the code range of the tiers ``rows_by_tier`` into blocks of about ``block`` rows,
     ascending. The tiers hold disjoint codes, so a block of the code range is its tiers' slices,
     concatenated and sorted (:func:`merged_blocks`). The rows are counted from every
@@ -160,7 +160,7 @@ def merge_cuts(rows_by_tier: list[Solved], block: int) -> list[int]:
     return cuts
 
 
-def merged_blocks(rows_by_tier: list[Solved], bounds: Sequence[int | None]) -> Iterator[Solved]:
+def merged_blocks(rows_by_tier: list[StoredRows], bounds: Sequence[int | None]) -> Iterator[StoredRows]:
     """The rows of the tiers ``rows_by_tier`` in code order, a block between each two ``bounds`` at a
     time (codes from the first to below the second; None: no bound), each block in the memory
     of the one before (a caller keeps none)."""
@@ -172,11 +172,11 @@ def merged_blocks(rows_by_tier: list[Solved], bounds: Sequence[int | None]) -> I
         yield _in_order(rows, ordered.take(slice(len(rows))))
 
 
-def _columns(rows: int) -> Solved:
-    return Solved(*(np.empty(rows, dtype=dtype) for _name, dtype in COLUMNS))
+def _columns(rows: int) -> StoredRows:
+    return StoredRows(*(np.empty(rows, dtype=dtype) for _name, dtype in STORED_COLUMNS))
 
 
-def _populated_columns(rows: int) -> Solved:
+def _populated_columns(rows: int) -> StoredRows:
     """Columns of ``rows`` rows in one anonymous mapping whose pages the system gives at once
     (``MAP_POPULATE``; numpy's own where there is none). numpy's arrays of more than a few MB
     ask for huge pages, and in a build (memory fragmented, its page cache full of the tiers)
@@ -185,15 +185,20 @@ def _populated_columns(rows: int) -> Solved:
     populate = getattr(mmap, "MAP_POPULATE", None)
     if not rows or populate is None:
         return _columns(rows)
-    sizes = [-(-rows * np.dtype(dtype).itemsize // 64) * 64 for _name, dtype in COLUMNS]  # each column 64-byte aligned
+    sizes = [
+        -(-rows * np.dtype(dtype).itemsize // 64) * 64 for _name, dtype in STORED_COLUMNS
+    ]  # each column 64-byte aligned
     starts = itertools.accumulate(sizes, initial=0)
     memory = mmap.mmap(-1, sum(sizes), flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | populate)
-    return Solved(
-        *(np.frombuffer(memory, dtype=dtype, count=rows, offset=at) for (_name, dtype), at in zip(COLUMNS, starts))
+    return StoredRows(
+        *(
+            np.frombuffer(memory, dtype=dtype, count=rows, offset=at)
+            for (_name, dtype), at in zip(STORED_COLUMNS, starts)
+        )
     )
 
 
-def _spans(rows_by_tier: list[Solved], bounds: Sequence[int | None]) -> list[list[tuple[int, int]]]:
+def _spans(rows_by_tier: list[StoredRows], bounds: Sequence[int | None]) -> list[list[tuple[int, int]]]:
     """For each two ``bounds``, each tier's first and end row with codes from the first to below
     the second (None: no bound)."""
     return [[_span(rows, low, high) for rows in rows_by_tier] for low, high in itertools.pairwise(bounds)]
@@ -204,7 +209,7 @@ def _most(spans: list[list[tuple[int, int]]]) -> int:
     return max(sum(stop - start for start, stop in block) for block in spans)
 
 
-def _read_block(rows_by_tier: list[Solved], block: list[tuple[int, int]], slices: Solved) -> Solved:
+def _read_block(rows_by_tier: list[StoredRows], block: list[tuple[int, int]], slices: StoredRows) -> StoredRows:
     """The tiers' rows of ``block`` read one tier after another into ``slices``, memory every
     block reuses: memory new to each block took fresh pages from the system every time (3x6k4's
     merge in memory: 186,000 page faults in three runs, 43,000 now, and half its CPU)."""
@@ -216,7 +221,7 @@ def _read_block(rows_by_tier: list[Solved], block: list[tuple[int, int]], slices
     return slices.take(slice(rows))
 
 
-def _in_order(rows: Solved, out: Solved) -> Solved:
+def _in_order(rows: StoredRows, out: StoredRows) -> StoredRows:
     """The rows ``rows`` (of disjoint codes) in code order, gathered into the columns of ``out``."""
     order = np.argsort(rows.code, kind="stable")  # timsort: the tiers' slices are sorted runs
     for column, target in zip(rows, out):
@@ -224,7 +229,7 @@ def _in_order(rows: Solved, out: Solved) -> Solved:
     return out
 
 
-def count_outcomes(rows_by_tier: Sequence[Solved]) -> dict[str, int]:
+def count_outcomes(rows_by_tier: Sequence[StoredRows]) -> dict[str, int]:
     """Legal boards by value for the side to move (each canonical row weighted by its orbit)
     over the rows of ``rows_by_tier``, :data:`COUNT_ROWS` rows of two columns read at a time (a
     memory-mapped column's from its file)."""
@@ -244,7 +249,7 @@ def add_outcomes(counts: Sequence[dict[str, int]]) -> dict[str, int]:
     return {key: sum(found[key] for found in counts) for key in ("win", "draw", "loss")}
 
 
-def rows_below(rows_by_tier: list[Solved], code: int) -> int:
+def rows_below(rows_by_tier: list[StoredRows], code: int) -> int:
     """How many rows of the tiers ``rows_by_tier`` have a code below ``code``."""
     return sum(first_at_least(rows.code, code) for rows in rows_by_tier)
 
@@ -264,7 +269,7 @@ def _samples(code: np.ndarray, step: int) -> np.ndarray:
     return np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
 
 
-def _span(rows: Solved, low: int | None, high: int | None) -> tuple[int, int]:
+def _span(rows: StoredRows, low: int | None, high: int | None) -> tuple[int, int]:
     """The first and the end row of a tier's rows with codes from ``low`` to ``high``."""
     start = 0 if low is None else first_at_least(rows.code, low)
     stop = len(rows) if high is None else first_at_least(rows.code, high)

@@ -24,7 +24,7 @@ from ..errors import MachineTooSmallError
 from ..game import rules
 from ..game.symmetry import orbit_size
 from ..game.variant import Variant
-from ..solver import ROW_BYTES
+from ..solver import STORED_ROW_BYTES
 from ..system import compiled_loops, cost_model
 from ..system.cost_model import duration, fits_one_machine, one_machine_memory, tier_sizes
 from ..system.memory import machine_memory, size_text
@@ -109,7 +109,9 @@ class Plan:
         (:mod:`ttt_solver.engine.shuffle`)."""
         below = [0, *(tier.result_bytes for tier in self.tiers[:-1])]  # tiers are listed from the last ply
         image = 2 * len(self.variant.symmetries) * IMAGE_BYTES
-        return sum(b + t.canonical * (2 * ROW_BYTES + image) + 2 * t.result_bytes for b, t in zip(below, self.tiers))
+        return sum(
+            b + t.canonical * (2 * STORED_ROW_BYTES + image) + 2 * t.result_bytes for b, t in zip(below, self.tiers)
+        )
 
     @property
     def disk_bytes(self) -> int:

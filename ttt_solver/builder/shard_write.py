@@ -38,7 +38,7 @@ import numpy as np
 from ..engine import first_at_least, read_range, read_slice
 from ..errors import BuildError
 from ..game.variant import Variant
-from ..solver import BYTES_PER_BOARD, COLUMNS, MIN_CHUNK, Solved
+from ..solver import BYTES_PER_BOARD, MIN_CHUNK, STORED_COLUMNS, StoredRows
 from ..store import GENERATOR, SHARDS_KEY
 from ..store.content import PACKED, PART_ROWS, array_hash, digest_of, packed_arrays, packed_parts, position_blocks
 from ..store.row_data import pack_data
@@ -101,7 +101,11 @@ def write_sharded(
     tier_folders = [os.path.basename(scratch.tier_files(ply)[0]) for ply in range(variant.cells + 1)]
     # The tiers' rows where the tasks read them (in the scratch folder: there already).
     storage.put_all(
-        [(os.path.join(scratch.path, f, f"{name}.bin"), f"{f}/{name}.bin") for f in tier_folders for name, _ in COLUMNS]
+        [
+            (os.path.join(scratch.path, f, f"{name}.bin"), f"{f}/{name}.bin")
+            for f in tier_folders
+            for name, _ in STORED_COLUMNS
+        ]
     )
     calls = _calls(scratch, storage, tier_folders, rows_by_tier, cuts, firsts, below, main_name, build)
     if written:
@@ -140,7 +144,7 @@ def _calls(
     scratch: Scratch,
     storage: Storage,
     tier_folders: list[str],
-    rows_by_tier: list[Solved],
+    rows_by_tier: list[StoredRows],
     cuts: list[int],
     firsts: list[int],
     below: list[int],
@@ -165,7 +169,7 @@ def _calls(
     return calls
 
 
-def _cut_near(rows_by_tier: list[Solved], cuts: list[int], rows: int) -> int:
+def _cut_near(rows_by_tier: list[StoredRows], cuts: list[int], rows: int) -> int:
     """The cut with about ``rows`` rows below it (the first above, by bisection: each count is
     a search in every tier's codes)."""
     low, high = 0, len(cuts) - 1
@@ -263,27 +267,31 @@ def write_shard(
         return (*_write_shard(Variant.parse(name), rows, path, build, index, first_part), outcomes)
 
 
-def _tier_rows(storage: Storage, folder: str, low: int, high: int, local: str) -> Solved:
+def _tier_rows(storage: Storage, folder: str, low: int, high: int, local: str) -> StoredRows:
     """Rows ``low`` to ``high`` of the finished tier in ``folder`` of ``storage``, memory-mapped
     (from their files there, or from ``local`` once downloaded)."""
-    return Solved(
+    return StoredRows(
         *(
             storage.mapped(f"{folder}/{name}.bin", dtype, low * np.dtype(dtype).itemsize, high - low, local)
-            for name, dtype in COLUMNS
+            for name, dtype in STORED_COLUMNS
         )
     )
 
 
-def _merge_range(rows_by_tier: list[Solved], bounds: list[int | None], folder: str) -> tuple[Solved, dict[str, int]]:
+def _merge_range(
+    rows_by_tier: list[StoredRows], bounds: list[int | None], folder: str
+) -> tuple[StoredRows, dict[str, int]]:
     """The tiers' rows between the bounds, merged into files in ``folder``, memory-mapped; and
     their legal boards by value."""
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
     total, counts = 0, []
     with ExitStack() as stack:
-        files = [stack.enter_context(synced_file(os.path.join(folder, f"{name}.bin"))) for name, _dtype in COLUMNS]
+        files = [
+            stack.enter_context(synced_file(os.path.join(folder, f"{name}.bin"))) for name, _dtype in STORED_COLUMNS
+        ]
         for block in merged_blocks(rows_by_tier, bounds):
-            for file, column, (_name, dtype) in zip(files, block, COLUMNS):
+            for file, column, (_name, dtype) in zip(files, block, STORED_COLUMNS):
                 column.astype(dtype, copy=False).tofile(file)
             total += len(block)
             counts.append(count_outcomes([block]))
@@ -291,7 +299,7 @@ def _merge_range(rows_by_tier: list[Solved], bounds: list[int | None], folder: s
 
 
 def _write_shard(
-    variant: Variant, rows: Solved, path: str, build: str, index: int, first_part: int
+    variant: Variant, rows: StoredRows, path: str, build: str, index: int, first_part: int
 ) -> tuple[int, str | None]:
     first, why = 0, None
     if os.path.exists(path):

@@ -27,18 +27,20 @@ import json
 import os
 import shutil
 from collections.abc import Iterable
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeVar
 
 import numpy as np
 
 from ..errors import shown
 from ..game.variant import Variant
-from ..solver import COLUMNS, Note, Solved, checksums
+from ..solver import STORED_COLUMNS, Note, Solved, StoredRows, checksums
 from ..system.files import read_record, remove_file, sync, write_json
 
 # 2: each finished tier and merge records its files' lengths and checksums; 3: a tier its variant,
-# ply and build; 4: the checksums are CRC-32, not BLAKE2b (a folder of an older format starts over)
-FORMAT = 4
+# ply and build; 4: the checksums are CRC-32, not BLAKE2b; 5: the rows have no preferred column
+# (:data:`ttt_solver.solver.STORED_COLUMNS`) (a folder of an older format starts over)
+FORMAT = 5
+Rows = TypeVar("Rows", Solved, StoredRows)
 
 
 class Scratch:
@@ -88,7 +90,7 @@ class Scratch:
         other = other_tier(record, self._tier_identity(ply))
         if other is not None:
             return None, f"holds {other}, not this tier"
-        for name, dtype in COLUMNS:
+        for name, dtype in STORED_COLUMNS:
             entry = record["files"].get(f"{name}.bin")
             if isinstance(entry, list) and entry and entry[0] != record["rows"] * np.dtype(dtype).itemsize:
                 return None, f"has a rows.json whose {name}.bin is not {record['rows']:,} rows"
@@ -97,7 +99,7 @@ class Scratch:
                 return None, f"has a damaged {name}.bin ({why})"
         return record, ""
 
-    def rows(self, ply: int) -> Solved:
+    def rows(self, ply: int) -> StoredRows:
         """The canonical positions of a finished tier, memory-mapped."""
         return tier_rows(*self.tier_files(ply))
 
@@ -161,15 +163,15 @@ class TierSink:
 
     def __init__(self, folder: str) -> None:
         self.rows = 0
-        self._files = [open(os.path.join(folder, f"{name}.bin"), "wb") for name, _dtype in COLUMNS]  # noqa: SIM115
-        self._sums = [checksums.Running() for _ in COLUMNS]
+        self._files = [open(os.path.join(folder, f"{name}.bin"), "wb") for name, _dtype in STORED_COLUMNS]  # noqa: SIM115
+        self._sums = [checksums.Running() for _ in STORED_COLUMNS]
 
     def append(self, rows: int, pieces: Iterable[memoryview]) -> list[int]:
         """Append ``rows`` rows whose bytes ``pieces`` give column after column (as a chunk
         file holds them), each piece written as it comes; each column's CRC-32, taken once (the
         column file's running one follows from it: :meth:`.checksums.Running.extend`)."""
         source, rest, crcs = iter(pieces), memoryview(b""), []
-        for file, running, (_name, dtype) in zip(self._files, self._sums, COLUMNS):
+        for file, running, (_name, dtype) in zip(self._files, self._sums, STORED_COLUMNS):
             crc, left = 0, rows * np.dtype(dtype).itemsize
             while left:
                 if not rest:
@@ -187,7 +189,7 @@ class TierSink:
 
     def entries(self) -> dict[str, checksums.Entry]:
         """Each column file's entry (its length and checksum)."""
-        return {f"{name}.bin": running.entry() for (name, _dtype), running in zip(COLUMNS, self._sums)}
+        return {f"{name}.bin": running.entry() for (name, _dtype), running in zip(STORED_COLUMNS, self._sums)}
 
     def close(self) -> None:
         for file in self._files:
@@ -231,9 +233,9 @@ def read_into(column: np.ndarray, start: int, out: np.ndarray) -> None:
         out[:] = column[start : start + len(out)]
 
 
-def read_range(rows: Solved, start: int, stop: int) -> Solved:
+def read_range(rows: Rows, start: int, stop: int) -> Rows:
     """Rows ``start`` to ``stop`` of ``rows`` in memory, each column by :func:`read_slice`."""
-    return Solved(*(read_slice(column, start, stop) for column in rows))
+    return type(rows)(*(read_slice(column, start, stop) for column in rows))
 
 
 def first_at_least(code: np.ndarray, value: int) -> int:
@@ -256,9 +258,9 @@ def first_at_least(code: np.ndarray, value: int) -> int:
     return low + int(np.searchsorted(np.frombuffer(raw, dtype=code.dtype), value))
 
 
-def tier_rows(folder: str, count: int) -> Solved:
+def tier_rows(folder: str, count: int) -> StoredRows:
     """The ``count`` rows of the finished tier in ``folder``, memory-mapped."""
-    return Solved(*(_column(os.path.join(folder, f"{name}.bin"), dtype, count) for name, dtype in COLUMNS))
+    return StoredRows(*(_column(os.path.join(folder, f"{name}.bin"), dtype, count) for name, dtype in STORED_COLUMNS))
 
 
 def _column(path: str, dtype: str, count: int) -> np.ndarray:

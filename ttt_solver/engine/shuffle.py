@@ -41,7 +41,7 @@ import numpy as np
 from ..errors import EngineError
 from ..game.value_bytes import NO_POSITION, result_bytes
 from ..game.variant import Variant
-from ..solver import COLUMNS, Solved, Tiers, checksums, images, scatter, spread_results, tiers
+from ..solver import STORED_COLUMNS, Solved, StoredRows, Tiers, checksums, images, scatter, spread_results, tiers
 from .storage import Storage
 
 RANGE_LIMIT = 1 << 32  # boards of a range at most: an image's rank in its range is a uint32
@@ -51,7 +51,7 @@ IMAGE_BYTES = RANK.itemsize + BYTE.itemsize
 # beyond by a sort. Against the one sort of all of them that this replaced, computing them
 # included: 0.55x of the CPU time at 2 to 8 ranges, 0.67x at 16 and 32 (benchmarks/bench_images.py).
 FEW_RANGES = 16
-ROW_COLUMNS = 3  # the columns of a chunk's rows a range task spreads: code, value, remoteness (COLUMNS' first)
+ROW_COLUMNS = 3  # the columns of a chunk's rows a range task spreads: code, value, remoteness (STORED_COLUMNS' first)
 
 Group = tuple[str, int, int, int]  # a chunk file, where one range's group of images starts and ends in it, its CRC-32
 Below = tuple[str, int]  # the tier below's result bytes: their name in the storage, and their CRC-32
@@ -76,7 +76,7 @@ class Groups:
 @dataclass(frozen=True)
 class Rows:
     """What :func:`write_rows` wrote into a chunk file: the rows' count, where each of their
-    columns (the first of :data:`ttt_solver.solver.COLUMNS`, in order) starts, and each
+    columns (the first of :data:`ttt_solver.solver.STORED_COLUMNS`, in order) starts, and each
     one's CRC-32."""
 
     count: int
@@ -113,17 +113,17 @@ def write_exchange(
     of ``solved`` (positions of tier ``ply``) grouped by range (:func:`write_images`)."""
     if not one_range(bounds):
         return write_images(tiers, ply, solved, bounds, file)
-    return rows if rows is not None else write_rows(file, solved, ROW_COLUMNS)
+    return rows if rows is not None else write_rows(file, solved.stored(), ROW_COLUMNS)
 
 
-def write_rows(file: BinaryIO, solved: Solved, columns: int = len(COLUMNS)) -> Rows:
-    """Write the first ``columns`` columns of ``solved`` to ``file``, column after column;
+def write_rows(file: BinaryIO, rows: StoredRows, columns: int = len(STORED_COLUMNS)) -> Rows:
+    """Write the first ``columns`` columns of ``rows`` to ``file``, column after column;
     where each starts, and each one's CRC-32."""
     starts, crcs = [], []
-    for column, (_name, dtype) in zip(solved[:columns], COLUMNS):
+    for column, (_name, dtype) in zip(rows[:columns], STORED_COLUMNS):
         starts.append(file.tell())
         crcs.append(write_pieces(file, [np.ascontiguousarray(column, dtype=dtype)]))
-    return Rows(len(solved), starts, crcs)
+    return Rows(len(rows.code), starts, crcs)
 
 
 def write_images(tiers: Tiers, ply: int, solved: Solved, bounds: Sequence[int], file: BinaryIO) -> Groups:
@@ -198,10 +198,12 @@ def spread_range(storage: Storage, chunks: Sequence[tuple[str, Rows]], variant: 
     found = tiers(Variant.parse(variant))
     out = np.full(found.size(ply), NO_POSITION, dtype=np.uint8)  # no legal board yet
     most = max((rows.count for _file, rows in chunks), default=0)
-    room = [np.empty(most, dtype=dtype) for _name, dtype in COLUMNS[:ROW_COLUMNS]]
+    room = [np.empty(most, dtype=dtype) for _name, dtype in STORED_COLUMNS[:ROW_COLUMNS]]
     for chunk_file, rows in chunks:
         columns = [column[: rows.count] for column in room]
-        spans = zip(COLUMNS, columns, rows.starts[:ROW_COLUMNS], rows.crcs[:ROW_COLUMNS], strict=False)  # COLUMNS: all
+        spans = zip(
+            STORED_COLUMNS, columns, rows.starts[:ROW_COLUMNS], rows.crcs[:ROW_COLUMNS], strict=False
+        )  # all columns
         for (column, _dtype), read, start, crc in spans:
             storage.read_into(chunk_file, start, read)
             where = f" (its {rows.count:,} rows' {column} column)"

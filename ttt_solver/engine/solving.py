@@ -26,8 +26,8 @@ from typing import Any
 
 from ..game.variant import Variant
 from ..solver import (
-    COLUMNS,
-    ROW_BYTES,
+    STORED_COLUMNS,
+    STORED_ROW_BYTES,
     Note,
     Steps,
     Tiers,
@@ -138,7 +138,7 @@ def solve_chunk_task(
     found = tiers(Variant.parse(name))
     solved = solve_chunk(found, ply, start, stop, below_bytes(storage, below))
     with storage.create(chunk_file) as file:
-        rows = write_rows(file, solved)
+        rows = write_rows(file, solved.stored())
         return (rows.count, rows.crcs), write_exchange(found, ply, solved, bounds, file, rows)
 
 
@@ -147,8 +147,8 @@ def append_rows(storage: Storage, name: str, rows: int, crcs: list[int], sink: T
     through ``buffer`` (:meth:`.storage.Storage.pieces`), never whole in memory; EngineError
     (the tier is not recorded) if a column is not the bytes whose CRC-32 its task returned
     (``crcs``, one a column)."""
-    found = sink.append(rows, storage.pieces(name, 0, rows * ROW_BYTES, buffer))
-    for (column, _dtype), crc, written in zip(COLUMNS, found, crcs, strict=True):
+    found = sink.append(rows, storage.pieces(name, 0, rows * STORED_ROW_BYTES, buffer))
+    for (column, _dtype), crc, written in zip(STORED_COLUMNS, found, crcs, strict=True):
         check_crc(storage, name, f" (its {rows:,} rows' {column} column)", crc, written)
 
 

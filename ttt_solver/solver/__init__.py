@@ -10,8 +10,11 @@ from ..system.cost_model import BYTES_PER_BOARD, MAX_CHUNK, MIN_CHUNK
 from .passes import (
     COLUMNS,
     ROW_BYTES,
+    STORED_COLUMNS,
+    STORED_ROW_BYTES,
     Positions,
     Solved,
+    StoredRows,
     images,
     new_tier,
     positions,
@@ -37,8 +40,8 @@ from .solve import (
 from .tiers import Tiers, tiers
 
 __all__ = [
-    "BYTES_PER_BOARD", "COLUMNS", "MAX_CHUNK", "MIN_CHUNK", "ROW_BYTES", "SOLVER_VERSION", "Note", "Positions",
-    "Solved", "Steps", "Tables", "Tiers", "chunk_boards", "default_memory", "images", "new_tier", "positions", "scatter",
-    "smallest_memory", "smallest_task_memory", "solve_chunk", "solve_tables", "spread", "spread_results", "task_boards",
-    "task_chunks", "tier_solved", "tiers",
+    "BYTES_PER_BOARD", "COLUMNS", "MAX_CHUNK", "MIN_CHUNK", "ROW_BYTES", "SOLVER_VERSION", "STORED_COLUMNS",
+    "STORED_ROW_BYTES", "Note", "Positions", "Solved", "Steps", "StoredRows", "Tables", "Tiers", "chunk_boards",
+    "default_memory", "images", "new_tier", "positions", "scatter", "smallest_memory", "smallest_task_memory",
+    "solve_chunk", "solve_tables", "spread", "spread_results", "task_boards", "task_chunks", "tier_solved", "tiers",
 ]  # fmt: skip

@@ -40,6 +40,12 @@ COLUMNS = (
     ("orbit", "i1"), ("wins", "u1"), ("draws", "u1"), ("losses", "u1"),
 )  # fmt: skip
 ROW_BYTES = sum(np.dtype(dtype).itemsize for _name, dtype in COLUMNS)  # a solved row's columns: 22 bytes
+# What a build keeps of each solved row (:class:`StoredRows`: its scratch files, the merge, the
+# shards): every column but ``preferred``, which the database does not store (a lookup derives
+# it from the children's rows) and nothing in a build reads. The same list as the packed arrays'
+# (:data:`ttt_solver.store.content.PACKED`).
+STORED_COLUMNS = tuple((name, dtype) for name, dtype in COLUMNS if name != "preferred")
+STORED_ROW_BYTES = sum(np.dtype(dtype).itemsize for _name, dtype in STORED_COLUMNS)  # 18 bytes
 # The first tier of at least this many boards loads the compiled passes (numba's import and its
 # kernels: about 0.5 s of CPU and 150 MB once per process); every later one uses them. Below it
 # numpy's cost less than loading them: the tables proved at an eager load (3x3, 3x4k3), a small
@@ -72,6 +78,39 @@ class Solved(NamedTuple):
 
     @classmethod
     def concatenate(cls, pieces: list[Solved]) -> Solved:
+        if not pieces:
+            return cls.empty()
+        return cls(*(np.concatenate(columns) for columns in zip(*pieces)))
+
+    def stored(self) -> StoredRows:
+        """The columns a build keeps (views, no copy)."""
+        return StoredRows(*(getattr(self, name) for name, _dtype in STORED_COLUMNS))
+
+
+class StoredRows(NamedTuple):
+    """Solved positions as a build keeps them: :class:`Solved` without ``preferred``."""
+
+    code: np.ndarray  # int64
+    value: np.ndarray  # int8
+    remoteness: np.ndarray  # int8
+    best: np.ndarray  # uint32
+    orbit: np.ndarray  # int8
+    wins: np.ndarray  # uint8
+    draws: np.ndarray  # uint8
+    losses: np.ndarray  # uint8
+
+    def __len__(self) -> int:
+        return len(self.code)
+
+    def take(self, index: np.ndarray | slice) -> StoredRows:
+        return StoredRows(*(column[index] for column in self))
+
+    @classmethod
+    def empty(cls) -> StoredRows:
+        return cls(*(np.zeros(0, dtype=dtype) for _name, dtype in STORED_COLUMNS))
+
+    @classmethod
+    def concatenate(cls, pieces: list[StoredRows]) -> StoredRows:
         if not pieces:
             return cls.empty()
         return cls(*(np.concatenate(columns) for columns in zip(*pieces)))
@@ -162,7 +201,7 @@ def new_tier(tiers: Tiers, ply: int) -> np.ndarray:
     return np.full(tiers.size(ply) + 1, NO_POSITION, dtype=np.uint8)
 
 
-def images(tiers: Tiers, ply: int, solved: Solved) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+def images(tiers: Tiers, ply: int, solved: Solved | StoredRows) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """For each symmetry in turn: the rank in tier ``ply`` of each position's image under it,
     and the result bytes the images get (one per position, the same array each time)."""
     result = result_bytes(solved.value, solved.remoteness)
@@ -188,7 +227,7 @@ def _image_ranks(tiers: Tiers, ply: int, code: np.ndarray) -> Iterator[np.ndarra
         yield tiers.ranks(ply, image_high, image_low)
 
 
-def spread(tiers: Tiers, ply: int, solved: Solved, out: np.ndarray) -> None:
+def spread(tiers: Tiers, ply: int, solved: Solved | StoredRows, out: np.ndarray) -> None:
     """Write each position's result byte to the rank of each of its images in ``out``, the
     tier's result bytes by rank."""
     spread_results(tiers, ply, solved.code, result_bytes(solved.value, solved.remoteness), out)

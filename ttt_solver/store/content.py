@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ..game.variant import Variant
-    from ..solver import Solved
+    from ..solver import Solved, StoredRows
 
 
 # The solution as arrays: (name, numpy dtype), the order the digest hashes them in.
@@ -97,7 +97,7 @@ class Hashes:
         return digest_of(self.variant_name, hashes)
 
 
-def packed_arrays(solved: Solved) -> dict[str, np.ndarray]:
+def packed_arrays(solved: Solved | StoredRows) -> dict[str, np.ndarray]:
     """The arrays of solved positions, by :data:`PACKED` name (views where the dtype matches)."""
     return {name: getattr(solved, name) for name, _dtype in PACKED}
 
@@ -196,7 +196,7 @@ def unpack_pieces(name: str, blob: bytes, rows: int = PIECE_ROWS) -> Iterator[by
 BLOCK = 1 << 18  # rows made and written at a time: bounds the memory of the row objects
 
 
-def position_blocks(solved: Solved, first: int = 0, read: Read = _rows) -> Iterator[np.ndarray]:
+def position_blocks(solved: Solved | StoredRows, first: int = 0, read: Read = _rows) -> Iterator[np.ndarray]:
     """The ``positions`` rows from row ``first`` on, a block at a time, in code order: int64
     arrays of a row per position, (code, data) (each column's rows read by ``read``)."""
     import numpy as np
@@ -206,7 +206,7 @@ def position_blocks(solved: Solved, first: int = 0, read: Read = _rows) -> Itera
         yield np.column_stack([block.code.astype(np.int64, copy=False), pack_data(block)])
 
 
-def move_rows(solved: Solved, variant: Variant) -> Iterator[np.ndarray]:
+def move_rows(solved: Solved | StoredRows, variant: Variant) -> Iterator[np.ndarray]:
     """The ``moves`` rows, a block at a time: int64 arrays of a row per move, (code, cell, value,
     remoteness): each move's value and remoteness are its child's row, negated and one ply further."""
     import numpy as np
@@ -224,7 +224,7 @@ def move_rows(solved: Solved, variant: Variant) -> Iterator[np.ndarray]:
         yield np.column_stack([column.astype(np.int64, copy=False) for column in columns])
 
 
-def move_count(solved: Solved, variant: Variant) -> int:
+def move_count(solved: Solved | StoredRows, variant: Variant) -> int:
     """How many rows the moves table would have: one per empty cell of each unfinished position."""
     import numpy as np
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..solver import Solved
+    from ..solver import Solved, StoredRows
 
 
 class Row(NamedTuple):
@@ -55,7 +55,7 @@ def data_limit(cells: int) -> int:
     return 1 << (BEST_SHIFT + cells)
 
 
-def pack_data(solved: Solved) -> np.ndarray:
+def pack_data(solved: Solved | StoredRows) -> np.ndarray:
     """int64 ``data`` of each position."""
     import numpy as np  # here, not at the top: numpy stays off the command-line lookup path
 
