@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 from support import extra_markers as extras
 from support.damage import set_number
+from support.pipeline_engines import Counting, cut_into
 
 from ttt_solver.audit.verify import verify_source
 from ttt_solver.builder.build import build
-from ttt_solver.engine import InProcess, pipeline
+from ttt_solver.engine import pipeline
 from ttt_solver.engine.shuffle import (
     ROW_COLUMNS,
     Rows,
@@ -42,22 +43,6 @@ from ttt_solver.system.compiled_loops import VARIABLE as PASSES
 
 VARIANTS = ["3x3", "3x3-misere", "3x4k3", "4x3k3-misere"]
 MEMORY = 1 << 20  # every tier of these one range in one process
-
-
-class Counting(InProcess):
-    """This process's engine, counting the tasks it runs by function."""
-
-    def __init__(self) -> None:
-        self.ran: dict[str, int] = {}
-
-    def run(self, function, calls, name, done=None):  # type: ignore[no-untyped-def]
-        self.ran[function.__name__] = self.ran.get(function.__name__, 0) + len(calls)
-        return super().run(function, calls, name, done)
-
-
-def cut_into(monkeypatch: pytest.MonkeyPatch, least: int) -> None:
-    """The pipeline's tiers cut into ``least`` ranges at least (where they are that wide)."""
-    monkeypatch.setattr(pipeline, "range_bounds", lambda size, memory, _least: range_bounds(size, memory, least))
 
 
 def solved_and_built(engine, tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[bytes], str]:  # type: ignore[no-untyped-def]

@@ -9,13 +9,15 @@ import re
 import sqlite3
 from pathlib import Path
 
+from support.pipeline_engines import Counting
+
 import ttt_solver
 from ttt_solver.audit import proof_tasks
 from ttt_solver.audit.proof_tasks import prove_chunk_task
 from ttt_solver.audit.retrograde import chunks
 from ttt_solver.audit.verify import verify_source
 from ttt_solver.builder.build import build
-from ttt_solver.engine import InProcess, pipeline, solving
+from ttt_solver.engine import pipeline, solving
 from ttt_solver.engine.shuffle import gather_range, spread_range
 from ttt_solver.engine.solving import solve_chunk_task
 from ttt_solver.game.variant import Variant
@@ -26,17 +28,6 @@ from ttt_solver.store.reader import Reader
 
 PACKAGE = Path(ttt_solver.__file__).parent
 ROOT = PACKAGE.parent
-
-
-class Counting(InProcess):
-    """This process's engine, counting the tasks it runs by function."""
-
-    def __init__(self) -> None:
-        self.ran: dict[str, int] = {}
-
-    def run(self, function, calls, name, done=None):  # type: ignore[no-untyped-def]
-        self.ran[function.__name__] = self.ran.get(function.__name__, 0) + len(calls)
-        return super().run(function, calls, name, done)
 
 
 def digest(path: Path) -> str:

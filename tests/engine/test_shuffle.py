@@ -15,9 +15,10 @@ from unittest import mock
 import numpy as np
 import pytest
 from support import extra_markers as extras
+from support.pipeline_engines import cut_into
 
 from ttt_solver.builder.build import build
-from ttt_solver.engine import InProcess, pipeline
+from ttt_solver.engine import InProcess
 from ttt_solver.engine.shuffle import FEW_RANGES, below_bytes, gather_range, join_ranges, range_bounds, write_images
 from ttt_solver.engine.storage import Storage
 from ttt_solver.errors import EngineError
@@ -228,9 +229,8 @@ def refused_then_rebuilt(engine, tmp_path: Path, variant_db, ply: int) -> None: 
 def ranges(request, monkeypatch):  # type: ignore[no-untyped-def]
     """The tiers of a build cut into one range (what an in-process build's are: their chunks
     exchange rows) or into 3 at least where they are that wide (their chunks exchange images)."""
-    least = request.param
-    monkeypatch.setattr(pipeline, "range_bounds", lambda size, memory, _least: range_bounds(size, memory, least))
-    return least
+    cut_into(monkeypatch, request.param)
+    return request.param
 
 
 @pytest.mark.parametrize(
