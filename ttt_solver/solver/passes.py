@@ -105,16 +105,6 @@ class StoredRows(NamedTuple):
     def take(self, index: np.ndarray | slice) -> StoredRows:
         return StoredRows(*(column[index] for column in self))
 
-    @classmethod
-    def empty(cls) -> StoredRows:
-        return cls(*(np.zeros(0, dtype=dtype) for _name, dtype in STORED_COLUMNS))
-
-    @classmethod
-    def concatenate(cls, pieces: list[StoredRows]) -> StoredRows:
-        if not pieces:
-            return cls.empty()
-        return cls(*(np.concatenate(columns) for columns in zip(*pieces)))
-
 
 class Positions(NamedTuple):
     """The canonical legal positions of a chunk as the rules see them, before any solving."""
