@@ -19,7 +19,15 @@ from support.pipeline_engines import cut_into
 
 from ttt_solver.builder.build import build
 from ttt_solver.engine import InProcess
-from ttt_solver.engine.shuffle import FEW_RANGES, below_bytes, gather_range, join_ranges, range_bounds, write_images
+from ttt_solver.engine.shuffle import (
+    FEW_RANGES,
+    Groups,
+    below_bytes,
+    gather_range,
+    join_ranges,
+    range_bounds,
+    write_images,
+)
 from ttt_solver.engine.storage import Storage
 from ttt_solver.errors import EngineError
 from ttt_solver.game.value_bytes import NO_POSITION
@@ -146,12 +154,19 @@ def test_a_chunks_images_are_written_alike_by_the_compiled_pass_and_numpys(name,
     assert 1 in counts and any(1 < count <= FEW_RANGES for count in counts) and max(counts) > FEW_RANGES
 
 
-def test_a_byte_flipped_in_a_chunk_files_group_of_images_is_refused_by_the_range_task(tmp_path):
+def chunk_of_two_ranges(tmp_path: Path) -> tuple[Storage, list[int], Groups]:
+    """3x3's last tier cut into two ranges, its images written into ``chunk.bin``: the storage,
+    the ranges' bounds and the chunk's groups."""
     storage = Storage(str(tmp_path))
     found = tiers(Variant.parse("3x3"))
     bounds = range_bounds(found.size(9), 1 << 20, 2)
     with storage.create("chunk.bin") as file:
         groups = write_images(found, 9, solve_chunk(found, 9, 0, found.size(9), None), bounds, file)
+    return storage, bounds, groups
+
+
+def test_a_byte_flipped_in_a_chunk_files_group_of_images_is_refused_by_the_range_task(tmp_path):
+    storage, bounds, groups = chunk_of_two_ranges(tmp_path)
     data = bytearray((tmp_path / "chunk.bin").read_bytes())
     data[groups.starts[1]] ^= 0x01  # the second group's first byte
     (tmp_path / "chunk.bin").write_bytes(bytes(data))
@@ -164,11 +179,7 @@ def test_a_byte_flipped_in_a_chunk_files_group_of_images_is_refused_by_the_range
 
 
 def test_a_chunk_file_cut_before_its_range_task_reads_its_group_is_refused_naming_it(tmp_path):
-    storage = Storage(str(tmp_path))
-    found = tiers(Variant.parse("3x3"))
-    bounds = range_bounds(found.size(9), 1 << 20, 2)
-    with storage.create("chunk.bin") as file:
-        groups = write_images(found, 9, solve_chunk(found, 9, 0, found.size(9), None), bounds, file)
+    storage, bounds, groups = chunk_of_two_ranges(tmp_path)
     (tmp_path / "chunk.bin").write_bytes((tmp_path / "chunk.bin").read_bytes()[: groups.starts[2] - 1])
     with pytest.raises(EngineError, match=rf"^{tmp_path / 'chunk.bin'} ends before byte {groups.starts[2]:,}$"):
         gather_range(storage, [groups.group("chunk.bin", 1)], bounds[2] - bounds[1], "range-1.bin")
