@@ -211,7 +211,9 @@ def _image_ranks(code: np.ndarray, base: int, s: int, halves: tuple[Any, ...], o
     high = 0
     for i in range(len(code)):
         high, low = _halves_of(code[i], high, base)
-        out[i] = offsets[high_high[s, high] + low_high[s, low]] + rank_low[high_low[s, high] + low_low[s, low]]
+        out[i] = _image_rank(
+            offsets, rank_low, high_high[s, high], high_low[s, high], low_high[s, low], low_low[s, low]
+        )
 
 
 @_compiled
@@ -245,7 +247,16 @@ def _every_image_rank(code: np.ndarray, base: int, halves: tuple[Any, ...], offs
         if high != shared:
             high_shares[:], low_shares[:], shared = high_high[:, high], high_low[:, high], high
         for s in range(len(high_high)):
-            out[s, i] = offsets[high_shares[s] + low_high[s, low]] + rank_low[low_shares[s] + low_low[s, low]]
+            out[s, i] = _image_rank(offsets, rank_low, high_shares[s], low_shares[s], low_high[s, low], low_low[s, low])
+
+
+@_inlined
+def _image_rank(offsets: np.ndarray, rank_low: np.ndarray, high_from_high: int, low_from_high: int,
+                high_from_low: int, low_from_low: int) -> int:  # fmt: skip
+    """An image's rank in its tier from the shares of the image's halves that the board's
+    halves give (``low_from_high``: the board's high half's share of the image's low half, ...):
+    the offset of the image's high half, plus the rank of its low half under it."""
+    return offsets[high_from_high + high_from_low] + rank_low[low_from_high + low_from_low]  # type: ignore[no-any-return]
 
 
 @_inlined
