@@ -201,9 +201,8 @@ def spread_range(storage: Storage, chunks: Sequence[tuple[str, Rows]], variant: 
     room = [np.empty(most, dtype=dtype) for _name, dtype in STORED_COLUMNS[:ROW_COLUMNS]]
     for chunk_file, rows in chunks:
         columns = [column[: rows.count] for column in room]
-        spans = zip(
-            STORED_COLUMNS, columns, rows.starts[:ROW_COLUMNS], rows.crcs[:ROW_COLUMNS], strict=False
-        )  # all columns
+        read_columns = STORED_COLUMNS[:ROW_COLUMNS]
+        spans = zip(read_columns, columns, rows.starts[:ROW_COLUMNS], rows.crcs[:ROW_COLUMNS], strict=True)
         for (column, _dtype), read, start, crc in spans:
             storage.read_into(chunk_file, start, read)
             where = f" (its {rows.count:,} rows' {column} column)"
