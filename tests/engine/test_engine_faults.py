@@ -8,6 +8,7 @@ protocol, or one that accepts and says nothing): none is a Dask scheduler."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -319,6 +320,20 @@ if __name__ == "__main__":
     finally:
         scheduler.kill()
 """
+
+
+@pytest.mark.dask
+def test_a_scheduler_is_found_from_a_thread_whose_event_loop_runs(dask_client):
+    """Before: asyncio.run refused to start inside a running loop (a notebook's), and the probe
+    said "a server that greets with 'bytes 3a 00 ...' answers ..., not a Dask scheduler" at a
+    scheduler's address (once in CI, where a test left a loop running)."""
+    address = dask_client.scheduler.address
+
+    async def inside() -> None:
+        scheduler_probe.check_scheduler(address)
+
+    asyncio.run(inside())  # no EngineError
+    assert scheduler_probe.handshakes(address)
 
 
 @pytest.mark.parametrize("when", ["waiting", "done"])

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+from concurrent.futures import ThreadPoolExecutor
 
 from distributed.comm.core import connect  # distributed.comm.connect, where it is defined (typed)
 
@@ -59,7 +60,11 @@ def handshakes(address: str) -> bool:
         await comm.close()
 
     try:
-        asyncio.run(attempt())
+        # In a thread of its own, with its own event loop: asyncio.run refuses to run in a thread
+        # whose loop is running (a notebook's, or one a caller left running), and that refusal
+        # read as "not a Dask scheduler" at a scheduler's address.
+        with ThreadPoolExecutor(1) as thread:
+            thread.submit(lambda: asyncio.run(attempt())).result()
     except Exception:  # noqa: BLE001 - timed out, closed, or frames that are no Dask's (even a MemoryError)
         return False
     return True
