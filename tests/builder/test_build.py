@@ -16,6 +16,8 @@ from click.testing import CliRunner
 from support import extra_markers as extras
 from support.terminal import drawn_bars
 
+from ttt_solver.audit.verify import verify_source
+from ttt_solver.builder import build as build_module
 from ttt_solver.builder.build import build
 from ttt_solver.cli import cli, database
 from ttt_solver.errors import BuildError, DatabaseError
@@ -251,6 +253,31 @@ def test_an_interrupted_build_leaves_the_old_database_and_resumes(tmp_path, monk
     again = build(path, progress=notes.append, memory=1 << 16)
     assert again.digest == first.digest and [p.name for p in tmp_path.iterdir()] == ["ttt.sqlite"]
     assert not any("ply" in note for note in notes)  # every tier was solved already
+
+
+@pytest.mark.parametrize(("memory", "proof"), [(1 << 16, 1 << 16), (1 << 20, 1 << 19)])
+def test_a_resumed_builds_proof_has_the_budget_its_merged_rows_leave(tmp_path, monkeypatch, memory, proof):
+    """3x3's 765 rows (55 KB with a block's copies) go through the merge's files under 64 KB, and
+    the proof has the whole budget; held in memory under 1 MB (they fit its half), the proof has
+    the other half."""
+    path = tmp_path / "ttt.sqlite"
+    with monkeypatch.context() as patched:
+        patched.setattr(writer.FileWriter, "rest", _interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            build(path, memory=memory)
+    budgets: list[int] = []
+
+    def spied(source, budget, steps=None):
+        budgets.append(budget)
+        return verify_source(source, budget, steps)
+
+    monkeypatch.setattr(build_module, "verify_source", spied)
+    build(path, memory=memory)
+    assert budgets == [proof]
+
+
+def _interrupted(*args, **kwargs):
+    raise KeyboardInterrupt
 
 
 def test_a_first_build_that_fails_at_the_end_leaves_no_database(tmp_path, monkeypatch):

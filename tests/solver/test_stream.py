@@ -20,6 +20,7 @@ from ttt_solver.engine.scratch import open_scratch
 from ttt_solver.engine.solving import solve_tiers
 from ttt_solver.game import array_rules, codec
 from ttt_solver.game.variant import Variant
+from ttt_solver.solver import StoredRows
 from ttt_solver.solver.solve import MIN_CHUNK, chunk_boards, solve_tables
 from ttt_solver.solver.tiers import tiers
 from ttt_solver.system.files import locked
@@ -70,8 +71,10 @@ def test_streamed_with_a_tiny_budget_equals_the_in_memory_solve_and_an_independe
     assert np.array_equal(memory.codes, independent.codes)
     for column in ("value", "remoteness", "best", "orbit", "wins", "draws", "losses"):
         assert np.array_equal(getattr(memory, column), getattr(independent, column)), column
+    through_files = merge.held_bytes(len(merged)) > TINY // 2  # else held in memory: no merged/
+    assert merge.is_mapped(merged) == through_files
     assert sorted(os.listdir(tmp_path / "scratch")) == [
-        "lock", "manifest.json", "merged", *(f"tier-{p:02d}" for p in range(variant.cells + 1))
+        "lock", "manifest.json", *(["merged"] if through_files else []), *(f"tier-{p:02d}" for p in range(variant.cells + 1))
     ]  # fmt: skip
 
 
@@ -153,29 +156,38 @@ def test_a_removal_stopped_half_way_leaves_a_folder_no_build_resumes_from(tmp_pa
     )
 
 
-def held_then_streamed(tmp_path: Path, budget: int) -> None:
-    """3x4k3's rows merged under ``budget``, held in memory (no ``merged/``), then under a tiny
-    budget, through ``merged/``: the same rows."""
+def merged_under(tmp_path: Path, budgets: list[int]) -> list[StoredRows]:
+    """3x4k3's rows merged under each of ``budgets`` in turn (the ones held first): each held in
+    memory, with no ``merged/`` made, or mapped from the files of ``merged/``."""
     folder = str(tmp_path / "scratch")
+    found = []
     with locked(folder):
         scratch = open_scratch(folder, Variant.parse("3x4k3"), {"solver": "test"})
         solve_tiers(InProcess(), scratch, 1 << 30)
-        held = merge_scratch(scratch, budget)
-        assert not os.path.exists(scratch.file("merged")) and not isinstance(held.code, np.memmap)
-        streamed = merge_scratch(scratch, TINY)
-        assert os.path.isdir(scratch.file("merged")) and isinstance(streamed.code, np.memmap)
-    assert all(np.array_equal(np.asarray(a), b) for a, b in zip(streamed, held, strict=True))
+        for budget in budgets:
+            rows = merge_scratch(scratch, budget)
+            mapped = os.path.isdir(scratch.file("merged"))
+            assert isinstance(rows.code, np.memmap) == mapped == merge.is_mapped(rows)
+            found.append(rows)
+    return found
 
 
 def test_a_small_merge_is_held_in_memory_and_a_big_one_goes_through_files(tmp_path):
     """Under a budget that holds them, a small variant's rows are merged in memory (nothing
     to resume, and no files to write and hash); under a tiny one, through ``merged/``."""
-    held_then_streamed(tmp_path, 1 << 30)
+    held, streamed = merged_under(tmp_path, [1 << 30, TINY])
+    assert not merge.is_mapped(held) and merge.is_mapped(streamed)
+    assert all(np.array_equal(np.asarray(a), b) for a, b in zip(streamed, held, strict=True))
 
 
-def test_a_merge_is_held_where_its_rows_at_their_own_bytes_fit_a_quarter_of_the_budget(tmp_path, monkeypatch):
-    """The rows held count their own 22 bytes (and a block's copies), not a chunk's 160 bytes a
-    board: 3x4k3's 28,275 rows take 2.5 MB so, and are held under a budget of 12 MB; merged a
-    few thousand rows at a time, they are the rows merged through files."""
+def test_a_merge_is_held_where_its_rows_at_their_own_bytes_fit_half_the_budget(tmp_path, monkeypatch):
+    """The rows held count their own 18 bytes (and a block's copies), not a chunk's 160 bytes a
+    board: 3x4k3's 28,275 rows and three blocks of 3,000 take 671 KB so, held under a budget
+    of twice that and merged through files two bytes below it. Merged a few thousand rows at a
+    time, they are the rows merged through files."""
     monkeypatch.setattr(merge, "HELD_BLOCK", 3000)
-    held_then_streamed(tmp_path, 12 << 20)
+    held_bytes = (28_275 + 3 * 3000) * 18
+    assert merge.held_bytes(28_275) == held_bytes
+    held, streamed = merged_under(tmp_path, [2 * held_bytes, 2 * held_bytes - 2])
+    assert merge.is_mapped(streamed) and not merge.is_mapped(held)
+    assert all(np.array_equal(np.asarray(a), b) for a, b in zip(streamed, held, strict=True))

@@ -53,7 +53,7 @@ from ..system.memory import machine_memory, memory_is_an_error, size_text
 from ..version import __version__
 from .disk import check_room, failure
 from .kept import kept
-from .merge import count_outcomes, merge_scratch
+from .merge import count_outcomes, is_mapped, merge_scratch
 from .plan import check_machine
 from .shard_write import shard_count, write_sharded
 
@@ -275,7 +275,7 @@ def _write(
             file = scratch.file("database.sqlite")
             _write_file(scratch, variant, solved, move_blocks, arrays, meta, written)
             if scratch.resumed:
-                _prove(scratch, file, memory, progress, steps)
+                _prove(scratch, file, _proof_budget(memory, solved), progress, steps)
             install(file, where)
     return str(where), variant.name, legal, total, moves, outcomes, meta["digest"]
 
@@ -373,6 +373,13 @@ def _rows_written(scratch: Scratch, file: str, solved: StoredRows) -> int:
         scratch.resumed = True
         scratch.say(f"resuming the write from {scratch.path}: {rows:,} of {len(solved):,} rows written")
     return rows
+
+
+def _proof_budget(memory: int | None, solved: StoredRows) -> int | None:
+    """The budget of a resumed build's proof: the whole budget where the rows are read from the
+    merge's files, half of it where the write holds them in memory (a merge holds them in half
+    the budget at most: :func:`.merge.merge_scratch`)."""
+    return memory if memory is None or is_mapped(solved) else memory // 2
 
 
 def _prove(scratch: Scratch, file: str, memory: int | None, progress: Note | None, steps: Steps | None) -> None:

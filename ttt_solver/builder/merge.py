@@ -31,11 +31,13 @@ SAMPLE_GAP = 1 << 13  # rows between the codes merge_cuts samples, from which ea
 def merge_scratch(scratch: Scratch, memory: int, steps: Steps | None = None) -> StoredRows:
     """Every solved position in code order, written once into ``scratch/merged/`` a block at
     a time (resumed after a stop, from what matches its record), and returned memory-mapped;
-    where the rows fit a quarter of the budget, merged in memory instead (:func:`merge_held`)."""
+    where the rows fit half the budget, merged in memory instead (:func:`merge_held`): the solve
+    is over, and what the write adds to them is the fixed overhead beyond the budget (4x5k4's
+    168.7 million rows: 3 GB, held under the default budget of this machine, 8 GiB)."""
     variant = scratch.variant
     rows_by_tier = [scratch.rows(ply) for ply in range(variant.cells + 1)]
     total = sum(len(rows) for rows in rows_by_tier)
-    if (total + 3 * min(total, HELD_BLOCK)) * STORED_ROW_BYTES <= memory // 4:  # the columns and a block's copies
+    if held_bytes(total) <= memory // 2:
         return merge_held(rows_by_tier, total, steps)
     folder = scratch.file("merged")
     os.makedirs(folder, exist_ok=True)
@@ -44,6 +46,11 @@ def merge_scratch(scratch: Scratch, memory: int, steps: Steps | None = None) -> 
         block = max(MIN_CHUNK, memory // (4 * BYTES_PER_BOARD))
         _merge(rows_by_tier, folder, written, sums, block, steps, total)
     return merged_rows(folder, total)
+
+
+def held_bytes(total: int) -> int:
+    """The memory :func:`merge_held` takes for ``total`` rows: their columns and a block's copies."""
+    return (total + 3 * min(total, HELD_BLOCK)) * STORED_ROW_BYTES
 
 
 def merge_held(rows_by_tier: list[StoredRows], total: int, steps: Steps | None = None) -> StoredRows:
@@ -70,6 +77,11 @@ def merged_rows(folder: str, total: int) -> StoredRows:
         *(np.memmap(os.path.join(folder, f"{name}.bin"), dtype=dtype, mode="r", shape=(total,)) if total else
           np.zeros(0, dtype=dtype) for name, dtype in STORED_COLUMNS)
     )  # fmt: skip
+
+
+def is_mapped(rows: StoredRows) -> bool:
+    """Whether ``rows`` are :func:`merged_rows`: mapped from the merge's files, not held in memory."""
+    return isinstance(rows.code, np.memmap)
 
 
 def _merged_so_far(scratch: Scratch, folder: str, total: int) -> tuple[int, list[checksums.Running]]:
