@@ -109,25 +109,53 @@ def written(storage: Storage, files: dict[str, bytes]) -> list[int]:
     return [zlib.crc32(data) for data in files.values()]
 
 
+def ranges_written(storage: Storage, b: bytes, alone: bool) -> tuple[list[str], list[int], list[int]]:
+    """Range files written into ``storage`` (``b.bin`` holding ``b``, and ``a.bin`` before it
+    unless ``alone``): their names, their tier's bounds and the CRC-32 of each."""
+    files = {"b.bin": b} if alone else {"a.bin": b"\x01\x02", "b.bin": b}
+    bounds = [0, len(b)] if alone else [0, 2, 2 + len(b)]
+    return list(files), bounds, written(storage, files)
+
+
+@pytest.mark.parametrize("alone", [True, False], ids=["one range", "two"])
 @pytest.mark.parametrize("length", [3, 5])
-def test_a_range_file_cut_or_grown_since_its_task_wrote_it_is_refused_in_one_line(tmp_path, length):
+def test_a_range_file_cut_or_grown_since_its_task_wrote_it_is_refused_in_one_line(tmp_path, length, alone):
     storage = Storage(str(tmp_path))
-    crcs = written(storage, {"a.bin": b"\x01\x02", "b.bin": bytes(4)})
+    names, bounds, crcs = ranges_written(storage, bytes(4), alone)
     (tmp_path / "b.bin").write_bytes(bytes(length))
     with pytest.raises(EngineError, match=rf"b\.bin holds {length} bytes, not the 4 its task wrote$"):
-        join_ranges(storage, ["a.bin", "b.bin"], [0, 2, 6], crcs, str(tmp_path / "joined.bin"))
+        join_ranges(storage, names, bounds, crcs, str(tmp_path / "joined.bin"))
 
 
-def test_a_byte_flipped_in_a_range_file_since_its_task_wrote_it_is_refused_in_one_line(tmp_path):
+@pytest.mark.parametrize("alone", [True, False], ids=["one range", "two"])
+def test_a_byte_flipped_in_a_range_file_since_its_task_wrote_it_is_refused_in_one_line(tmp_path, alone):
     storage = Storage(str(tmp_path))
-    crcs = written(storage, {"a.bin": b"\x01\x02", "b.bin": b"\x00\x01\x02\x03"})
+    names, bounds, crcs = ranges_written(storage, b"\x00\x01\x02\x03", alone)
     flipped = b"\x00\x01\x03\x03"  # the same length
     (tmp_path / "b.bin").write_bytes(flipped)
     with pytest.raises(EngineError) as raised:
-        join_ranges(storage, ["a.bin", "b.bin"], [0, 2, 6], crcs, str(tmp_path / "joined.bin"))
+        join_ranges(storage, names, bounds, crcs, str(tmp_path / "joined.bin"))
     assert str(raised.value) == (
-        f"{tmp_path / 'b.bin'} holds other bytes than its task wrote (CRC-32 {zlib.crc32(flipped):08x}, not {crcs[1]:08x})"
+        f"{tmp_path / 'b.bin'} holds other bytes than its task wrote (CRC-32 {zlib.crc32(flipped):08x}, not {crcs[-1]:08x})"
     )
+    if alone:  # refused before it is renamed: no joined file, the range file as it was
+        assert not (tmp_path / "joined.bin").exists() and (tmp_path / "b.bin").read_bytes() == flipped
+
+
+@pytest.mark.parametrize("elsewhere", [False, True], ids=["the storage's folder", "another folder"])
+def test_one_range_file_is_renamed_into_the_joined_file_in_the_storages_folder_and_copied_elsewhere(
+    tmp_path, elsewhere
+):
+    """A tier of one range (an in-process build's every tier) keeps its range file as its joined
+    result bytes where they sit in one folder: renamed, not copied; the same bytes and CRC-32."""
+    storage = Storage(str(tmp_path / "storage"))
+    names, bounds, crcs = ranges_written(storage, b"\x00\x01\x02\x03", True)
+    folder = tmp_path / ("local" if elsewhere else "storage")
+    folder.mkdir(exist_ok=True)
+    crc = join_ranges(storage, names, bounds, crcs, str(folder / "results-x.bin"))
+    joined = (folder / "results-x.bin").read_bytes()
+    assert joined == b"\x00\x01\x02\x03" + bytes([NO_POSITION]) and crc == zlib.crc32(joined)
+    assert (tmp_path / "storage" / "b.bin").exists() == elsewhere
 
 
 @pytest.mark.fast

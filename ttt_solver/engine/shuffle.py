@@ -16,7 +16,8 @@ it (:meth:`.storage.Storage.create`):
    writes the range's result bytes into a file of its own (:func:`gather_range`); a tier's one
    range task spreads every chunk's rows to their images instead (:func:`spread_range`).
 3. The driver appends the range files into the tier's result bytes (:func:`join_ranges`): a
-   copy, nothing more, as the next tier's tasks wait for it. What the build keeps of it (its
+   copy, nothing more, as the next tier's tasks wait for it (one range file in the driver's own
+   folder, an in-process build's, is checked and renamed instead). What the build keeps of it (its
    checksum, its sync to the disk) is made while they run.
 
 Each writer returns the CRC-32 of what it wrote (of each group, of the range, of the joined
@@ -31,6 +32,7 @@ The files sit in a :class:`.storage.Storage`: a folder every process reaches, or
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -47,6 +49,7 @@ from .storage import Storage
 RANGE_LIMIT = 1 << 32  # boards of a range at most: an image's rank in its range is a uint32
 RANK, BYTE = np.dtype("<u4"), np.dtype("u1")  # an image in an images file: its rank in its range, its result byte
 IMAGE_BYTES = RANK.itemsize + BYTE.itemsize
+_END = bytes([NO_POSITION])  # the byte after a tier's result bytes (:func:`ttt_solver.solver.passes.new_tier`)
 # Up to this many ranges, a chunk's images are split a symmetry at a time by one pass per range,
 # beyond by a sort. Against the one sort of all of them that this replaced, computing them
 # included: 0.55x of the CPU time at 2 to 8 ranges, 0.67x at 16 and 32 (benchmarks/bench_images.py).
@@ -273,7 +276,10 @@ def join_ranges(
     :func:`ttt_solver.solver.passes.new_tier`) into a new local file at ``path``, ``block``
     bytes at a time: the tier's result bytes, closed (not synced: the caller syncs what it
     keeps); their CRC-32, which the next tier's tasks check (:func:`below_bytes`). EngineError for a range file of another length or CRC-32 (cut or damaged since its
-    task wrote it): the tier is not recorded, and a rerun solves it again."""
+    task wrote it): the tier is not recorded, and a rerun solves it again. One range file in
+    the folder of ``path`` is checked and renamed, not copied (:func:`_renamed`)."""
+    if len(names) == 1 and storage.is_folder(os.path.dirname(path)):
+        return _renamed(storage, names[0], bounds[1] - bounds[0], crcs[0], path)
     joined = 0
     with open(path, "wb") as out:
         for name, first, last, written in zip(names, bounds[:-1], bounds[1:], crcs, strict=True):
@@ -284,10 +290,25 @@ def join_ranges(
                     copied += len(data)
                     crc = checksums.crc32(data, crc)
                     joined = checksums.crc32(data, joined)
-            if copied != last - first:
-                raise EngineError(
-                    f"{storage.path(name)} holds {copied:,} bytes, not the {last - first:,} its task wrote"
-                )
+            _check_length(storage, name, copied, last - first)
             check_crc(storage, name, "", crc, written)
-        out.write(bytes([NO_POSITION]))
-    return checksums.crc32(bytes([NO_POSITION]), joined)
+        out.write(_END)
+    return checksums.crc32(_END, joined)
+
+
+def _renamed(storage: Storage, name: str, size: int, written: int, path: str) -> int:
+    """:func:`join_ranges` of the one range file ``name`` of ``size`` bytes (CRC-32 ``written``)
+    in the folder of ``path``: checked, renamed to ``path`` and the last byte appended. An
+    in-process build's every tier: 3x6k4's 86.6 million result bytes copied cost 0.15 s of CPU."""
+    _check_length(storage, name, os.path.getsize(storage.path(name)), size)
+    check_crc(storage, name, "", checksums.crc32(storage.mapped(name, np.uint8).data), written)
+    os.replace(storage.path(name), path)
+    with open(path, "ab") as out:
+        out.write(_END)
+    return checksums.crc32_combine(written, checksums.crc32(_END), len(_END))
+
+
+def _check_length(storage: Storage, name: str, found: int, size: int) -> None:
+    """EngineError if range file ``name`` holds ``found`` bytes, not the ``size`` its task wrote."""
+    if found != size:
+        raise EngineError(f"{storage.path(name)} holds {found:,} bytes, not the {size:,} its task wrote")
