@@ -43,22 +43,25 @@ if TYPE_CHECKING:
 # Measured with benchmarks/measure_build_costs.py (docs/engine.md, "The cost model").
 SOLVE_SECONDS = 170e-9  # CPU per legal position solved, every process of the tier pipeline (numpy's passes)
 # The same with the compiled passes (numba), whose gain shrinks as the tiers outgrow the caches:
-# 57 ns on 3x6k4 in one process (measure_build_costs.py, twice; 50 to 52 ns in three runs since
-# the scratch folder's records are CRC-32), 148 ns on 5x5k4's plies 25 to 22 on 2 Dask workers
-# (numpy's: 182 and 158; measured before the passes' back-up read only empty cells, not
-# measured since: 25 cells). Kept at the larger regime's side, as the plans that matter (5x5k4,
-# 4x6k4 in the cloud) are there: a plan of 3x6k4 says about 1.5x its CPU.
-SOLVE_SECONDS_COMPILED = 120e-9
-# CPU per canonical row: merge, SQLite file, digest (3x6k4 with the [fast] extra, its rows
-# merged in memory: 397 ns; merged through files under --memory 256MB: 385 ns; about 45 ns more
-# where zlib, not ISA-L, compresses the packed arrays: ttt_solver.store.deflate). SQLite's own
-# inserts are about 260 ns of it (docs/performance.md, "The rest of the build").
-WRITE_SECONDS = 400e-9
+# 104.5 ns on 5x5k4's plies 25 to 22 on 2 Dask workers (measure_build_costs.py 5x5k4 --tiers 4
+# --engine dask --workers 2: 119.9 s of CPU, less the plan's starts and tier tables), 38 to 54 ns
+# on 3x6k4 in one process. Set from the 5x5k4 run, as the plans that matter (5x5k4, 4x6k4 on a
+# cluster) are in that regime: a plan of 3x6k4 says about 2x its solve.
+SOLVE_SECONDS_COMPILED = 105e-9
+# CPU per canonical row: merge, SQLite file, digest (3x6k4 with the [fast] extra, its rows merged
+# through files under --memory 700MB: 440 and 455 ns in two runs; merged in memory, as a budget of
+# twice its rows' 18 bytes lets it, 376 ns). Set from the merge through files, the regime of the
+# shards of a build on a cluster. SQLite's own inserts are about 280 ns of it
+# (docs/performance.md, "The rest of the build").
+WRITE_SECONDS = 450e-9
 START_SECONDS = 0.5  # CPU of a process's start: the interpreter and the imports
 TABLE_SECONDS = 150e-9  # CPU per entry of a process's tier tables (5x5k4: 6.2 s for 41 million)
 VERIFY_SECONDS = 1350e-9  # CPU per row of ``ttt-lookup verify`` (and of a resumed build's proof)
-VERIFY_SECONDS_COMPILED = 950e-9  # the same with the compiled passes (3x6k4: 945 ns)
-SCRATCH_ROW_BYTES = 42  # the scratch folder at its peak, per canonical row (beside two tiers' result bytes)
+VERIFY_SECONDS_COMPILED = 950e-9  # the same with the compiled passes (3x6k4: 778 to 1,058 ns, by its budget)
+# The scratch folder at its peak, per canonical row (beside two tiers' result bytes): the tiers'
+# column files and the merge's, 18 bytes a row each (3x6k4 at --memory 700MB: 51.2 bytes a row
+# with the database file's 16.8).
+SCRATCH_ROW_BYTES = 36
 FILE_ROW_BYTES = 18  # the SQLite file, per canonical row
 # The exchange of the tier being solved, per legal position: its image (a rank and a result byte,
 # ttt_solver.engine.shuffle.IMAGE_BYTES) in a chunk file until its range is gathered. 5x5k4's
