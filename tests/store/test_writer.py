@@ -11,14 +11,17 @@ from typing import Any
 import numpy as np
 import pytest
 
+from ttt_solver import solver
 from ttt_solver.builder.build import build
 from ttt_solver.errors import BuildError
 from ttt_solver.game.variant import STANDARD, Variant
-from ttt_solver.solver import Tables
-from ttt_solver.store import writer
+from ttt_solver.solver import Tables, pack_rows
+from ttt_solver.store import content, writer
 from ttt_solver.store.content import PACKED, Hashes, digest, packed_arrays, packed_parts, position_blocks
 from ttt_solver.store.row_data import pack_data
 from ttt_solver.store.writer import FileWriter
+from ttt_solver.system.compiled_loops import COMPILED, NUMPY
+from ttt_solver.system.compiled_loops import VARIABLE as PASSES
 
 
 def test_rows_over_several_statements_read_back_as_written(tmp_path):
@@ -35,11 +38,29 @@ def test_rows_over_several_statements_read_back_as_written(tmp_path):
     assert np.array_equal(found[:, 0], codes) and np.array_equal(found[:, 1], data)
 
 
-def test_position_blocks_are_the_codes_and_their_data(solved: Callable[[str], Tables]):
-    rows = solved("3x3").solved
-    (block,) = position_blocks(rows)
-    assert block.dtype == np.int64 and block.shape == (len(rows), 2)
-    assert np.array_equal(block[:, 0], rows.code) and np.array_equal(block[:, 1], pack_data(rows))
+@pytest.mark.parametrize("passes", [pytest.param(COMPILED, marks=pytest.mark.fast), NUMPY])
+@pytest.mark.parametrize("name", ["3x3", "3x4k3-misere"])
+def test_position_blocks_are_the_codes_and_their_data(solved: Callable[[str], Tables], monkeypatch, name, passes):
+    """Packed by the compiled loop and by numpy's alike, a block at a time (each read before
+    the next is made, in the same memory): 3x3 in one block, 3x4k3's misère rows in several."""
+    monkeypatch.setenv(PASSES, passes)
+    monkeypatch.setattr(content, "BLOCK", 10_000)
+    compiled: list[bool] = []
+
+    def spied(*args: Any) -> bool:
+        compiled.append(pack_rows(*args))
+        return compiled[-1]
+
+    monkeypatch.setattr(solver, "pack_rows", spied)
+    rows = solved(name).solved
+    found = []
+    for block in position_blocks(rows):
+        assert block.dtype == np.int64 and block.shape[1] == 2
+        found.append(block.copy())
+    assert len(found) == -(-len(rows) // 10_000)
+    packed = np.concatenate(found)
+    assert np.array_equal(packed[:, 0], rows.code) and np.array_equal(packed[:, 1], pack_data(rows))
+    assert compiled == [passes == COMPILED] * len(found)
 
 
 def test_the_digest_taken_while_packing_is_the_arrays_digest(solved: Callable[[str], Tables]):

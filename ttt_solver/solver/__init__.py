@@ -17,6 +17,7 @@ from .passes import (
     StoredRows,
     images,
     new_tier,
+    pack_rows,
     positions,
     scatter,
     solve_chunk,
@@ -42,6 +43,6 @@ from .tiers import Tiers, tiers
 __all__ = [
     "BYTES_PER_BOARD", "COLUMNS", "MAX_CHUNK", "MIN_CHUNK", "ROW_BYTES", "SOLVER_VERSION", "STORED_COLUMNS",
     "STORED_ROW_BYTES", "Note", "Positions", "Solved", "Steps", "StoredRows", "Tables", "Tiers", "chunk_boards",
-    "default_memory", "images", "new_tier", "positions", "scatter", "smallest_memory", "smallest_task_memory",
+    "default_memory", "images", "new_tier", "pack_rows", "positions", "scatter", "smallest_memory", "smallest_task_memory",
     "solve_chunk", "solve_tables", "spread", "spread_results", "task_boards", "task_chunks", "tier_solved", "tiers",
 ]  # fmt: skip

@@ -277,6 +277,19 @@ def _scatter(out: np.ndarray, ranks: np.ndarray, results: np.ndarray) -> None:
         out[ranks[i]] = results[i]
 
 
+@_compiled
+def _pack_rows(code: np.ndarray, best: np.ndarray, best_shift: int, fields: tuple[Any, ...], shifts: np.ndarray,
+               added: np.ndarray, out: np.ndarray) -> None:  # fmt: skip
+    """``out[i]``: board ``i``'s code, and its numbers in one integer: ``best[i]`` shifted
+    ``best_shift`` up and each ``fields[f][i] + added[f]`` shifted ``shifts[f]`` up."""
+    for i in range(len(code)):
+        data = np.int64(best[i]) << best_shift
+        for f in range(len(fields)):
+            data |= (np.int64(fields[f][i]) + added[f]) << shifts[f]
+        out[i, 0] = code[i]
+        out[i, 1] = data
+
+
 # -- what the passes call -------------------------------------------------------------------
 def solve_ranks(tiers: Tiers, ply: int, start: int, stop: int, below: np.ndarray | None) -> tuple[np.ndarray, ...]:
     """The columns of :func:`.passes.solve_chunk`: the canonical legal positions among ranks
@@ -317,6 +330,16 @@ def spread(tiers: Tiers, ply: int, code: np.ndarray, result: np.ndarray, out: np
 def scatter(out: np.ndarray, ranks: np.ndarray, results: np.ndarray) -> None:
     """``out[ranks] = results``: numpy's fancy assignment copies the ranks to its own index type first."""
     _scatter(out, ranks, results)
+
+
+def pack_rows(code: np.ndarray, best: np.ndarray, best_shift: int, fields: list[tuple[np.ndarray, int, int]],
+              out: np.ndarray) -> None:  # fmt: skip
+    """``out``: (code, the numbers packed) int64 rows, ``fields`` each a one-byte column, its
+    shift and what is added to it (their numbers are below 32: read as int8, the value's -1 too)."""
+    columns = tuple(np.ascontiguousarray(column).view(np.int8) for column, _shift, _added in fields)
+    shifts = np.array([shift for _column, shift, _added in fields], dtype=np.int64)
+    added = np.array([plus for _column, _shift, plus in fields], dtype=np.int64)
+    _pack_rows(code, best, best_shift, columns, shifts, added, out)
 
 
 @cache

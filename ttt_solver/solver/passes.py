@@ -244,6 +244,18 @@ def scatter(out: np.ndarray, ranks: np.ndarray, results: np.ndarray) -> None:
         kernels.scatter(out, ranks, results)
 
 
+def pack_rows(
+    code: np.ndarray, best: np.ndarray, best_shift: int, fields: list[tuple[np.ndarray, int, int]], out: np.ndarray
+) -> bool:
+    """Pack rows into ``out`` by the compiled loop (:func:`.compiled.pack_rows`) where the
+    passes are compiled and loaded; False where they are not (the caller packs with numpy)."""
+    kernels = _chosen(len(code))
+    if kernels is None:
+        return False
+    kernels.pack_rows(code, best, best_shift, fields, out)
+    return True
+
+
 def compiled_passes(tiers: Tiers, ply: int) -> ModuleType | None:
     """The compiled passes (:mod:`.compiled`) for tier ``ply``, or None for numpy's: the compiled
     ones where numba imports, for a tier of :data:`LOAD_BOARDS` or once loaded, unless

@@ -17,7 +17,7 @@ from hashlib import sha256
 from typing import TYPE_CHECKING, Any
 
 from . import SCHEMA_VERSION, deflate
-from .row_data import pack_data
+from .row_data import BEST_SHIFT, DATA_FIELDS, pack_data
 
 if TYPE_CHECKING:
     import numpy as np
@@ -198,12 +198,22 @@ BLOCK = 1 << 18  # rows made and written at a time: bounds the memory of the row
 
 def position_blocks(solved: Solved | StoredRows, first: int = 0, read: Read = _rows) -> Iterator[np.ndarray]:
     """The ``positions`` rows from row ``first`` on, a block at a time, in code order: int64
-    arrays of a row per position, (code, data) (each column's rows read by ``read``)."""
+    arrays of a row per position, (code, data) (each column's rows read by ``read``), each block
+    in the memory of the one before (a caller keeps none). Packed by the solver's compiled loop
+    where it is loaded (3x6k4's 20.8 million rows: 0.04 s of CPU against numpy's 0.14 s)."""
     import numpy as np
 
+    from ..solver import pack_rows
+
+    out = np.empty((max(0, min(BLOCK, len(solved.code) - first)), 2), dtype=np.int64)
     for start in range(first, len(solved.code), BLOCK):
         block = solved.__class__(*(read(column, start, start + BLOCK) for column in solved))
-        yield np.column_stack([block.code.astype(np.int64, copy=False), pack_data(block)])
+        rows = out[: len(block.code)]
+        fields = [(getattr(block, name), shift, added) for name, (shift, _bits, added) in DATA_FIELDS.items()]
+        if not pack_rows(block.code, block.best, BEST_SHIFT, fields, rows):
+            rows[:, 0] = block.code
+            rows[:, 1] = pack_data(block)
+        yield rows
 
 
 def move_rows(solved: Solved | StoredRows, variant: Variant) -> Iterator[np.ndarray]:
