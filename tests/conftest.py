@@ -14,8 +14,9 @@ written once for every test process of the same code (3x3, 4x4, and any other th
   make)``: a folder in it that the first worker to ask fills (the source distribution).
 - ``eager_4x4``, ``lazy_4x4``: the 4x4 database's ``Oracle``, in memory and lazy.
 - ``pg_cluster``, ``pg_url``: a throwaway PostgreSQL server per process, a new database on it.
-- ``dask_client``: a client of a local Dask cluster of 2 worker processes, one per test module
-  (starting one takes seconds); the test is skipped, naming the extra, without it.
+- ``dask_client``: a client of a local Dask cluster of 2 worker processes, one per test process
+  (starting one takes seconds), without Dask's profiler (``QUIET_DASK``); the test is skipped,
+  naming the extra, without it.
 - ``base_url``, ``browser``, ``page``, ``own_page`` (support/browser_pages.py): the explorer's
   server and Chromium, started once per process for the browser test modules; a page per module.
 
