@@ -34,6 +34,7 @@ from ttt_solver.system import cost_model
 from ttt_solver.system.files import locked
 
 extras.need("dask", "dask.distributed")  # the module is skipped without the extra
+import dask  # after the skip without the extra
 import psutil  # a dependency of dask.distributed
 
 from ttt_solver.engine.engine_dask import DaskEngine  # after the skip without the extra
@@ -50,6 +51,20 @@ def rows(path: Path) -> list[tuple[int, int]]:
 def digest(path: Path) -> str:
     with sqlite3.connect(path) as db:
         return str(db.execute("SELECT value FROM meta WHERE key = 'digest'").fetchone()[0])
+
+
+def quiet_settings() -> tuple[object, object]:
+    return dask.config.get("distributed.worker.profile.enabled"), dask.config.get(
+        "distributed.worker.memory.monitor-interval"
+    )
+
+
+def test_the_test_clusters_run_without_the_diagnostics_no_test_reads(dask_client):
+    """conftest's QUIET_DASK reaches this process (its nannies) and the workers: set in the
+    environment before Dask is imported, no profiler samples every 10 ms, no memory check every
+    100 ms (an idle cluster of the suite costs a quarter of the CPU)."""
+    assert quiet_settings() == (False, "1s")
+    assert set(dask_client.run(quiet_settings).values()) == {(False, "1s")}
 
 
 @pytest.mark.parametrize("name", ["3x3", "3x4k3"])
