@@ -10,6 +10,7 @@ import re
 import signal
 import socket
 import sqlite3
+import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -159,13 +160,26 @@ def test_every_file_of_the_scratch_folder_has_one_writer_and_what_a_resume_reuse
 
 
 def test_without_an_address_a_local_cluster_starts_and_stops_with_the_command(db_path, tmp_path):
-    before = {child.pid for child in psutil.Process().children(recursive=True)}
+    """The command in a session of its own: once it exits, no process of that session (its
+    cluster's nannies and workers) is left. Counted by session, not as this process's new
+    children, which another thread of a test process (a browser, a cluster's restarted worker)
+    may start meanwhile."""
     target = tmp_path / "3x3.sqlite"
-    result = CliRunner().invoke(cli, ["build", "--db", str(target), "--engine", "dask", "--workers", "1", "--quiet"])
-    assert result.exit_code == 0, result.output
+    command = [sys.executable, "-m", "ttt_solver", "build", "--db", str(target), "--engine", "dask", "--workers", "1"]
+    started = subprocess.Popen([*command, "--quiet"], start_new_session=True, stderr=subprocess.PIPE, text=True)
+    _out, err = started.communicate(timeout=300)
+    assert started.returncode == 0, err
     assert digest(target) == digest(db_path)
-    left = [child for child in psutil.Process().children(recursive=True) if child.pid not in before]
-    assert not [child for child in left if child.is_running() and child.status() != psutil.STATUS_ZOMBIE]
+    left = [p for p in psutil.process_iter(["status"]) if _session(p.pid) == started.pid]
+    assert [p for p in left if p.info["status"] != psutil.STATUS_ZOMBIE] == []
+
+
+def _session(pid: int) -> int | None:
+    """The session of process ``pid`` (None: gone)."""
+    try:
+        return os.getsid(pid)
+    except OSError:
+        return None
 
 
 def test_a_workers_budget_is_its_chunk_not_the_tiers(dask_client, tmp_path, monkeypatch):
