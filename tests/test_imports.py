@@ -219,10 +219,10 @@ def test_a_command_line_lookup_makes_only_the_public_named_tuples(db_path):
 # importing click: signal (the stop handlers, which a lookup does not install: cli/stopping.py),
 # difflib (did you mean ...?: game/suggest.py), shlex (the quoted build command of a hint:
 # store/hints.py) and the cost model (what building a missing default database takes:
-# store/build_cost.py), with importlib.util (whether numba is installed: system/compiled_loops.py;
+# store/missing_database.py), with importlib.util (whether numba is installed: system/compiled_loops.py;
 # importlib.util itself is not watched: a site's .pth file may import it at start-up).
 ERROR_PATHS_ONLY = (
-    "signal", "difflib", "shlex", "ttt_solver.store.build_cost", "ttt_solver.system.cost_model",
+    "signal", "difflib", "shlex", "ttt_solver.store.missing_database", "ttt_solver.system.cost_model",
     "ttt_solver.system.compiled_loops",
 )  # fmt: skip
 

@@ -18,7 +18,7 @@ from ttt_solver.cli import cli
 from ttt_solver.errors import MachineTooSmallError
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.tiers import Tiers
-from ttt_solver.store import build_cost
+from ttt_solver.store import missing_database
 from ttt_solver.system import cost_model
 from ttt_solver.system.cost_model import duration
 from ttt_solver.system.memory import size_text
@@ -107,10 +107,10 @@ def test_the_plan_says_when_the_disk_is_too_small(monkeypatch):
 def test_a_missing_database_names_the_engine_where_this_machine_cannot_build_it(monkeypatch):
     monkeypatch.setattr(cost_model, "machine_memory", lambda: 16 * GIB)
     assert "build it with: ttt-lookup build --variant 5x5k4 --engine dask (" in str(
-        build_cost.missing_default(Variant.parse("5x5k4"), "5x5k4.sqlite")
+        missing_database.missing_default(Variant.parse("5x5k4"), "5x5k4.sqlite")
     )
     assert "build it with: ttt-lookup build --variant 3x7k4 (" in str(
-        build_cost.missing_default(Variant.parse("3x7k4"), "3x7k4.sqlite")
+        missing_database.missing_default(Variant.parse("3x7k4"), "3x7k4.sqlite")
     )
     with pytest.raises(MachineTooSmallError) as raised:
         build(None, Variant.parse("5x5k4"))  # the default target, refused writing nothing

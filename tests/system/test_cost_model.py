@@ -14,7 +14,7 @@ from ttt_solver.builder import disk
 from ttt_solver.builder.plan import make_plan
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver import task_boards
-from ttt_solver.store.build_cost import missing_default
+from ttt_solver.store.missing_database import missing_default
 from ttt_solver.system import compiled_loops, cost_model
 from ttt_solver.system.cost_model import estimate, rough_rows, tier_sizes
 

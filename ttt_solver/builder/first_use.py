@@ -23,7 +23,7 @@ from ..game.variant import STANDARD, Variant
 from ..lookup.oracle import Oracle
 from ..solver.solve import Steps, default_memory
 from ..store import Target
-from ..store.build_cost import missing_default
+from ..store.missing_database import missing_default
 from ..store.paths import database_file
 from .build import build
 from .plan import LONG_SECONDS, make_plan, takes

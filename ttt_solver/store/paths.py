@@ -78,7 +78,7 @@ def existing_default(variant: Variant) -> str:
     if not os.path.exists(path):
         # Imported here: the error says what a build takes, from the cost model (2% of importing
         # click), which a read that finds its database never needs.
-        from .build_cost import missing_default
+        from .missing_database import missing_default
 
         raise missing_default(variant, path)
     return path

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..errors import DatabaseError, InvalidVariantError, TTTError
 from ..game.variant import STANDARD, Variant
-from ..store.build_cost import build_command
+from ..store.missing_database import build_command
 from . import data
 
 _SPELLINGS = 1024  # spellings of served variants' names remembered
