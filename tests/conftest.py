@@ -58,6 +58,7 @@ from ttt_solver import Oracle
 from ttt_solver.builder.build import build
 from ttt_solver.game.variant import Variant
 from ttt_solver.solver.solve import Tables, solve_tables
+from ttt_solver.system import compiled_loops
 
 ROOT = Path(__file__).resolve().parent.parent
 MEMORY_TEMP = Path("/dev/shm")
@@ -120,7 +121,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     naming the extra, where the extra is not installed; the long runs also marked ``long``, so
     that ``pytest -m "not extras and not long"`` is the quick run."""
     absent = {extra: bool(extras.missing(extra)) for extra in extras.EXTRA_MODULES}
+    unbuilt = _compiled_loops_missing()
     for item in items:
+        if unbuilt and item.get_closest_marker("compiled"):
+            item.add_marker(pytest.mark.skip(reason=unbuilt))
         if any(item.get_closest_marker(name) for name in ("sdist", "fuzz", "slow", "twenty", "last_tiers")):
             item.add_marker(pytest.mark.long)  # one name for the quick run to leave out
         if any(fixture in getattr(item, "fixturenames", ()) for fixture in extras.POSTGRES_FIXTURES):
@@ -132,6 +136,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             if absent[extra]:
                 item.add_marker(pytest.mark.skip(reason=extras.reason(extra)))
                 break
+
+
+def _compiled_loops_missing() -> str | None:
+    """Why the tests of the compiled loops (marker ``compiled``) cannot run: the C extension was
+    not built; None where it was. With ``TTT_REQUIRE_COMPILED=1`` (CI sets it) a missing
+    extension is an error of the whole run, not a skip."""
+    if compiled_loops.installed() or compiled_loops.asked() == compiled_loops.NUMPY:
+        return None
+    why = extras.NOT_BUILT
+    if os.environ.get("TTT_REQUIRE_COMPILED") == "1":
+        raise pytest.UsageError(f"TTT_REQUIRE_COMPILED=1 but the compiled loops were not built: {why}")
+    return why
 
 
 class _LongRunsFirst:

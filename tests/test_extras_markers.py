@@ -31,7 +31,6 @@ NEEDING = {
     "tests/store/test_targets.py::test_the_server_takes_the_same_error": "web",
     "tests/store/test_postgres.py": "postgres",
     "tests/engine/test_engine_dask.py": "dask",
-    "tests/solver/test_compiled.py": "fast",
 }
 # Mixed modules: the tests above need an extra, the others in them do not.
 MIXED = [

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from support import extra_markers as extras
 
+from ttt_solver.system.compiled_loops import SOLVER_LOOPS, installed
 from ttt_solver.system.compiled_loops import VARIABLE as PASSES_VARIABLE
 
 
@@ -40,54 +40,41 @@ EVERY_DATABASE_BIG = "import ttt_solver.lookup.rows as r\nassert r.EAGER_ROWS > 
 )
 def test_a_lookup_reads_sqlite_without_sqlalchemy_or_numpy(db_path, big, eager):
     code = f"from ttt_solver import Oracle\nOracle.load({str(db_path)!r}, eager={eager}).best_move('X...O....')"
-    assert loaded_after(EVERY_DATABASE_BIG * big + code, ("numpy", "sqlalchemy", "click", "numba")) == set()
+    assert loaded_after(EVERY_DATABASE_BIG * big + code, ("numpy", "sqlalchemy", "click", SOLVER_LOOPS)) == set()
 
 
-def test_an_eager_load_of_a_small_table_proves_it_without_numba(db_path):
-    # Proving 3x3's rows at load is a solve of 3x3: numpy's passes, not numba's 0.5 s of loading.
-    code = f"from ttt_solver import Oracle\nOracle.load({str(db_path)!r}, eager=True).value_batch([[1, 0, 0, 0, -1, 0, 0, 0, 0]])"
-    assert loaded_after(code, ("numpy", "numba")) == {"numpy"}
-
-
-# numba (the [fast] extra) made unimportable, as where it is not installed.
-HIDE_NUMBA = """import sys
-class HideNumba:
+# The solver's C extension made unimportable, as where it was not built (no C compiler).
+HIDE_LOOPS = f"""import sys
+class HideLoops:
     @staticmethod
     def find_spec(name, path=None, target=None):
-        if name.partition(".")[0] == "numba":
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-sys.meta_path.insert(0, HideNumba)
+        if name == {SOLVER_LOOPS!r}:
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+sys.meta_path.insert(0, HideLoops)
 """
 
 
 @pytest.mark.parametrize(
-    ("passes", "hidden"),
-    [(None, False), ("compiled", False), ("compiled", True)],
-    ids=["small", "compiled", "no-numba"],
+    ("passes", "hidden"), [(None, False), ("numpy", False), (None, True)], ids=["compiled", "numpy", "not-built"]
 )
 def test_building_loads_the_solver_and_writer_but_not_the_cli(tmp_path, db_path, passes, hidden):
-    # A build as small as 3x3 keeps numpy's passes (loading numba would cost more than it saves);
-    # asked for the compiled ones, it loads numba where it imports; the same file every way.
+    # The compiled loops where they were built, unless numpy's are asked for; the same file every way.
     code = (
-        f"{HIDE_NUMBA * hidden}from ttt_solver.builder.build import build\n"
+        f"{HIDE_LOOPS * hidden}from ttt_solver.builder.build import build\n"
         f"print(build({str(tmp_path / 't.sqlite')!r}).digest)\nimport sys\n"
-        "print(' '.join(m for m in ('numpy', 'sqlalchemy', 'click', 'numba') if m in sys.modules))"
+        f"print(' '.join(m for m in ('numpy', 'sqlalchemy', 'click', {SOLVER_LOOPS!r}) if m in sys.modules))\n"
+        "from ttt_solver.solver import passes, tiers\nfrom ttt_solver.game.variant import Variant\n"
+        "print(passes.compiled_passes(tiers(Variant()), 0) is not None)"
     )
     env = {key: value for key, value in os.environ.items() if key != PASSES_VARIABLE}
     env |= {PASSES_VARIABLE: passes} if passes else {}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    digest, loaded = done.stdout.splitlines()[-2:]
-    compiled = passes == "compiled" and not hidden and not extras.missing("fast")
-    assert set(loaded.split()) == {"sqlalchemy", "numpy"} | ({"numba"} if compiled else set())
+    digest, loaded, compiled = done.stdout.splitlines()[-3:]
+    assert set(loaded.split()) - {SOLVER_LOOPS} == {"sqlalchemy", "numpy"}
+    assert (SOLVER_LOOPS in loaded.split()) is (not hidden and installed())  # imported with the passes
+    assert compiled == str(passes is None and not hidden and installed())
     with sqlite3.connect(db_path) as db:
         assert digest == db.execute("SELECT value FROM meta WHERE key = 'digest'").fetchone()[0]
-
-
-def test_the_passes_leave_numba_unloaded_until_a_pass_runs():
-    # The server and the batch lookups import the passes (their tables' proof): numba's import
-    # (0.3 s) waits for a solve.
-    code = "import ttt_solver.solver, ttt_solver.audit.retrograde, ttt_solver.lookup.tables"
-    assert loaded_after(code, ("numba",)) == set()
 
 
 def command_line(args: list[str]) -> str:
@@ -219,7 +206,7 @@ def test_a_command_line_lookup_makes_only_the_public_named_tuples(db_path):
 # importing click: signal (the stop handlers, which a lookup does not install: cli/stopping.py),
 # difflib (did you mean ...?: game/suggest.py), shlex (the quoted build command of a hint:
 # store/hints.py) and the cost model (what building a missing default database takes:
-# store/missing_database.py), with importlib.util (whether numba is installed: system/compiled_loops.py;
+# store/missing_database.py), with importlib.util (whether the compiled loops were built: system/compiled_loops.py;
 # importlib.util itself is not watched: a site's .pth file may import it at start-up).
 ERROR_PATHS_ONLY = (
     "signal", "difflib", "shlex", "ttt_solver.store.missing_database", "ttt_solver.system.cost_model",

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from support.extra_markers import NOT_BUILT
 
 ROOT = Path(__file__).resolve().parent.parent
 # The modules each optional extra brings (the [test] extra holds pytest, hypothesis, psycopg, ...).
@@ -25,7 +26,7 @@ EXTRA_MODULES = {
     "docs": ("mkdocs", "mkdocstrings", "mkdocs_click"),
     "dask": ("dask", "distributed"),
     "s3": ("s3fs", "moto"),
-    "fast": ("numba", "llvmlite", "isal"),
+    "fast": ("isal",),
 }
 # Put first on PYTHONPATH, it makes them unimportable in every process of a run, as in an
 # environment where only `pip install '.[test]'` ran; and it removes the import hooks of an
@@ -154,7 +155,18 @@ def test_the_installed_package_has_every_file_of_the_source_package(installed):
     top-level queries/ folder as ttt_solver/sql/."""
     source = package_files(ROOT) | {f"ttt_solver/sql/{path.name}" for path in (ROOT / "queries").glob("*.sql")}
     assert {"ttt_solver/py.typed", "ttt_solver/sql/traps.sql", "ttt_solver/web/static/index.html"} <= source
-    assert package_files(installed) == source
+    assert package_files(installed) == source | extension_files(installed)
+
+
+def extension_files(folder: Path) -> set[str]:
+    """The package's compiled extension modules under ``folder``."""
+    return {name for name in package_files(folder) if name.endswith((".so", ".pyd"))}
+
+
+def test_the_installed_package_has_the_compiled_loops_built_from_the_sdist(installed):
+    # The sdist carries the C source and setup.py: installed where a C compiler is at hand (here),
+    # the extension is built with the package.
+    assert {name.split(".")[0] for name in extension_files(installed)} >= {"ttt_solver/solver/kernels"}
 
 
 def test_every_package_folder_is_listed_in_pyproject():
@@ -169,7 +181,12 @@ def pytest_in(built: Path, databases: Path, basetemp: Path, how: str, *args: str
     so the source folder ``ttt_solver/`` is imported). Same code, so the databases this session
     built serve there too."""
     (unpacked,) = (built / "unpacked").iterdir()
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTEST_", "PYTHON"))}
+    # Not TTT_REQUIRE_COMPILED: as python -m pytest, the unpacked source folder (no extension built) is imported.
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("PYTEST_", "PYTHON", "TTT_REQUIRE_COMPILED"))
+    }
     env["PYTHONPATH"] = os.pathsep.join([str(built / "without-extras"), str(built / "site-packages")])
     env["TTT_TEST_DATABASES"] = str(databases)
     script = Path(sys.executable).with_name("pytest")  # sys.path[0] is its folder, not the current one
@@ -201,7 +218,8 @@ def skip_reasons(output: str) -> list[str]:
 
 
 def names_an_extra(reason: str) -> bool:
-    return any(
+    """Whether a skip names an extra it lacks, or the compiled loops (the source folder has none built)."""
+    return reason == NOT_BUILT or any(
         f"[{extra}]" in reason or any(re.search(rf"\b{module}\b", reason) for module in modules)
         for extra, modules in EXTRA_MODULES.items()
     )

@@ -158,7 +158,7 @@ def test_one_range_file_is_renamed_into_the_joined_file_in_the_storages_folder_a
     assert (tmp_path / "storage" / "b.bin").exists() == elsewhere
 
 
-@pytest.mark.fast
+@pytest.mark.compiled
 @pytest.mark.parametrize("name, chunk, memory", [("3x4k3", 9_000, 1_400), ("4x3k3-misere", 20_000, 3_000)])
 def test_a_chunks_images_are_written_alike_by_the_compiled_pass_and_numpys(name, chunk, memory):
     found = tiers(Variant.parse(name))

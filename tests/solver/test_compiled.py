@@ -1,21 +1,18 @@
-"""The compiled passes (numba, the ``[fast]`` extra) against numpy's: the same tables, byte for
-byte, in memory, through a build's engine and on random chunks of random tiers."""
+"""The compiled passes (the C extension, ``kernels.c``) against numpy's: the same tables, byte
+for byte, in memory, through a build's engine and on random chunks of random tiers; and what
+the loops do with arrays they cannot take."""
 
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 from unittest import mock
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import extra_markers as extras
 
-import ttt_solver
 from ttt_solver import Oracle
 from ttt_solver.builder.build import build
 from ttt_solver.game.variant import Variant
@@ -31,10 +28,12 @@ from ttt_solver.solver import (
     spread,
     tiers,
 )
-from ttt_solver.solver.passes import LOAD_BOARDS, compiled_passes
+from ttt_solver.solver.passes import compiled_passes
 from ttt_solver.system.compiled_loops import VARIABLE as PASSES_VARIABLE
 
-pytestmark = pytest.mark.fast
+pytestmark = pytest.mark.compiled
+compiled_module = pytest.importorskip("ttt_solver.solver.compiled", reason=extras.NOT_BUILT, exc_type=ImportError)
+kernels = compiled_module.kernels
 
 # Every variant of up to 16 cells that the tests build or solve.
 BUILT = [
@@ -51,7 +50,7 @@ def numpy_passes() -> mock._patch[dict[str, str]]:
 
 
 def compiled() -> mock._patch[dict[str, str]]:
-    """Within it, the passes are the compiled ones, for a tier of any size."""
+    """Within it, the passes are the compiled ones."""
     return mock.patch.dict(os.environ, {PASSES_VARIABLE: "compiled"})
 
 
@@ -60,13 +59,12 @@ def assert_same(compiled: Solved, plain: Solved) -> None:
         assert ours.dtype == theirs.dtype and np.array_equal(ours, theirs), name
 
 
-def test_the_compiled_passes_are_chosen_from_the_first_wide_tier_unless_numpy_is_asked_for():
+def test_the_compiled_passes_are_chosen_for_every_tier_unless_numpy_is_asked_for():
     found = tiers(Variant.parse("4x4"))
-    wide = next(ply for ply in range(16, -1, -1) if found.size(ply) >= LOAD_BOARDS)
-    assert compiled_passes(found, wide) is not None  # and, numba loaded, for every tier after it
-    assert compiled_passes(found, 16) is not None and found.size(16) < LOAD_BOARDS
+    with mock.patch.dict(os.environ, {PASSES_VARIABLE: ""}):
+        assert all(compiled_passes(found, ply) is not None for ply in range(17))  # loading them costs nothing
     with numpy_passes():
-        assert compiled_passes(found, wide) is None
+        assert compiled_passes(found, 8) is None
 
 
 @pytest.mark.parametrize("name", BUILT)
@@ -129,31 +127,31 @@ def test_a_random_chunk_is_solved_and_spread_alike_both_ways(chunk):
     assert np.array_equal(spread_out, plain_out)
 
 
-READ_ONLY = """mount --bind "$SITE" "$SITE" && mount -o remount,ro,bind "$SITE" || exit 77
-exec "$PYTHON" -c 'from ttt_solver.game.variant import Variant
-from ttt_solver.solver import solve_tables
-from ttt_solver.solver import tiers
-from ttt_solver.solver.passes import compiled_passes
-print(len(solve_tables(Variant())), compiled_passes(tiers(Variant()), 0).__file__)'
-"""
+def test_the_loops_refuse_arrays_of_the_wrong_type_or_size_with_a_typed_error():
+    # The loops read their arrays in place: one of another element type, too short, or not
+    # contiguous is refused before the loop runs, never read past its end.
+    out, ranks, results = np.zeros(8, dtype=np.uint8), np.array([1, 7], dtype=np.uint32), np.array([3, 4], np.uint8)
+    kernels.scatter(out, ranks, results)
+    assert out.tolist() == [0, 3, 0, 0, 0, 0, 0, 4]
+    with pytest.raises(TypeError, match="unsigned 4-byte integers expected"):
+        kernels.scatter(out, ranks.astype(np.int64), results)
+    with pytest.raises(TypeError, match="unsigned 1-byte integers expected"):
+        kernels.scatter(out.view(np.int8), ranks, results)
+    with pytest.raises(ValueError, match="results: 1 elements, 2 expected at least"):
+        kernels.scatter(out, ranks, results[:1])
+    with pytest.raises(IndexError, match="beyond out"):
+        kernels.scatter(out[:7], ranks, results)
+    with pytest.raises(ValueError, match="not C-contiguous"):  # numpy's own refusal of the buffer asked for
+        kernels.scatter(out, np.zeros(8, dtype=np.uint32)[::2], np.zeros(4, dtype=np.uint8))
+    with pytest.raises(ValueError, match="read-only"):  # nothing is written into it
+        kernels.scatter(np.frombuffer(bytes(8), dtype=np.uint8), ranks, results)
 
 
-@pytest.mark.long
-def test_a_read_only_installation_with_no_cache_folder_compiles_in_each_process(tmp_path):
-    # numba caches next to the module, else in the user's cache folder; with neither writable
-    # (nor NUMBA_CACHE_DIR set) it cannot cache, and the passes are compiled by each process.
-    if os.geteuid() != 0 or not shutil.which("unshare"):
-        pytest.skip("needs root and unshare, to mount the package read-only")
-    site = tmp_path / "site"
-    shutil.copytree(Path(ttt_solver.__file__).parent, site / "ttt_solver", ignore=shutil.ignore_patterns("__pycache__"))
-    unwritable = "/proc/no-such-folder"
-    env = {key: value for key, value in os.environ.items() if key != "NUMBA_CACHE_DIR"}
-    env |= {"SITE": str(site), "PYTHON": sys.executable, "PYTHONPATH": str(site), "HOME": unwritable}
-    env |= {"XDG_CACHE_HOME": unwritable, PASSES_VARIABLE: "compiled"}
-    command = ["unshare", "-m", "sh", "-c", READ_ONLY]
-    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
-    if done.returncode == 77:
-        pytest.skip(f"cannot mount here: {done.stderr.strip()}")
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == ["765", str(site / "ttt_solver" / "solver" / "compiled.py")]
-    assert not list(site.rglob("*.nbi"))  # nothing cached: there was nowhere to
+def test_a_chunk_beyond_its_tier_is_refused_before_solving():
+    found = tiers(Variant.parse("3x3"))
+    boards = (found.offsets[4], found.partner[4], found.class_start, found.lows, 0)
+    out = tuple(np.empty(found.size(4) + 1, dtype=dtype) for _name, dtype in COLUMNS)
+    valuing = compiled_module._valuing(found, 4, new_tier(found, 5))
+    assert kernels.solve_ranks(4, 0, found.size(4), boards, *valuing, out) > 0
+    with pytest.raises(ValueError, match="ranks out of range"):
+        kernels.solve_ranks(4, 0, found.size(4) + 1, boards, *valuing, out)

@@ -38,7 +38,7 @@ def test_rows_over_several_statements_read_back_as_written(tmp_path):
     assert np.array_equal(found[:, 0], codes) and np.array_equal(found[:, 1], data)
 
 
-@pytest.mark.parametrize("passes", [pytest.param(COMPILED, marks=pytest.mark.fast), NUMPY])
+@pytest.mark.parametrize("passes", [pytest.param(COMPILED, marks=pytest.mark.compiled), NUMPY])
 @pytest.mark.parametrize("name", ["3x3", "3x4k3-misere"])
 def test_position_blocks_are_the_codes_and_their_data(solved: Callable[[str], Tables], monkeypatch, name, passes):
     """Packed by the compiled loop and by numpy's alike, a block at a time (each read before

@@ -28,8 +28,11 @@ EXTRA_MODULES = {
     "docs": ("mkdocs", "mkdocstrings", "mkdocs_click"),
     "dask": ("dask", "distributed"),
     "s3": ("s3fs", "moto"),
-    "fast": ("numba",),
+    "fast": ("isal",),
 }
+# Why the tests of the compiled loops (marker ``compiled``) skip: not an extra, the package's own
+# C extension, built where a C compiler was at hand when it was installed.
+NOT_BUILT = "needs the compiled loops: the C extension, built by pip install -e . where a C compiler is at hand"
 # Tests that take one of these fixtures need the PostgreSQL extra (and a server: the fixture skips without one).
 POSTGRES_FIXTURES = ("pg_cluster", "pg_url")
 

@@ -45,8 +45,8 @@ def solve_found(tiers: Tiers, ply: int, high: np.ndarray, low: np.ndarray, orbit
                 below: np.ndarray | None) -> tuple[np.ndarray, ...]:  # fmt: skip
     """The columns of :func:`.passes.solve_chunk` for positions found already."""
     out = _columns(len(high))
-    halves = [np.ascontiguousarray(half, dtype=np.int64) for half in (high, low)]
-    kernels.solve_found(*halves, np.ascontiguousarray(terminal), *_valuing(tiers, ply, below), out)
+    high_half, low_half = (np.ascontiguousarray(half, dtype=np.int64) for half in (high, low))
+    kernels.solve_found(high_half, low_half, np.ascontiguousarray(terminal), *_valuing(tiers, ply, below), out)
     out[0][:] = high * tiers.geometry.base + low
     out[5][:] = orbit
     return out
@@ -80,7 +80,10 @@ def pack_rows(code: np.ndarray, best: np.ndarray, best_shift: int, fields: list[
     kernels.pack_rows(np.ascontiguousarray(code), np.ascontiguousarray(best), best_shift, columns, shifts, added, out)
 
 
-def _valuing(tiers: Tiers, ply: int, below: np.ndarray | None) -> tuple[tuple[Any, ...], ...]:
+Valuing = tuple[tuple[Any, ...], tuple[Any, ...], tuple[int, ...], tuple[int, ...]]  # rules, moves, constants, shape
+
+
+def _valuing(tiers: Tiers, ply: int, below: np.ndarray | None) -> Valuing:
     """The arguments that valuing positions of tier ``ply`` takes: the rules, the moves (from
     :func:`_moves`), the constants and the shape of the tables."""
     g = tiers.geometry

@@ -12,6 +12,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #define MAX_ARRAYS 40
@@ -53,14 +54,18 @@ static void *array(Held *held, PyObject *obj, const char *name, Py_ssize_t size,
     int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(obj, view, flags) < 0) return NULL;
     held->count++;
+    char shown[64]; /* the argument's name, without the _obj of the C variable that holds it */
+    size_t named = strlen(name);
+    if (named > 4 && strcmp(name + named - 4, "_obj") == 0) named -= 4;
+    snprintf(shown, sizeof shown, "%.*s", (int)named, name);
     if (view->itemsize != size || is_signed(view->format) != sign) {
-        PyErr_Format(PyExc_TypeError, "%s: %s%zd-byte integers expected, not format %s", name,
+        PyErr_Format(PyExc_TypeError, "%s: %s%zd-byte integers expected, not format %s", shown,
                      sign ? "signed " : "unsigned ", size, view->format ? view->format : "B");
         return NULL;
     }
     Py_ssize_t count = view->len / size;
     if (count < least) {
-        PyErr_Format(PyExc_ValueError, "%s: %zd elements, %zd expected at least", name, count, least);
+        PyErr_Format(PyExc_ValueError, "%s: %zd elements, %zd expected at least", shown, count, least);
         return NULL;
     }
     if (length != NULL) *length = count;

@@ -12,9 +12,9 @@ Dask cluster's workers; :func:`ttt_solver.solver.solve.solve_tables` runs them i
 - :func:`scatter`: result bytes written to their ranks, where an engine gathers a range of a
   tier from the images its chunks' tasks wrote.
 
-Each pass runs as numpy's whole-array steps or, with the ``[fast]`` extra (numba) installed, as
-a compiled loop over the boards (:mod:`.compiled`): the same results, byte for byte.
-:func:`compiled_passes` chooses, for every pass, in one place.
+Each pass runs as numpy's whole-array steps or, where the package was built with its C
+extension, as a compiled loop over the boards (:mod:`.compiled`): the same results, byte for
+byte. :func:`compiled_passes` chooses, for every pass, in one place.
 
 Values are +1 win, 0 draw, -1 loss for the side to move (see :mod:`ttt_solver.game.values`).
 """
@@ -22,8 +22,6 @@ Values are +1 win, 0 draw, -1 loss for the side to move (see :mod:`ttt_solver.ga
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import cache
-from importlib import import_module
 from types import ModuleType
 from typing import NamedTuple
 
@@ -33,6 +31,12 @@ from ..game import array_rules, codec
 from ..game.value_bytes import NO_POSITION, back_up, byte_tables, result_bytes
 from ..system import compiled_loops
 from .tiers import Tiers
+
+compiled: ModuleType | None
+try:
+    from . import compiled
+except ImportError:  # the C extension was not built (no C compiler where the package was installed)
+    compiled = None
 
 # The columns of solved positions: name -> dtype (little-endian where it matters).
 COLUMNS = (
@@ -46,11 +50,6 @@ ROW_BYTES = sum(np.dtype(dtype).itemsize for _name, dtype in COLUMNS)  # a solve
 # (:data:`ttt_solver.store.content.PACKED`).
 STORED_COLUMNS = tuple((name, dtype) for name, dtype in COLUMNS if name != "preferred")
 STORED_ROW_BYTES = sum(np.dtype(dtype).itemsize for _name, dtype in STORED_COLUMNS)  # 18 bytes
-# The first tier of at least this many boards loads the compiled passes (numba's import and its
-# kernels: about 0.5 s of CPU and 150 MB once per process); every later one uses them. Below it
-# numpy's cost less than loading them: the tables proved at an eager load (3x3, 3x4k3), a small
-# build, 3x5k4's solve (3.5 million boards, 0.3 s saved).
-LOAD_BOARDS = 1 << 20
 
 
 class Solved(NamedTuple):
@@ -237,7 +236,7 @@ def spread_results(tiers: Tiers, ply: int, code: np.ndarray, result: np.ndarray,
 def scatter(out: np.ndarray, ranks: np.ndarray, results: np.ndarray) -> None:
     """``out[ranks] = results``: a range's images written into its result bytes
     (:func:`ttt_solver.engine.shuffle.gather_range`)."""
-    kernels = _chosen(len(ranks))
+    kernels = _chosen()
     if kernels is None:
         out[ranks] = results
     else:
@@ -248,8 +247,8 @@ def pack_rows(
     code: np.ndarray, best: np.ndarray, best_shift: int, fields: list[tuple[np.ndarray, int, int]], out: np.ndarray
 ) -> bool:
     """Pack rows into ``out`` by the compiled loop (:func:`.compiled.pack_rows`) where the
-    passes are compiled and loaded; False where they are not (the caller packs with numpy)."""
-    kernels = _chosen(len(code))
+    compiled passes run; False where they do not (the caller packs with numpy)."""
+    kernels = _chosen()
     if kernels is None:
         return False
     kernels.pack_rows(code, best, best_shift, fields, out)
@@ -258,25 +257,11 @@ def pack_rows(
 
 def compiled_passes(tiers: Tiers, ply: int) -> ModuleType | None:
     """The compiled passes (:mod:`.compiled`) for tier ``ply``, or None for numpy's: the compiled
-    ones where numba imports, for a tier of :data:`LOAD_BOARDS` or once loaded, unless
-    the environment says otherwise (:mod:`ttt_solver.system.compiled_loops`)."""
-    return _chosen(tiers.size(ply))
+    ones where the C extension was built, unless the environment asks for numpy's
+    (:mod:`ttt_solver.system.compiled_loops`). Every tier alike: loading them costs nothing."""
+    return _chosen()
 
 
-def _chosen(work: int) -> ModuleType | None:
-    """The compiled passes for ``work`` boards (or images), or None for numpy's."""
-    if not compiled_loops.wanted(work, LOAD_BOARDS, _compiled_module.cache_info().currsize > 0):
-        return None
-    return _compiled_module()
-
-
-@cache
-def _compiled_module() -> ModuleType | None:
-    # Imported on first use, not with this module: the server and the batch lookups import the
-    # passes (their tables' proof), and importing numba costs them 0.3 s and its JIT's memory.
-    try:
-        return import_module(".compiled", __package__)
-    except ImportError:  # no [fast] extra
-        return None
-    except OSError:  # llvmlite's library cannot be loaded (a process memory limit, a broken install): numpy's passes
-        return None
+def _chosen() -> ModuleType | None:
+    """The compiled passes, or None for numpy's."""
+    return compiled if compiled_loops.wanted() else None
