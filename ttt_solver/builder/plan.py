@@ -252,7 +252,7 @@ def passes_said() -> str:
     """Which passes the plan's solve is costed for: the compiled ones where they will run."""
     if compiled_loops.installed():
         return "with the compiled passes"
-    return "with numpy's passes (the [fast] extra's compiled ones cost less)"
+    return "with numpy's passes (the compiled ones cost less: install with a C compiler at hand)"
 
 
 def takes(seconds: float, disk: int, memory: int, disk_what: str = "of disk") -> str:

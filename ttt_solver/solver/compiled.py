@@ -25,8 +25,10 @@ from . import kernels
 from .tiers import Tiers
 
 CELL_BITS = 5  # a move's cell in the low bits of :func:`_low_moves`'s entries (cells <= 25 < 32)
+SPAN_BITS = SPAN.bit_length() - 1  # a score's kind (win, draw, loss, no move) is its top bits: score >> SPAN_BITS
+assert 1 << SPAN_BITS == SPAN
 # What the kernels take of the value bytes and of the codes, so that the C file has none of its own.
-CONSTANTS = (CELL_BITS, ILLEGAL, PLAYING, NO_MOVE, SPAN)
+CONSTANTS = (CELL_BITS, ILLEGAL, PLAYING, NO_MOVE, SPAN_BITS)
 
 
 # -- what the passes call -------------------------------------------------------------------

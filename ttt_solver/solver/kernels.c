@@ -100,7 +100,7 @@ typedef struct {
     const uint8_t *below;         /* the tier below's result byte of each rank */
     const uint8_t *move_score;                 /* (256): a child's result byte -> the move's score */
     const int8_t *move_value, *top_remoteness; /* (256): a score -> the mover's value and remoteness */
-    int cell_bits, illegal, playing, no_move, span;
+    int cell_bits, illegal, playing, no_move, span_bits; /* a score's kind: score >> span_bits */
 } Rules;
 
 /* The board's orbit if it is its own canonical form (no image has a smaller code), else 0. */
@@ -156,7 +156,7 @@ typedef struct {
 /* One move's score counted: tally[kind] counts the moves of each kind of score and
  * tally[KINDS + kind] marks their cells; the best (lowest) score so far and the cells that reach it. */
 static inline void count_move(const Rules *r, int score, int64_t cell, int *top, int64_t *preferred, int64_t *tally) {
-    int kind = score / r->span;
+    int kind = score >> r->span_bits;
     tally[kind] += 1;
     tally[KINDS + kind] |= (int64_t)1 << cell;
     if (score < *top) {
@@ -191,7 +191,7 @@ static inline void back_up(const Rules *r, int64_t low, Py_ssize_t high_empty, c
         out->wins[i] = out->draws[i] = out->losses[i] = 0;
         return;
     }
-    out->best[i] = (uint32_t)tally[KINDS + top / r->span]; /* the moves of the best move's value */
+    out->best[i] = (uint32_t)tally[KINDS + (top >> r->span_bits)]; /* the moves of the best move's value */
     out->preferred[i] = (uint32_t)preferred;
     out->wins[i] = (uint8_t)tally[0];
     out->draws[i] = (uint8_t)tally[1];
@@ -209,7 +209,7 @@ static inline void zero_rest(Columns *out, Py_ssize_t i) {
 /* The rules tuple (image_high, image_low, x_high, x_low, o_high, o_low, line_cells, base,
  * misere), the moves tuple (high_steps, low_moves, low_empty, offsets_below, rank_low, below,
  * move_score, move_value, top_remoteness) and the constants tuple (cell_bits, illegal, playing,
- * no_move, span), with the shape (symmetries, high halves, low halves, high cells, low cells). */
+ * no_move, span_bits), with the shape (symmetries, high halves, low halves, high cells, low cells). */
 static int parse_rules(Held *held, PyObject *rules, PyObject *moves, PyObject *constants, PyObject *shape, Rules *r) {
     PyObject *image_high, *image_low, *x_high, *x_low, *o_high, *o_low, *line_cells, *base, *misere;
     PyObject *high_steps, *low_moves, *low_empty, *offsets_below, *rank_low, *below, *move_score, *move_value,
@@ -229,8 +229,12 @@ static int parse_rules(Held *held, PyObject *rules, PyObject *moves, PyObject *c
     if (!PyArg_ParseTuple(moves, "OOOOOOOOO", &high_steps, &low_moves, &low_empty, &offsets_below, &rank_low, &below,
                           &move_score, &move_value, &top_remoteness))
         goto done;
-    if (!PyArg_ParseTuple(constants, "iiiii", &r->cell_bits, &r->illegal, &r->playing, &r->no_move, &r->span))
+    if (!PyArg_ParseTuple(constants, "iiiii", &r->cell_bits, &r->illegal, &r->playing, &r->no_move, &r->span_bits))
         goto done;
+    if (r->cell_bits < 1 || r->cell_bits > 8 || r->span_bits < 1 || r->span_bits > 7) {
+        PyErr_SetString(PyExc_ValueError, "constants out of range");
+        goto done;
+    }
     Py_ssize_t highs = r->high_halves, lows = r->low_halves;
     if (!(r->image_high = I64(image_high, r->symmetries * highs, NULL)) ||
         !(r->image_low = I64(image_low, r->symmetries * lows, NULL)) || !(r->x_high = I64(x_high, highs, NULL)) ||
