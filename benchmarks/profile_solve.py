@@ -5,11 +5,11 @@ For each variant, its tiers solved into a fresh scratch folder (``solve_tiers`` 
 engine, the build's default budget), the whole timed by ``time.process_time`` (every thread of
 this process) and each part by ``time.thread_time`` of the thread that runs it (the driver
 records a tier in a thread of its own while the next tier's tasks run): a chunk's solve (the
-passes: canonical forms, legality, the back-up; numba's loading in the first one), its rows and
+passes: canonical forms, legality, the back-up), its rows and
 images written to its chunk file, a range's gather of its images (or, a tier of one range,
 its spread of the chunks' rows), the join of the ranges, and
 the record of a tier (its rows appended from the chunk files to its column files, hashed and
-checked). No profiler: its cost per call would swamp numba's loading and hide the recording thread.
+checked). No profiler: its cost per call would swamp the short calls and hide the recording thread.
 
     python benchmarks/profile_solve.py 3x6k4
 """

@@ -42,7 +42,8 @@ if TYPE_CHECKING:
 
 # Measured with benchmarks/measure_build_costs.py (docs/engine.md, "The cost model").
 SOLVE_SECONDS = 170e-9  # CPU per legal position solved, every process of the tier pipeline (numpy's passes)
-# The same with the compiled passes (numba), whose gain shrinks as the tiers outgrow the caches:
+# The same with the compiled passes (numba's then, now the C extension's: the same loops, as fast),
+# whose gain shrinks as the tiers outgrow the caches:
 # 104.5 ns on 5x5k4's plies 25 to 22 on 2 Dask workers (measure_build_costs.py 5x5k4 --tiers 4
 # --engine dask --workers 2: 119.9 s of CPU, less the plan's starts and tier tables), 38 to 54 ns
 # on 3x6k4 in one process. Set from the 5x5k4 run, as the plans that matter (5x5k4, 4x6k4 on a
