@@ -1,9 +1,15 @@
-"""The solver's compiled loops, a C extension (everything else is in pyproject.toml).
+"""The compiled loops, C extensions: the solver's and the batch lookups' (everything else is in
+pyproject.toml).
 
-Optional: where no C compiler is at hand the package installs without it, and the solver runs
-its numpy passes (docs/performance.md).
+Optional: where no C compiler is at hand the package installs without them, and the solver and
+the batch lookups run their numpy paths (docs/performance.md).
 """
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("ttt_solver.solver.kernels", ["ttt_solver/solver/kernels.c"], optional=True)])
+setup(
+    ext_modules=[
+        Extension("ttt_solver.solver.kernels", ["ttt_solver/solver/kernels.c"], optional=True),
+        Extension("ttt_solver.lookup.batch_loops", ["ttt_solver/lookup/batch_loops.c"], optional=True),
+    ]
+)

@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -35,7 +34,7 @@ from ..game.value_bytes import NO_MOVE, NO_POSITION, REMOTENESS_BITS, byte_table
 from ..game.variant import Variant
 from ..solver import Tiers
 from ..store.arrays import Arrays
-from ..system import compiled_loops
+from . import batch_kernels
 from .places import Codes, Places, index_of
 from .ranked_values import RankedValues
 
@@ -66,21 +65,6 @@ def checked_boards(boards: Any, cells: int) -> np.ndarray:
     if array.dtype.kind not in "iu":
         raise InvalidBoardError(f"invalid boards: expected integers +1, -1 or 0, got dtype {array.dtype}")
     return array
-
-
-# The first batch of at least this many boards loads the compiled loops (numba's import and the
-# loops: about half a second and 150 MB once per process); smaller ones stay on numpy's until then.
-LOAD_BATCH = 1 << 16
-
-
-@cache
-def _kernels() -> ModuleType | None:
-    """The compiled batch loops, or None where numba is not used (:mod:`.batch_kernels` says
-    when). Imported on the first batch lookup, not with this module: an eager load imports
-    this module, and numba's import alone takes about half a second."""
-    from . import batch_kernels
-
-    return batch_kernels if batch_kernels.COMPILED else None
 
 
 @cache
@@ -213,23 +197,21 @@ class BatchTables:
         """:meth:`lookup` by the compiled loops (:mod:`.batch_kernels`) where they are used and
         the boards' codes are their places (up to 16 cells); False where not, or where a board
         is at fault (the numpy path then raises the error it names)."""
-        if not compiled_loops.wanted(len(array), LOAD_BATCH, _kernels.cache_info().currsize > 0):
-            return False
-        kernels = _kernels()
-        if kernels is None or not isinstance(self.index, Codes):
+        if not batch_kernels.COMPILED or not isinstance(self.index, Codes):
             return False
         if translate is _VALUE_OF and self.ranked_values is not None:
-            return self._compiled_values_by_rank(kernels, array, out)
+            return self._compiled_values_by_rank(array, out)
         weights = array_rules.geometry(self.variant).weights
         answered = []
 
         def fill(first: int, last: int) -> None:
-            answered.append(kernels.gather_bytes(array[first:last], weights, self.results, translate, out[first:last]))
+            part, into = array[first:last], out[first:last]
+            answered.append(batch_kernels.gather_bytes(part, weights, self.results, translate, into))
 
         _in_parallel(fill, len(array))
         return all(answered)
 
-    def _compiled_values_by_rank(self, kernels: ModuleType, array: np.ndarray, out: np.ndarray) -> bool:
+    def _compiled_values_by_rank(self, array: np.ndarray, out: np.ndarray) -> bool:
         """The values of 16-cell boards by :func:`.batch_kernels.values_by_rank`, which reads
         each board as two 64-bit words: int8 boards in rows of 16 bytes as they are, others
         copied into int8 first (False at a value that does not fit: the numpy path names it).
@@ -238,14 +220,13 @@ class BatchTables:
         random boards, interleaved: 179-234 M boards a CPU-second on two threads, 225-239 on one)."""
         if array.dtype != np.int8 or not array.flags.c_contiguous or array.ctypes.data % 8:
             narrowed = np.empty(array.shape, dtype=np.int8)
-            if not kernels.narrow(array, narrowed):
+            if not batch_kernels.narrow(array, narrowed):
                 return False
             array = narrowed
         ranked = self.ranked_values
         assert ranked is not None
         words = array.reshape(-1).view(np.uint64)
-        answered: bool = kernels.values_by_rank(words, ranked.base, ranked.position, ranked.packed, out)
-        return answered
+        return batch_kernels.values_by_rank(words, ranked.base, ranked.position, ranked.packed, out)
 
     def _checked(self, array: np.ndarray, start: int, stop: int) -> np.ndarray:
         part = array[start:stop]
