@@ -139,13 +139,14 @@ def test_a_command_line_lookup_leaves_the_array_form_of_the_value_rule_unloaded(
     assert "ttt_solver.game.value_bytes" not in loaded_after(code, ("ttt_solver.game.value_bytes",))
 
 
-def test_the_batch_lookups_never_import_numba(db_path):
-    """The compiled batch loops are a C extension: a batch lookup of any size leaves numba out
-    (as do importing the lookups and a load)."""
+@pytest.mark.compiled
+def test_a_batch_lookup_of_any_size_runs_the_compiled_loops(db_path):
+    """The batch loops are a C extension that loads in microseconds: the batch lookups import it
+    with their tables, and a batch of one board runs it."""
+    loops = "ttt_solver.lookup.batch_loops"
     load = f"from ttt_solver import Oracle\noracle = Oracle.load({str(db_path)!r})\noracle.best_move('X...O....')\n"
-    assert loaded_after("import ttt_solver.lookup", ("numba",)) == set()
-    batch = "import numpy as np\noracle.value_batch(np.zeros((1 << 16, 9), dtype=np.int8))"
-    assert loaded_after(load + batch, ("numba",)) == set()
+    batch = "oracle.value_batch([[1, 0, 0, 0, -1, 0, 0, 0, 0]])"
+    assert loaded_after(load + batch, (loops,)) == {loops}
 
 
 def test_a_command_line_lookup_opens_its_database_once(db_path):

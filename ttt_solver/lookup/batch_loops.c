@@ -10,12 +10,10 @@
  * side. A loop that meets a board at fault returns False, some rows not filled: numpy's path then
  * answers the same boards and raises the error it names.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <stdint.h>
-#include <string.h>
+#include "../buffers.h"
 
-#define MAX_ARRAYS 8
+#include <stdint.h>
+
 #define BLOCK 512             /* boards whose codes are made, then whose entries are read, at a time */
 #define BOARDS_A_BLOCK 16384  /* the same for 16 cells: 208 KB of the steps' results, in the L2 cache */
 #define HALF_CODES 6561       /* 3**8: the codes of a 16-cell board's half */
@@ -40,68 +38,7 @@
 #define WIDE
 #endif
 
-/* -- arrays ------------------------------------------------------------------------------- */
-
-/* The arrays one call holds, released together at its end. */
-typedef struct {
-    Py_buffer views[MAX_ARRAYS];
-    int count;
-} Held;
-
-static void release(Held *held) {
-    for (int i = 0; i < held->count; i++) PyBuffer_Release(&held->views[i]);
-    held->count = 0;
-}
-
-/* The struct code of a buffer's elements if they are integers in this machine's byte order
- * ('B' for a buffer of no format: bytes), else 0. */
-static char integer_code(const char *format) {
-    if (format == NULL) return 'B';
-    if (*format == '@' || *format == '=' || *format == (PY_LITTLE_ENDIAN ? '<' : '>')) format++;
-    if (format[0] == '\0' || format[1] != '\0' || strchr("bBhHiIlLqQnN", format[0]) == NULL) return 0;
-    return format[0];
-}
-
-/* Whether an integer code is a signed one (struct's lower-case codes). */
-static int is_signed(char code) { return code >= 'a' && code <= 'z'; }
-
-/* The view of ``obj``, a C-contiguous array of native integers; NULL with an error set if not. */
-static Py_buffer *integers(Held *held, PyObject *obj, const char *name, int writable) {
-    if (held->count == MAX_ARRAYS) {
-        PyErr_SetString(PyExc_RuntimeError, "too many arrays in one call");
-        return NULL;
-    }
-    Py_buffer *view = &held->views[held->count];
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj, view, flags) < 0) return NULL;
-    held->count++;
-    if (integer_code(view->format) == 0) {
-        PyErr_Format(PyExc_TypeError, "%s: native integers expected, not format %s", name, view->format);
-        return NULL;
-    }
-    return view;
-}
-
-/* The data of the C-contiguous array ``obj`` of ``size``-byte integers, signed or not (``sign``
- * -1: either), of at least ``least`` elements (its length in ``length`` if given); NULL with
- * TypeError or ValueError set otherwise. */
-static void *array(Held *held, PyObject *obj, const char *name, Py_ssize_t size, int sign, int writable,
-                   Py_ssize_t least, Py_ssize_t *length) {
-    Py_buffer *view = integers(held, obj, name, writable);
-    if (view == NULL) return NULL;
-    if (view->itemsize != size || (sign >= 0 && is_signed(integer_code(view->format)) != sign)) {
-        PyErr_Format(PyExc_TypeError, "%s: %s%zd-byte integers expected, not format %s", name,
-                     sign < 0 ? "" : sign ? "signed " : "unsigned ", size, view->format ? view->format : "B");
-        return NULL;
-    }
-    Py_ssize_t count = view->len / size;
-    if (count < least) {
-        PyErr_Format(PyExc_ValueError, "%s: %zd elements, %zd expected at least", name, count, least);
-        return NULL;
-    }
-    if (length != NULL) *length = count;
-    return view->buf;
-}
+/* -- arrays (../buffers.h) --------------------------------------------------------------- */
 
 #define I64(obj, least, length) ((const int64_t *)array(held, obj, #obj, 8, 1, 0, least, length))
 #define U64(obj, least, length) ((const uint64_t *)array(held, obj, #obj, 8, 0, 0, least, length))

@@ -5,72 +5,19 @@
  * numpy passes of passes.py run each step as a whole-array operation. The Python side
  * (compiled.py) passes in the very tables the numpy passes read, as arrays, and the constants
  * of the value bytes; this file holds no table and no rule of the game of its own. Arrays come
- * in through the buffer protocol (no numpy headers: the extension does not depend on numpy's
- * version), each checked for its element size and sign; the loops run without the GIL, so that
- * a Dask worker's threads run them side by side.
+ * in through the buffer protocol, each checked as it is taken (../buffers.h); the loops run
+ * without the GIL, so that a Dask worker's threads run them side by side.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
+#include "../buffers.h"
 
-#define MAX_ARRAYS 40
+#include <stdint.h>
+
 #define MAX_SYMMETRIES 16 /* a board has at most 8 symmetries (a square board's) */
 #define MAX_CELLS 32      /* cells of a board, and of a half: at most 25 */
 #define KINDS 4           /* a move's score by its value for the mover: win, draw, loss, no move */
 #define SPREAD_BLOCK 2048 /* boards spread at a time: their images' ranks, 128 KB */
 
-/* -- arrays ------------------------------------------------------------------------------- */
-
-/* The arrays one call holds, released together at its end. */
-typedef struct {
-    Py_buffer views[MAX_ARRAYS];
-    int count;
-} Held;
-
-static void release(Held *held) {
-    for (int i = 0; i < held->count; i++) PyBuffer_Release(&held->views[i]);
-    held->count = 0;
-}
-
-/* Whether a buffer's element is a signed integer (struct's lower-case codes), by its format. */
-static int is_signed(const char *format) {
-    if (format == NULL) return 0; /* bytes: unsigned */
-    char code = format[strlen(format) - 1];
-    return code == 'b' || code == 'h' || code == 'i' || code == 'l' || code == 'q' || code == 'n';
-}
-
-/* The data of the C-contiguous array ``obj`` of ``size``-byte elements, signed or not, of at
- * least ``least`` elements (its length in ``length`` if given); NULL with TypeError or
- * ValueError set otherwise. */
-static void *array(Held *held, PyObject *obj, const char *name, Py_ssize_t size, int sign, int writable,
-                   Py_ssize_t least, Py_ssize_t *length) {
-    if (held->count == MAX_ARRAYS) {
-        PyErr_SetString(PyExc_RuntimeError, "too many arrays in one call");
-        return NULL;
-    }
-    Py_buffer *view = &held->views[held->count];
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj, view, flags) < 0) return NULL;
-    held->count++;
-    char shown[64]; /* the argument's name, without the _obj of the C variable that holds it */
-    size_t named = strlen(name);
-    if (named > 4 && strcmp(name + named - 4, "_obj") == 0) named -= 4;
-    snprintf(shown, sizeof shown, "%.*s", (int)named, name);
-    if (view->itemsize != size || is_signed(view->format) != sign) {
-        PyErr_Format(PyExc_TypeError, "%s: %s%zd-byte integers expected, not format %s", shown,
-                     sign ? "signed " : "unsigned ", size, view->format ? view->format : "B");
-        return NULL;
-    }
-    Py_ssize_t count = view->len / size;
-    if (count < least) {
-        PyErr_Format(PyExc_ValueError, "%s: %zd elements, %zd expected at least", shown, count, least);
-        return NULL;
-    }
-    if (length != NULL) *length = count;
-    return view->buf;
-}
+/* -- arrays (../buffers.h) --------------------------------------------------------------- */
 
 #define I64(obj, least, length) ((int64_t *)array(held, obj, #obj, 8, 1, 0, least, length))
 #define I64_OUT(obj, least) ((int64_t *)array(held, obj, #obj, 8, 1, 1, least, NULL))
