@@ -34,6 +34,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from ..errors import BuildError
 from ..system.files import sync
+from ..system.memory import out_of_memory
 from ..system.os_errors import described
 from ..system.stops import stops_held
 from . import GENERATOR, MOVE_COLUMNS, TABLE_NAMES, schema
@@ -111,7 +112,7 @@ def failed_write(error: BaseException) -> bool:
     """An error of the file system or of SQLite (a full disk, a folder turned read-only), as
     opposed to an interrupt, running out of memory, or a bug."""
 
-    return isinstance(error, OSError | sqlite3.Error | SQLAlchemyError)
+    return isinstance(error, OSError | sqlite3.Error | SQLAlchemyError) and not out_of_memory(error)  # mmap's ENOMEM
 
 
 def _cannot_build(path: Path, error: BaseException) -> BuildError:
