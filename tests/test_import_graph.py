@@ -14,8 +14,11 @@ PACKAGE = Path(ttt_solver.__file__).parent
 
 
 def modules() -> dict[str, Path]:
+    """Every module of the package by name: its Python files, and its C extensions by their
+    stubs (a ``.pyi`` with no ``.py`` beside it), which import nothing of the package."""
     found = {}
-    for path in PACKAGE.rglob("*.py"):
+    stubs = [path for path in PACKAGE.rglob("*.pyi") if not path.with_suffix(".py").exists()]
+    for path in [*PACKAGE.rglob("*.py"), *stubs]:
         parts = ("ttt_solver", *path.relative_to(PACKAGE).with_suffix("").parts)
         found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return found
