@@ -13,13 +13,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ttt_solver.audit.proof_tasks import column_file, tier_rows
+from ttt_solver.audit.proof_tasks import READ_BYTES, column_file, tier_rows
 from ttt_solver.audit.retrograde import plies, prove_chunk
 from ttt_solver.audit.verify import READ_ROW_BYTES, verify_source
 from ttt_solver.builder.build import build
 from ttt_solver.game.variant import Variant
 from ttt_solver.lookup.rows import DatabaseRows
-from ttt_solver.solver.passes import COLUMNS, new_tier, spread
+from ttt_solver.solver.passes import COLUMNS, ROW_BYTES, new_tier, spread
 from ttt_solver.solver.solve import Tables
 from ttt_solver.solver.tiers import tiers
 from ttt_solver.store import Target
@@ -116,3 +116,26 @@ def test_the_proof_finds_each_chunk_in_a_tier_file_without_touching_its_memory_m
     code_file = Path(column_file(str(tmp_path), ply, "code"))
     assert code_file.stat().st_size > 1 << 20
     assert _mapped_kb(code_file) <= 64, _mapped_kb(code_file)  # a page or two at the ends, not the column
+
+
+def test_a_small_tier_is_read_whole_and_a_big_one_mapped(solved: Callable[[str], Tables], tmp_path: Path) -> None:
+    """A tier whose rows take less than READ_BYTES is read into memory (a mapping's cost, paid
+    some 30 times a proof, was half of a 3x3 verify's CPU); a bigger one is mapped, so that the
+    proof's memory stays within its budget; a column file shorter than its rows is refused."""
+    variant = Variant.parse("4x4")
+    rows = solved("4x4").solved
+    tier_of = plies(rows.code, variant)
+    counts = {p: int((tier_of == p).sum()) for p in range(variant.cells + 1)}
+    small = next(p for p, count in counts.items() if 0 < count * ROW_BYTES < READ_BYTES)
+    big = max(counts, key=counts.__getitem__)
+    for p in (small, big):
+        part = rows.take(np.flatnonzero(tier_of == p))
+        for column, (name, dtype) in zip(part, COLUMNS):
+            column.astype(dtype).tofile(column_file(str(tmp_path), p, name))
+    read, mapped = tier_rows(str(tmp_path), small, counts[small]), tier_rows(str(tmp_path), big, counts[big])
+    assert not any(isinstance(column, np.memmap) for column in read)
+    assert all(isinstance(column, np.memmap) for column in mapped) and counts[big] * ROW_BYTES >= READ_BYTES
+    for got, expected in zip(read, rows.take(np.flatnonzero(tier_of == small))):
+        assert np.array_equal(got, expected)
+    with pytest.raises(ValueError, match="fewer than"):
+        tier_rows(str(tmp_path), small, counts[small] + 1)
