@@ -236,7 +236,6 @@ static PyObject *solve_ranks(PyObject *self, PyObject *args) {
     Held store = {.count = 0}, *held = &store;
     Rules r;
     Columns out;
-    Py_ssize_t classes, lows_count;
     if (!PyArg_ParseTuple(args, "nnnO!O!O!O!O!O!", &ply, &start, &stop, &PyTuple_Type, &boards, &PyTuple_Type, &rules,
                           &PyTuple_Type, &moves, &PyTuple_Type, &constants, &PyTuple_Type, &shape, &PyTuple_Type,
                           &columns))
@@ -246,8 +245,8 @@ static PyObject *solve_ranks(PyObject *self, PyObject *args) {
         goto fail;
     const int64_t *offsets = I64(offsets_obj, r.high_halves + 1, NULL);
     const int64_t *partner = offsets ? I64(partner_obj, r.high_halves, NULL) : NULL;
-    const int64_t *class_start = partner ? I64(class_start_obj, 1, &classes) : NULL;
-    const int64_t *lows = class_start ? I64(lows_obj, 0, &lows_count) : NULL;
+    const int64_t *class_start = partner ? I64(class_start_obj, 1, NULL) : NULL;
+    const int64_t *lows = class_start ? I64(lows_obj, 0, NULL) : NULL;
     if (lows == NULL) goto fail;
     if (first < 0 || first >= r.high_halves || start < 0 || stop < start || stop > offsets[r.high_halves]) {
         PyErr_SetString(PyExc_ValueError, "ranks out of range");

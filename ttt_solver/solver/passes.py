@@ -136,7 +136,7 @@ def solve_chunk(
     """The canonical legal positions among ranks ``start`` to ``stop`` of tier ``ply``, solved.
     ``below``: the result byte of every board of tier ``ply + 1`` by rank (None for the last
     tier); ``found``: the chunk's :func:`positions`, if they are at hand."""
-    kernels = compiled_passes(tiers, ply)
+    kernels = compiled_passes()
     if kernels is not None and found is None:
         return Solved(*kernels.solve_ranks(tiers, ply, start, stop, below))
     high, low, orbit, terminal, live = found if found is not None else positions(tiers, ply, start, stop)
@@ -201,7 +201,7 @@ def images(tiers: Tiers, ply: int, solved: Solved | StoredRows) -> Iterator[tupl
 def _image_ranks(tiers: Tiers, ply: int, code: np.ndarray) -> Iterator[np.ndarray]:
     """For each symmetry in turn: the rank in tier ``ply`` of the image of each board ``code``."""
     g = tiers.geometry
-    kernels = compiled_passes(tiers, ply)
+    kernels = compiled_passes()
     if kernels is not None:
         for s in range(len(g.images[0])):
             yield kernels.image_ranks(tiers, ply, code, s)
@@ -225,7 +225,7 @@ def spread(tiers: Tiers, ply: int, solved: Solved | StoredRows, out: np.ndarray)
 def spread_results(tiers: Tiers, ply: int, code: np.ndarray, result: np.ndarray, out: np.ndarray) -> None:
     """:func:`spread` of the positions ``code`` whose result bytes are ``result``: what a range
     task reads of a chunk's rows (:func:`ttt_solver.engine.shuffle.spread_range`)."""
-    kernels = compiled_passes(tiers, ply)
+    kernels = compiled_passes()
     if kernels is not None:
         kernels.spread(tiers, ply, code, result, out)
         return
@@ -236,7 +236,7 @@ def spread_results(tiers: Tiers, ply: int, code: np.ndarray, result: np.ndarray,
 def scatter(out: np.ndarray, ranks: np.ndarray, results: np.ndarray) -> None:
     """``out[ranks] = results``: a range's images written into its result bytes
     (:func:`ttt_solver.engine.shuffle.gather_range`)."""
-    kernels = _chosen()
+    kernels = compiled_passes()
     if kernels is None:
         out[ranks] = results
     else:
@@ -248,20 +248,15 @@ def pack_rows(
 ) -> bool:
     """Pack rows into ``out`` by the compiled loop (:func:`.compiled.pack_rows`) where the
     compiled passes run; False where they do not (the caller packs with numpy)."""
-    kernels = _chosen()
+    kernels = compiled_passes()
     if kernels is None:
         return False
     kernels.pack_rows(code, best, best_shift, fields, out)
     return True
 
 
-def compiled_passes(tiers: Tiers, ply: int) -> ModuleType | None:
-    """The compiled passes (:mod:`.compiled`) for tier ``ply``, or None for numpy's: the compiled
-    ones where the C extension was built, unless the environment asks for numpy's
+def compiled_passes() -> ModuleType | None:
+    """The compiled passes (:mod:`.compiled`), or None for numpy's: the compiled ones where the
+    C extension was built, unless the environment asks for numpy's
     (:mod:`ttt_solver.system.compiled_loops`). Every tier alike: loading them costs nothing."""
-    return _chosen()
-
-
-def _chosen() -> ModuleType | None:
-    """The compiled passes, or None for numpy's."""
     return compiled if compiled_loops.wanted() else None
